@@ -1,0 +1,149 @@
+#include "cli/cli.hpp"
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "io/catalog_reader.hpp"
+#include "io/validation_csv.hpp"
+#include "io/workload_reader.hpp"
+#include "report/report.hpp"
+
+namespace scaleout {
+
+namespace {
+
+constexpr const char* kVersion = "0.1.0";
+
+struct Options {
+  std::vector<std::string> catalogs;
+  std::string format = "text";
+  std::string workload;
+  std::string csv;
+  std::string overrides;
+  std::string kind;
+};
+
+Catalog load_catalog(const Options& o) {
+  Catalog c = io::builtin_catalog();
+  for (const std::string& path : o.catalogs) io::read_catalog(io::read_text_file(path), path, c);
+  return c;
+}
+
+std::string run_estimate(const Options& o) {
+  const Catalog catalog = load_catalog(o);
+  const std::string dir = std::filesystem::path(o.workload).parent_path().string();
+  const io::WorkloadFile wf =
+      io::read_workload(io::read_text_file(o.workload), o.workload, dir, catalog);
+  if (!wf.has_cluster) {
+    throw InputError(o.workload, 0, "cluster", "estimate needs a cluster",
+                     "add cluster: {server: dgx-h100, nodes: 1}");
+  }
+  report::EstimateResult r;
+  r.workload = wf.workload;
+  r.server = *catalog.find_server(r.workload.cluster.server_id);
+  const std::string gpu_id =
+      r.workload.cluster.gpu_id.empty() ? r.server.gpu_id : r.workload.cluster.gpu_id;
+  r.gpu = *catalog.find_gpu(gpu_id);
+  r.fabric_id = r.workload.cluster.fabric_id;
+  r.params = count_params(r.workload.model);
+  r.memory = estimate_memory(r.workload, r.gpu);
+  return o.format == "json" ? report::estimate_json(r) : report::estimate_text(r);
+}
+
+std::string run_validate(const Options& o) {
+  Catalog catalog = load_catalog(o);
+  std::vector<ValidationRow> rows = io::read_validation_csv(io::read_text_file(o.csv), o.csv);
+  // Hardware corrections the data set's own README documents (file: id,gpu,reason).
+  std::string overrides = o.overrides;
+  if (overrides.empty()) {
+    std::filesystem::path side(o.csv);
+    side.replace_extension(".gpu-overrides.csv");
+    if (std::filesystem::exists(side)) overrides = side.string();
+  }
+  if (!overrides.empty()) {
+    const auto map = io::read_gpu_overrides(io::read_text_file(overrides), overrides);
+    for (ValidationRow& r : rows) {
+      if (auto it = map.find(r.id); it != map.end()) r.gpu = it->second;
+    }
+  }
+  const ValidationReport rep = validate_rows(rows, catalog);
+  return o.format == "json" ? report::validate_json(rep) : report::validate_text(rep);
+}
+
+std::string run_catalog(const Options& o) {
+  const Catalog catalog = load_catalog(o);
+  return o.format == "json" ? report::catalog_json(catalog, o.kind)
+                            : report::catalog_text(catalog, o.kind);
+}
+
+}  // namespace
+
+int run_cli(int argc, char** argv) { return run_cli(argc, argv, std::cout, std::cerr); }
+
+int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
+  Options o;
+  CLI::App app{"scaleout: single node or multi-node? Plans GPU training from a workload and a "
+               "hardware catalog."};
+  app.require_subcommand(1);
+  app.add_option("--catalog", o.catalogs, "extra catalog file (YAML/JSON); repeatable")
+      ->check(CLI::ExistingFile);
+  app.set_version_flag("--version", kVersion);
+  const std::vector<std::string> formats = {"text", "json"};
+
+  auto* est = app.add_subcommand("estimate", "per-GPU memory of one workload on one cluster");
+  est->add_option("workload", o.workload, "workload YAML file")->required()->check(CLI::ExistingFile);
+  est->add_option("--format", o.format, "text or json")->check(CLI::IsMember(formats));
+
+  auto* val = app.add_subcommand("validate", "predict published measurements and report errors");
+  val->add_option("csv", o.csv, "validation CSV (data/validation/README.md schema)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  val->add_option("--format", o.format, "text or json")->check(CLI::IsMember(formats));
+  val->add_option("--gpu-overrides", o.overrides,
+                  "CSV id,gpu,reason of hardware corrections (default: <csv>.gpu-overrides.csv "
+                  "beside the file)")
+      ->check(CLI::ExistingFile);
+
+  auto* cat = app.add_subcommand("catalog", "list catalog entries with key figures and source");
+  cat->add_option("kind", o.kind, "gpus, servers, fabrics or models")
+      ->required()
+      ->check(CLI::IsMember({"gpus", "servers", "fabrics", "models"}));
+  cat->add_option("--format", o.format, "text or json")->check(CLI::IsMember(formats));
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    out << app.help();
+    return 0;
+  } catch (const CLI::CallForAllHelp& e) {
+    out << app.help("", CLI::AppFormatMode::All);
+    return 0;
+  } catch (const CLI::CallForVersion& e) {
+    out << kVersion << "\n";
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    err << "scaleout: " << e.what() << "\n";
+    err << "Run 'scaleout --help' for the commands and options.\n";
+    return 2;
+  }
+
+  try {
+    std::string text;
+    if (*est) text = run_estimate(o);
+    else if (*val) text = run_validate(o);
+    else if (*cat) text = run_catalog(o);
+    out << text;
+    return 0;
+  } catch (const InputError& e) {
+    err << "scaleout: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    err << "scaleout: internal error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace scaleout

@@ -1,0 +1,47 @@
+#include "hw/catalog.hpp"
+
+namespace scaleout {
+
+namespace {
+template <typename T>
+const T* find_in(const std::map<std::string, T>& m, const std::string& id) {
+  auto it = m.find(id);
+  return it == m.end() ? nullptr : &it->second;
+}
+template <typename T>
+std::vector<const T*> values(const std::map<std::string, T>& m) {
+  std::vector<const T*> out;
+  out.reserve(m.size());
+  for (const auto& [id, v] : m) out.push_back(&v);
+  return out;
+}
+template <typename T>
+std::vector<std::string> keys(const std::map<std::string, T>& m) {
+  std::vector<std::string> out;
+  out.reserve(m.size());
+  for (const auto& [id, v] : m) out.push_back(id);
+  return out;
+}
+}  // namespace
+
+void Catalog::add(Gpu g) { gpus_[g.id] = std::move(g); }
+void Catalog::add(Server s) { servers_[s.id] = std::move(s); }
+void Catalog::add(Fabric f) { fabrics_[f.id] = std::move(f); }
+void Catalog::add(ModelShape m) { models_[m.id] = std::move(m); }
+
+const Gpu* Catalog::find_gpu(const std::string& id) const { return find_in(gpus_, id); }
+const Server* Catalog::find_server(const std::string& id) const { return find_in(servers_, id); }
+const Fabric* Catalog::find_fabric(const std::string& id) const { return find_in(fabrics_, id); }
+const ModelShape* Catalog::find_model(const std::string& id) const { return find_in(models_, id); }
+
+std::vector<const Gpu*> Catalog::gpus() const { return values(gpus_); }
+std::vector<const Server*> Catalog::servers() const { return values(servers_); }
+std::vector<const Fabric*> Catalog::fabrics() const { return values(fabrics_); }
+std::vector<const ModelShape*> Catalog::models() const { return values(models_); }
+
+std::vector<std::string> Catalog::gpu_ids() const { return keys(gpus_); }
+std::vector<std::string> Catalog::server_ids() const { return keys(servers_); }
+std::vector<std::string> Catalog::fabric_ids() const { return keys(fabrics_); }
+std::vector<std::string> Catalog::model_ids() const { return keys(models_); }
+
+}  // namespace scaleout

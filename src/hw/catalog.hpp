@@ -1,0 +1,45 @@
+// The catalog: GPUs, servers, fabrics and models by id. Entries are added
+// in order; an entry whose id already exists replaces it (user catalog files
+// override the embedded one).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "hw/hardware.hpp"
+#include "model/transformer.hpp"
+
+namespace scaleout {
+
+class Catalog {
+ public:
+  void add(Gpu g);
+  void add(Server s);
+  void add(Fabric f);
+  void add(ModelShape m);
+
+  const Gpu* find_gpu(const std::string& id) const;
+  const Server* find_server(const std::string& id) const;
+  const Fabric* find_fabric(const std::string& id) const;
+  const ModelShape* find_model(const std::string& id) const;
+
+  // Entries in id order.
+  std::vector<const Gpu*> gpus() const;
+  std::vector<const Server*> servers() const;
+  std::vector<const Fabric*> fabrics() const;
+  std::vector<const ModelShape*> models() const;
+
+  std::vector<std::string> gpu_ids() const;
+  std::vector<std::string> server_ids() const;
+  std::vector<std::string> fabric_ids() const;
+  std::vector<std::string> model_ids() const;
+
+ private:
+  std::map<std::string, Gpu> gpus_;
+  std::map<std::string, Server> servers_;
+  std::map<std::string, Fabric> fabrics_;
+  std::map<std::string, ModelShape> models_;
+};
+
+}  // namespace scaleout

@@ -1,0 +1,223 @@
+#include "io/catalog_reader.hpp"
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/units.hpp"
+#include "io/embedded_catalog.hpp"
+
+namespace scaleout::io {
+
+namespace {
+
+constexpr double kHuge = 1e18;
+
+std::string required_string(Fields& f, const std::string& key) {
+  auto s = f.string(key);
+  if (!s || s->empty()) f.fail(key, "missing required key");
+  return *s;
+}
+
+Gpu read_gpu(Fields& f) {
+  Gpu g;
+  g.id = required_string(f, "id");
+  g.name = f.string("name").value_or(g.id);
+  g.vendor = f.choice("vendor", {"nvidia", "amd", "intel"}).value_or("nvidia");
+  g.family = f.choice("family", {"volta", "ampere", "ada", "hopper", "blackwell", "cdna3", "gaudi"})
+                 .value_or("");
+  const auto hbm = f.number("hbm_gib", 1e-3, 1e6);
+  if (!hbm) f.fail("hbm_gib", "missing required key", "device memory in GiB, e.g. 80");
+  g.hbm_bytes = *hbm * units::kGiB;
+  const auto bw = f.number("hbm_bw_gbyte_s", 1, 1e6);
+  if (!bw) f.fail("hbm_bw_gbyte_s", "missing required key", "memory bandwidth in GB/s, e.g. 3350");
+  g.hbm_bw_Bps = *bw * units::kGBps;
+  const YAML::Node tf = f.node("tflops");
+  if (!tf.IsDefined() || tf.IsNull()) f.fail("tflops", "missing required key", "e.g. {bf16: 989}");
+  Fields t(tf, f.file(), f.key_path("tflops"));
+  g.fp32_flops = t.number("fp32", 0, 1e6).value_or(0) * units::kTFLOPS;
+  g.tf32_flops = t.number("tf32", 0, 1e6).value_or(0) * units::kTFLOPS;
+  g.bf16_flops = t.number("bf16", 0, 1e6).value_or(0) * units::kTFLOPS;
+  g.fp16_flops = t.number("fp16", 0, 1e6).value_or(0) * units::kTFLOPS;
+  g.fp8_flops = t.number("fp8", 0, 1e6).value_or(0) * units::kTFLOPS;
+  t.finish();
+  g.scaleup_bw_Bps = f.number("scaleup_gbyte_s", 0, 1e6).value_or(0) * units::kGBps;
+  g.host_link_Bps = f.number("host_link_gbyte_s", 0, 1e6).value_or(0) * units::kGBps;
+  g.tdp_W = f.number("tdp_w", 0, 1e6).value_or(0);
+  g.source = required_string(f, "source");
+  f.string("note");
+  return g;
+}
+
+Server read_server(Fields& f) {
+  Server s;
+  s.id = required_string(f, "id");
+  s.name = f.string("name").value_or(s.id);
+  s.kind = f.choice("kind", {"node", "rack", "cloud-instance"}).value_or("node");
+  s.gpu_id = required_string(f, "gpu");
+  const auto n = f.integer("gpus_per_node", 1, 1024);
+  if (!n) f.fail("gpus_per_node", "missing required key", "e.g. 8");
+  s.gpus_per_node = static_cast<int>(*n);
+  const std::string intra =
+      f.choice("intra_node", {"nvswitch", "nvlink-bridge", "pcie", "xgmi"}).value_or("nvswitch");
+  s.intra_node = intra == "nvswitch"        ? IntraNodeKind::nvswitch
+                 : intra == "nvlink-bridge" ? IntraNodeKind::nvlink_bridge
+                 : intra == "pcie"          ? IntraNodeKind::pcie
+                                            : IntraNodeKind::xgmi;
+  s.intra_node_bw_Bps = f.number("intra_node_gbyte_s", 0, 1e6).value_or(0) * units::kGBps;
+  s.scaleup_domain_gpus =
+      static_cast<int>(f.integer("scaleup_domain_gpus", 1, 1 << 20).value_or(s.gpus_per_node));
+  s.nics_per_node = static_cast<int>(f.integer("nics", 0, 1024).value_or(0));
+  s.nic_bw_Bps = f.number("nic_gbit_s", 0, 1e6).value_or(0) * units::kGbps;
+  s.host_mem_bytes = f.number("host_mem_gib", 0, kHuge).value_or(0) * units::kGiB;
+  s.local_nvme_bytes = f.number("local_nvme_tb", 0, kHuge).value_or(0) * units::kTB;
+  s.power_W = f.number("power_w", 0, kHuge).value_or(0);
+  s.source = required_string(f, "source");
+  f.string("note");
+  return s;
+}
+
+Fabric read_fabric(Fields& f) {
+  Fabric x;
+  x.id = required_string(f, "id");
+  x.name = f.string("name").value_or(x.id);
+  const std::string kind =
+      f.choice("kind", {"ib", "roce", "ethernet", "efa", "omnipath"}).value_or("ib");
+  x.kind = kind == "ib"         ? FabricKind::ib
+           : kind == "roce"     ? FabricKind::roce
+           : kind == "ethernet" ? FabricKind::ethernet
+           : kind == "efa"      ? FabricKind::efa
+                                : FabricKind::omnipath;
+  const auto rate = f.number("port_gbit_s", 1, 1e6);
+  if (!rate) f.fail("port_gbit_s", "missing required key", "port rate in Gb/s, e.g. 400");
+  x.port_bw_Bps = *rate * units::kGbps;
+  x.latency_s = f.number("latency_us", 0, 1e6).value_or(0) * 1e-6;
+  const std::string topo =
+      f.choice("topology", {"rail-optimized", "fat-tree"}).value_or("rail-optimized");
+  x.topology = topo == "fat-tree" ? FabricTopology::fat_tree : FabricTopology::rail_optimized;
+  x.oversubscription = f.number("oversubscription", 1, 1000).value_or(1);
+  x.source = required_string(f, "source");
+  f.string("note");
+  return x;
+}
+
+template <typename Reader>
+void read_list(const YAML::Node& list, const std::string& file, const std::string& key,
+               Catalog& into, Reader reader) {
+  if (!list.IsSequence()) {
+    throw InputError(file, line_of(list), key, "expected a list of entries");
+  }
+  for (size_t i = 0; i < list.size(); ++i) {
+    Fields f(list[i], file, fmt::format("{}[{}]", key, i));
+    into.add(reader(f));
+    f.finish();
+  }
+}
+
+}  // namespace
+
+ModelShape read_model_fields(Fields& f, const std::string& default_id) {
+  ModelShape m;
+  m.id = f.string("id").value_or(default_id);
+  m.name = f.string("name").value_or(m.id);
+  auto need_int = [&](const std::string& key, long long max) {
+    const auto v = f.integer(key, 1, max);
+    if (!v) f.fail(key, "missing required key");
+    return *v;
+  };
+  m.layers = static_cast<int>(need_int("layers", 100000));
+  m.hidden = need_int("hidden", 10000000);
+  m.heads = static_cast<int>(need_int("heads", 100000));
+  m.kv_heads = static_cast<int>(f.integer("kv_heads", 1, 100000).value_or(m.heads));
+  m.head_dim = static_cast<int>(f.integer("head_dim", 1, 100000).value_or(0));
+  m.ffn = f.integer("ffn", 1, 100000000).value_or(4 * m.hidden);
+  m.vocab = need_int("vocab", 100000000);
+  m.mlp = f.choice("mlp", {"gelu", "swiglu"}).value_or("gelu") == "swiglu" ? MlpKind::swiglu
+                                                                          : MlpKind::gelu;
+  m.tied_embeddings = f.boolean("tied_embeddings").value_or(false);
+  const std::string pos = f.choice("position", {"learned", "rope", "alibi"}).value_or("rope");
+  m.position = pos == "learned" ? PositionKind::learned
+               : pos == "alibi" ? PositionKind::alibi
+                                : PositionKind::rope;
+  m.max_position = f.integer("max_position", 1, 100000000).value_or(0);
+  m.norm = f.choice("norm", {"layernorm", "rmsnorm"}).value_or("layernorm") == "rmsnorm"
+               ? NormKind::rmsnorm
+               : NormKind::layernorm;
+  m.linear_bias = f.boolean("linear_bias").value_or(false);
+  m.qkv_bias = f.boolean("qkv_bias").value_or(false);
+  m.dropout = f.boolean("dropout").value_or(false);
+  if (const YAML::Node moe = f.node("moe"); moe.IsDefined() && !moe.IsNull()) {
+    Fields e(moe, f.file(), f.key_path("moe"));
+    m.moe.experts = static_cast<int>(e.integer("experts", 1, 1000000).value_or(0));
+    m.moe.top_k = static_cast<int>(e.integer("top_k", 1, 1000000).value_or(1));
+    m.moe.shared_experts = static_cast<int>(e.integer("shared_experts", 0, 1000000).value_or(0));
+    m.moe.expert_ffn = e.integer("expert_ffn", 1, 100000000).value_or(m.ffn);
+    m.moe.dense_layers = static_cast<int>(e.integer("dense_layers", 0, 100000).value_or(0));
+    m.moe.capacity_factor = e.number("capacity_factor", 0.01, 1000).value_or(1.0);
+    e.finish();
+    if (m.moe.top_k > m.moe.experts) e.fail("top_k", "top_k is larger than experts");
+    if (m.moe.dense_layers > m.layers) e.fail("dense_layers", "more dense layers than layers");
+  }
+  if (const YAML::Node mla = f.node("mla"); mla.IsDefined() && !mla.IsNull()) {
+    Fields x(mla, f.file(), f.key_path("mla"));
+    m.mla.q_lora_rank = static_cast<int>(x.integer("q_lora_rank", 0, 1000000).value_or(0));
+    m.mla.kv_lora_rank = static_cast<int>(x.integer("kv_lora_rank", 1, 1000000).value_or(512));
+    m.mla.qk_nope_head_dim = static_cast<int>(x.integer("qk_nope_head_dim", 1, 100000).value_or(128));
+    m.mla.qk_rope_head_dim = static_cast<int>(x.integer("qk_rope_head_dim", 0, 100000).value_or(64));
+    m.mla.v_head_dim = static_cast<int>(x.integer("v_head_dim", 1, 100000).value_or(128));
+    x.finish();
+  }
+  m.published_params = f.number("published_params_b", 0, 1e6).value_or(0) * 1e9;
+  m.source = f.string("source").value_or("");
+  f.string("note");
+  check_model(m, f);
+  return m;
+}
+
+void check_model(const ModelShape& m, const Fields& f) {
+  if (m.head_dim == 0 && !m.is_mla() && m.hidden % m.heads != 0) {
+    f.fail("heads", fmt::format("hidden {} is not divisible by heads {}", m.hidden, m.heads),
+           "set head_dim, or choose heads that divide hidden");
+  }
+  if (m.heads % m.kv_heads != 0) {
+    f.fail("kv_heads", fmt::format("kv_heads {} does not divide heads {}", m.kv_heads, m.heads),
+           "grouped-query attention needs heads to be a multiple of kv_heads");
+  }
+  if (m.position == PositionKind::learned && m.max_position == 0) {
+    f.fail("max_position", "learned positions need max_position (the table size)");
+  }
+}
+
+void read_catalog(const std::string& text, const std::string& file, Catalog& into) {
+  const YAML::Node root = load_yaml(text, file);
+  if (!root.IsDefined() || root.IsNull()) {
+    throw InputError(file, 0, "", "catalog file is empty",
+                     "expected keys gpus, servers, fabrics or models");
+  }
+  Fields top(root, file, "");
+  if (top.has("gpus")) read_list(top.node("gpus"), file, "gpus", into, read_gpu);
+  if (top.has("servers")) read_list(top.node("servers"), file, "servers", into, read_server);
+  if (top.has("fabrics")) read_list(top.node("fabrics"), file, "fabrics", into, read_fabric);
+  if (top.has("models")) {
+    read_list(top.node("models"), file, "models", into,
+              [](Fields& f) { return read_model_fields(f, ""); });
+  }
+  top.finish();
+  // Every server names a GPU that exists.
+  for (const Server* s : into.servers()) {
+    if (!into.find_gpu(s->gpu_id)) {
+      throw InputError(file, 0, "servers." + s->id + ".gpu",
+                       fmt::format("unknown GPU '{}'", s->gpu_id), "add it under gpus");
+    }
+  }
+}
+
+const Catalog& builtin_catalog() {
+  static const Catalog catalog = [] {
+    Catalog c;
+    for (const EmbeddedFile& f : embedded_catalog_files()) read_catalog(f.text, f.name, c);
+    return c;
+  }();
+  return catalog;
+}
+
+}  // namespace scaleout::io

@@ -1,0 +1,216 @@
+#include "io/workload_reader.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/spelling.hpp"
+#include "io/catalog_reader.hpp"
+#include "io/hf_config.hpp"
+#include "io/yaml_fields.hpp"
+#include "workload/checks.hpp"
+
+namespace scaleout::io {
+
+std::string read_text_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw InputError(path, 0, "", "is a directory, expected a file");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, 0, "", "cannot open file", "check the path and permissions");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+namespace {
+
+constexpr long long kMaxGpus = 1000000;
+
+template <typename E>
+E pick(const std::string& s, const std::vector<std::pair<std::string, E>>& table) {
+  for (const auto& [name, value] : table) {
+    if (name == s) return value;
+  }
+  return table.front().second;
+}
+
+std::vector<std::string> names_of(const auto& table) {
+  std::vector<std::string> out;
+  for (const auto& [name, value] : table) out.push_back(name);
+  return out;
+}
+
+const std::vector<std::pair<std::string, Task>> kTasks = {
+    {"pretrain", Task::pretrain}, {"finetune", Task::finetune}, {"inference", Task::inference}};
+const std::vector<std::pair<std::string, Precision>> kPrecisions = {
+    {"bf16", Precision::bf16}, {"fp16", Precision::fp16}, {"fp8", Precision::fp8},
+    {"fp32", Precision::fp32}};
+const std::vector<std::pair<std::string, Optimizer>> kOptimizers = {
+    {"adam", Optimizer::adam}, {"adam8bit", Optimizer::adam8bit}, {"sgd", Optimizer::sgd},
+    {"adafactor", Optimizer::adafactor}};
+const std::vector<std::pair<std::string, FinetuneMethod>> kMethods = {
+    {"full", FinetuneMethod::full}, {"lora", FinetuneMethod::lora}, {"qlora", FinetuneMethod::qlora}};
+const std::vector<std::pair<std::string, Recompute>> kRecompute = {
+    {"none", Recompute::none}, {"selective", Recompute::selective}, {"full", Recompute::full}};
+const std::vector<std::pair<std::string, Framework>> kFrameworks = {
+    {"megatron", Framework::megatron}, {"deepspeed", Framework::deepspeed},
+    {"fsdp", Framework::fsdp},         {"torchtitan", Framework::torchtitan},
+    {"nemo", Framework::nemo},         {"mosaic", Framework::mosaic},
+    {"other", Framework::other}};
+
+template <typename E>
+std::optional<E> read_enum(Fields& f, const std::string& key,
+                           const std::vector<std::pair<std::string, E>>& table) {
+  auto s = f.choice(key, names_of(table));
+  if (!s) return std::nullopt;
+  return pick(*s, table);
+}
+
+ModelShape read_model(Fields& top, const std::string& file, const std::string& dir,
+                      const Catalog& catalog) {
+  const YAML::Node n = top.node("model");
+  if (!n.IsDefined() || n.IsNull()) {
+    top.fail("model", "missing required key",
+             "name a zoo model (see `scaleout catalog models`), a config.json path or a mapping");
+  }
+  if (n.IsMap()) {
+    Fields f(n, file, "model");
+    ModelShape m = read_model_fields(f, "inline");
+    f.finish();
+    return m;
+  }
+  const std::string name = scalar_string(n, file, "model");
+  const bool looks_like_path = name.find('/') != std::string::npos ||
+                               (name.size() > 5 && name.substr(name.size() - 5) == ".json");
+  if (looks_like_path) {
+    std::filesystem::path p(name);
+    if (p.is_relative() && !dir.empty()) p = std::filesystem::path(dir) / p;
+    std::error_code ec;
+    if (!std::filesystem::exists(p, ec)) {
+      throw InputError(file, line_of(n), "model", fmt::format("file '{}' not found", p.string()),
+                       "relative paths are resolved from the workload file's folder");
+    }
+    return read_hf_config(read_text_file(p.string()), p.string());
+  }
+  if (const ModelShape* m = catalog.find_model(name)) return *m;
+  throw InputError(file, line_of(n), "model", fmt::format("unknown model '{}'", name),
+                   suggestion(name, catalog.model_ids()));
+}
+
+}  // namespace
+
+WorkloadFile read_workload(const std::string& text, const std::string& file, const std::string& dir,
+                           const Catalog& catalog) {
+  const YAML::Node root = load_yaml(text, file);
+  if (!root.IsDefined() || root.IsNull()) {
+    throw InputError(file, 0, "", "workload file is empty",
+                     "start from an example in examples/, e.g. examples/llama3-8b-finetune.yaml");
+  }
+  WorkloadFile out;
+  Workload& w = out.workload;
+  std::map<std::string, int> lines;  // key path -> line, for layout problems
+  Fields top(root, file, "");
+  w.model = read_model(top, file, dir, catalog);
+  w.task = read_enum(top, "task", kTasks).value_or(Task::pretrain);
+  w.tokens = top.number("tokens", 0, 1e18).value_or(0);
+  w.seq_len = top.integer("seq_len", 1, 100000000).value_or(2048);
+  w.global_batch = top.integer("global_batch", 1, 1000000000).value_or(0);
+  w.precision = read_enum(top, "precision", kPrecisions).value_or(Precision::bf16);
+  w.optimizer = read_enum(top, "optimizer", kOptimizers).value_or(Optimizer::adam);
+  w.framework = read_enum(top, "framework", kFrameworks).value_or(Framework::megatron);
+  for (const char* k : {"model", "global_batch", "precision", "seq_len"}) lines[k] = line_of(top.node(k));
+  lines["layout"] = line_of(root);
+
+  if (const YAML::Node ft = top.node("finetune"); ft.IsDefined() && !ft.IsNull()) {
+    Fields f(ft, file, "finetune");
+    w.finetune.method = read_enum(f, "method", kMethods).value_or(FinetuneMethod::lora);
+    w.finetune.rank = static_cast<int>(f.integer("rank", 1, 65536).value_or(16));
+    const std::string targets = f.choice("targets", {"all", "attention"}).value_or("all");
+    w.finetune.attention_only = targets == "attention";
+    f.finish();
+    if (w.task != Task::finetune) {
+      top.fail("finetune", "finetune settings need task: finetune",
+               "set task: finetune, or remove the finetune block");
+    }
+  }
+
+  bool dp_given = false;
+  if (const YAML::Node ln = top.node("layout"); ln.IsDefined() && !ln.IsNull()) {
+    out.has_layout = true;
+    lines["layout"] = line_of(ln);
+    Fields f(ln, file, "layout");
+    Layout& ly = w.layout;
+    auto degree = [&](const char* key, int def) {
+      const int v = static_cast<int>(f.integer(key, 1, kMaxGpus).value_or(def));
+      lines[std::string("layout.") + key] = line_of(f.node(key));
+      return v;
+    };
+    ly.tp = degree("tp", 1);
+    ly.pp = degree("pp", 1);
+    dp_given = f.has("dp");
+    ly.dp = degree("dp", 1);
+    ly.cp = degree("cp", 1);
+    ly.ep = degree("ep", 1);
+    ly.sp = f.boolean("sp").value_or(ly.tp > 1);
+    ly.micro_batch = static_cast<int>(f.integer("micro_batch", 1, 1000000).value_or(1));
+    ly.interleave = degree("interleave", 1);
+    ly.zero = static_cast<int>(f.integer("zero", 0, 3).value_or(0));
+    ly.recompute = read_enum(f, "recompute", kRecompute).value_or(Recompute::none);
+    ly.flash_attention = f.boolean("flash_attention").value_or(true);
+    ly.offload_optimizer = f.boolean("offload").value_or(false);
+    f.finish();
+  }
+
+  long long cluster_gpus = 0;
+  if (const YAML::Node cn = top.node("cluster"); cn.IsDefined() && !cn.IsNull()) {
+    out.has_cluster = true;
+    Fields f(cn, file, "cluster");
+    ClusterSpec& c = w.cluster;
+    c.server_id = f.string("server").value_or("");
+    if (c.server_id.empty()) f.fail("server", "missing required key", "e.g. server: dgx-h100");
+    const Server* server = catalog.find_server(c.server_id);
+    if (!server) {
+      f.fail("server", fmt::format("unknown server '{}'", c.server_id),
+             suggestion(c.server_id, catalog.server_ids()));
+    }
+    c.nodes = static_cast<int>(f.integer("nodes", 1, kMaxGpus).value_or(1));
+    c.gpu_id = f.string("gpu").value_or("");
+    if (!c.gpu_id.empty() && !catalog.find_gpu(c.gpu_id)) {
+      f.fail("gpu", fmt::format("unknown GPU '{}'", c.gpu_id), suggestion(c.gpu_id, catalog.gpu_ids()));
+    }
+    c.fabric_id = f.string("fabric").value_or("");
+    if (!c.fabric_id.empty() && !catalog.find_fabric(c.fabric_id)) {
+      f.fail("fabric", fmt::format("unknown fabric '{}'", c.fabric_id),
+             suggestion(c.fabric_id, catalog.fabric_ids()));
+    }
+    f.finish();
+    cluster_gpus = static_cast<long long>(c.nodes) * server->gpus_per_node;
+    if (cluster_gpus > kMaxGpus) {
+      top.fail("cluster", fmt::format("{} GPUs is more than the supported {}", cluster_gpus, kMaxGpus));
+    }
+    // dp left out: derive it from the cluster size.
+    const long long model_parallel =
+        static_cast<long long>(w.layout.tp) * w.layout.pp * w.layout.cp;
+    if (!dp_given && cluster_gpus % model_parallel == 0) {
+      w.layout.dp = static_cast<int>(cluster_gpus / model_parallel);
+    }
+  }
+  top.finish();
+
+  if (w.task == Task::inference) {
+    top.fail("task", "inference sizing is not supported yet", "use pretrain or finetune");
+  }
+  for (const Problem& p : check_layout(w, cluster_gpus)) {
+    const auto it = lines.find(p.key);
+    throw InputError(file, it == lines.end() ? 0 : it->second, p.key, p.message, p.hint);
+  }
+  return out;
+}
+
+}  // namespace scaleout::io

@@ -1,0 +1,57 @@
+// Strict reading of one YAML mapping: every key the reader asks for is
+// recorded, values are type- and range-checked, and finish() turns any key
+// nobody asked for into an InputError with a "did you mean" suggestion.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace scaleout::io {
+
+// 1-based line of a node, 0 when the node has no position.
+int line_of(const YAML::Node& n);
+
+// Parses text as YAML, turning parser errors into InputError(file, line).
+YAML::Node load_yaml(const std::string& text, const std::string& file);
+
+class Fields {
+ public:
+  // node must be a map; `path` is the dotted key path of the map ("" at top).
+  Fields(const YAML::Node& node, std::string file, std::string path);
+
+  bool has(const std::string& key);
+  YAML::Node node(const std::string& key);  // null node when absent (and records the key)
+
+  std::optional<double> number(const std::string& key, double min, double max);
+  std::optional<long long> integer(const std::string& key, long long min, long long max);
+  std::optional<bool> boolean(const std::string& key);
+  std::optional<std::string> string(const std::string& key);
+  // One of `allowed`; suggests the closest on a misspelling.
+  std::optional<std::string> choice(const std::string& key, const std::vector<std::string>& allowed);
+
+  // Throws for keys present in the map but never asked for.
+  void finish() const;
+
+  // Error at a key of this map (its line when present, else the map's).
+  [[noreturn]] void fail(const std::string& key, const std::string& message,
+                         const std::string& hint = {}) const;
+
+  const std::string& file() const { return file_; }
+  std::string key_path(const std::string& key) const;
+
+ private:
+  YAML::Node find(const std::string& key) const;
+  YAML::Node map_;
+  std::string file_;
+  std::string path_;
+  std::vector<std::string> asked_;
+};
+
+// Scalar conversions with clear errors, shared by Fields and list readers.
+double scalar_number(const YAML::Node& n, const std::string& file, const std::string& key);
+std::string scalar_string(const YAML::Node& n, const std::string& file, const std::string& key);
+
+}  // namespace scaleout::io

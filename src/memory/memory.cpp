@@ -1,0 +1,373 @@
+#include "memory/memory.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "model/params.hpp"
+
+namespace scaleout {
+
+namespace {
+
+// NF4 with double quantisation (Dettmers et al. 2023, QLoRA §3): 4 bits per
+// weight, an 8-bit scale per 64 weights and an fp32 scale per 256 scales.
+constexpr double kNf4BytesPerParam = 0.5 + 1.0 / 64.0 + 4.0 / (64.0 * 256.0);
+// Logits: bf16 logits kept for the loss (2), fp32 log-softmax saved (4) and
+// its fp32 gradient (4) during the backward pass; bytes per logit.
+constexpr double kLogitBytes = 2.0 + 4.0 + 4.0;
+// Activations are stored in 16-bit (FP8 recipes keep 16-bit activations
+// outside the GEMMs); dropout masks are 1 byte per element.
+constexpr double kAct = 2.0;
+constexpr double kMask = 1.0;
+
+bool is_lora(const Workload& w) {
+  return w.task == Task::finetune && w.finetune.method != FinetuneMethod::full;
+}
+
+double optimizer_moment_bytes(const Workload& w) {
+  switch (w.optimizer) {
+    case Optimizer::adam: return 8.0;      // fp32 m and v
+    case Optimizer::adam8bit: return 2.0;  // 8-bit m and v (Dettmers et al. 2022)
+    case Optimizer::sgd: return 4.0;       // fp32 momentum
+    case Optimizer::adafactor: {
+      // Factored second moment: a row and a column vector per matrix
+      // (Shazeer & Stern 2018), 4 bytes each, no first moment.
+      const double h = static_cast<double>(w.model.hidden);
+      const double f = static_cast<double>(std::max<long long>(w.model.ffn, w.model.hidden));
+      return 4.0 * (1.0 / h + 1.0 / f);
+    }
+  }
+  return 8.0;
+}
+
+// Per-token bytes of the tensors the MLP of one layer stores, for
+// intermediate size f (already divided by TP) and `dup` token copies.
+double mlp_tensor_bytes(MlpKind kind, double f_local) {
+  // GELU: fc1 output (activation input) and activation output (fc2 input).
+  // SwiGLU: gate and up outputs and their product (fc2 input).
+  return kind == MlpKind::swiglu ? 3.0 * kAct * f_local : 2.0 * kAct * f_local;
+}
+
+struct TensorShares {
+  double seq_div;  // divisor of tensors that are TP-replicated unless SP shards them
+  double tp;       // TP degree
+  double kv_div;   // divisor of K/V heads (GQA heads are replicated when k < t)
+};
+
+// Bytes per local token stored by one layer with nothing recomputed, or with
+// the attention core dropped when `core_recomputed` (selective recompute or
+// FlashAttention, which never materialises the s x s scores).
+double layer_bytes_per_token(const Workload& w, bool moe_layer, bool core_recomputed,
+                             const TensorShares& sh) {
+  const ModelShape& m = w.model;
+  const double h = static_cast<double>(m.hidden);
+  const double a = m.heads;
+  const double t = sh.tp;
+  double bytes = 0;
+
+  // Attention block (Korthikanti et al. 2022 §4.1: 11sbh + 5as^2b with dropout).
+  bytes += kAct * h / sh.seq_div;  // norm input (residual stream)
+  bytes += kAct * h / sh.seq_div;  // QKV projection input (norm output)
+  double attn_out_dim;
+  if (m.is_mla()) {
+    const MlaShape& x = m.mla;
+    const double qk = x.qk_nope_head_dim + x.qk_rope_head_dim;
+    bytes += kAct * (x.q_lora_rank * 2.0 + (x.kv_lora_rank + x.qk_rope_head_dim) * 2.0) /
+             sh.seq_div;                          // latents and their norms
+    bytes += kAct * a * qk / t;                   // queries
+    bytes += kAct * a * qk / t;                   // keys (decompressed)
+    bytes += kAct * a * x.v_head_dim / t;         // values
+    attn_out_dim = a * x.v_head_dim;
+  } else {
+    const double d = m.head_size();
+    bytes += kAct * a * d / t;                        // Q
+    bytes += 2.0 * kAct * m.kv_heads * d / sh.kv_div;  // K and V
+    attn_out_dim = a * d;
+  }
+  const double s_kv = static_cast<double>(w.seq_len);
+  if (core_recomputed) {
+    if (w.layout.flash_attention) bytes += 4.0 * a / t;  // fp32 log-sum-exp per head
+  } else {
+    bytes += kAct * a * s_kv / t;                       // softmax output
+    if (m.dropout) bytes += (kMask + kAct) * a * s_kv / t;  // dropout mask and output
+  }
+  bytes += kAct * attn_out_dim / t;  // output projection input
+  if (m.dropout) bytes += kMask * h / sh.seq_div;  // attention output dropout mask
+
+  // MLP block (Korthikanti §4.1: 19sbh for f = 4h).
+  bytes += kAct * h / sh.seq_div;  // norm input
+  bytes += kAct * h / sh.seq_div;  // MLP / router input
+  if (moe_layer) {
+    const MoeShape& e = m.moe;
+    const double copies = e.top_k * e.capacity_factor;  // routed token copies per token
+    bytes += 4.0 * e.experts / sh.seq_div;                // fp32 router probabilities
+    bytes += copies * kAct * h;                           // dispatched expert inputs
+    bytes += copies * mlp_tensor_bytes(m.mlp, static_cast<double>(e.expert_ffn) / t);
+    bytes += e.top_k * kAct * h;                          // expert outputs before combine
+    if (e.shared_experts > 0) {
+      bytes += mlp_tensor_bytes(m.mlp, static_cast<double>(e.expert_ffn) * e.shared_experts / t);
+    }
+  } else {
+    bytes += mlp_tensor_bytes(m.mlp, static_cast<double>(m.ffn) / t);
+  }
+  if (m.dropout) bytes += kMask * h / sh.seq_div;  // MLP output dropout mask
+
+  // LoRA: each adapter stores its rank-r intermediate (x A) for the backward.
+  if (is_lora(w)) {
+    const int adapters = w.finetune.attention_only ? 4 : (m.mlp == MlpKind::swiglu ? 7 : 6);
+    bytes += adapters * kAct * w.finetune.rank;
+  }
+  return bytes;
+}
+
+// torchtitan's default selective recompute is op-level SAC: it keeps the
+// layer input, the attention output with its log-sum-exp and every second
+// matmul output, and recomputes the rest (torchtitan
+// activation_checkpoint.py, `_save_list`, "every second mm").
+double torchtitan_sac_bytes_per_token(const Workload& w, const TensorShares& sh) {
+  const ModelShape& m = w.model;
+  const double h = static_cast<double>(m.hidden);
+  const double a = m.heads;
+  const double d = m.head_size();
+  const double t = sh.tp;
+  const double f = static_cast<double>(m.ffn) / t;
+  double bytes = kAct * h / sh.seq_div;     // layer input
+  bytes += kAct * a * d / t + 4.0 * a / t;  // attention output and log-sum-exp
+  // Matmul outputs in execution order; every second one (from the first) is kept.
+  const double kv = m.kv_heads * d / sh.kv_div;
+  std::vector<double> mm = {a * d / t, kv, kv, h / sh.seq_div, f};
+  if (m.mlp == MlpKind::swiglu) mm.push_back(f);
+  mm.push_back(h / sh.seq_div);
+  for (size_t i = 0; i < mm.size(); i += 2) bytes += kAct * mm[i];
+  return bytes;
+}
+
+TensorShares shares(const Workload& w) {
+  const double t = w.layout.tp;
+  TensorShares sh;
+  sh.tp = t;
+  sh.seq_div = (w.layout.sp && w.layout.tp > 1) ? t : 1.0;
+  sh.kv_div = std::min<double>(t, std::max(1, w.model.kv_heads));
+  return sh;
+}
+
+double local_tokens(const Workload& w) {
+  return static_cast<double>(w.seq_len) * w.layout.micro_batch / w.layout.cp;
+}
+
+}  // namespace
+
+StatePolicy state_policy(const Workload& w) {
+  StatePolicy p;
+  switch (w.framework) {
+    case Framework::megatron:
+    case Framework::nemo:
+      // Megatron-LM mixed precision: 16-bit weights, fp32 main gradients,
+      // fp32 master weights and Adam moments (docs/distrib_optimizer.md: 18 B/param).
+      p = {2.0, 4.0, 4.0, 8.0};
+      break;
+    case Framework::deepspeed:
+      // ZeRO paper (Rajbhandari et al. 2020): 2 + 2 + 12 = 16 B/param.
+      p = {2.0, 2.0, 4.0, 8.0};
+      break;
+    case Framework::fsdp:
+    case Framework::torchtitan:
+    case Framework::mosaic:
+    case Framework::other:
+      // PyTorch FSDP / AMP: fp32 parameters and gradients, 16-bit compute
+      // copies gathered per layer; no separate master copy.
+      p = {4.0, 4.0, 0.0, 8.0};
+      break;
+  }
+  if (w.precision == Precision::fp32) p = {4.0, 4.0, 0.0, 8.0};
+  p.optimizer_bytes = optimizer_moment_bytes(w);
+  return p;
+}
+
+double activation_bytes_per_layer(const Workload& w, bool moe_layer) {
+  const TensorShares sh = shares(w);
+  const double tokens = local_tokens(w);
+  switch (w.layout.recompute) {
+    case Recompute::full:
+      // Only the layer input is kept (2sbh, /t with SP).
+      return tokens * kAct * static_cast<double>(w.model.hidden) / sh.seq_div;
+    case Recompute::selective:
+      if (w.framework == Framework::torchtitan && !moe_layer && !w.model.is_mla()) {
+        return tokens * torchtitan_sac_bytes_per_token(w, sh);
+      }
+      return tokens * layer_bytes_per_token(w, moe_layer, true, sh);
+    case Recompute::none:
+      return tokens * layer_bytes_per_token(w, moe_layer, w.layout.flash_attention, sh);
+  }
+  return 0;
+}
+
+double full_layer_activation_bytes(const Workload& w, bool moe_layer) {
+  return local_tokens(w) * layer_bytes_per_token(w, moe_layer, w.layout.flash_attention, shares(w));
+}
+
+MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const OverheadModel& ovh) {
+  const ModelShape& m = w.model;
+  const Layout& ly = w.layout;
+  const double t = ly.tp;
+  const int p = std::max(1, ly.pp);
+  const double shard = static_cast<double>(ly.dp) * ly.cp;  // ZeRO / FSDP shard group
+  const double expert_shard = std::max(1.0, shard / ly.ep);
+  const StatePolicy pol = state_policy(w);
+  const bool lora = is_lora(w);
+  const bool qlora = lora && w.finetune.method == FinetuneMethod::qlora;
+
+  const ParamCounts pc = count_params(m);
+  const double h = static_cast<double>(m.hidden);
+  const double norm_params = m.norm == NormKind::layernorm ? 2.0 * h : h;
+  const double attn_layer = attention_params_per_layer(m);
+  const double dense_mlp_layer = mlp_params(m, m.ffn);
+  const double expert_layer = m.is_moe() ? m.moe.experts * mlp_params(m, m.moe.expert_ffn) : 0.0;
+  const double shared_layer =
+      m.is_moe() ? m.moe.shared_experts * mlp_params(m, m.moe.expert_ffn) + m.moe.experts * h : 0.0;
+
+  // Micro-batches per step: B / (b * D); unknown global batch -> enough to fill the pipeline.
+  const double m_steps =
+      w.global_batch > 0
+          ? std::max(1.0, static_cast<double>(w.global_batch) / (ly.micro_batch * ly.dp))
+          : static_cast<double>(p);
+
+  // LoRA adapters of one layer: r * (in + out) per adapted linear.
+  auto lora_params_per_layer = [&](bool moe_layer) {
+    if (!lora) return 0.0;
+    const double r = w.finetune.rank;
+    const double d = m.head_size();
+    double n = r * (h + m.heads * d) * 2.0 + r * (h + m.kv_heads * d) * 2.0;  // q, o, k, v
+    if (!w.finetune.attention_only) {
+      const double f = static_cast<double>(moe_layer ? m.moe.expert_ffn : m.ffn);
+      const double mats = m.mlp == MlpKind::swiglu ? 3.0 : 2.0;
+      n += mats * r * (h + f);
+    }
+    return n;
+  };
+
+  const int moe_first = m.is_moe() ? m.moe.dense_layers : m.layers;
+  const double act_dense = activation_bytes_per_layer(w, false);
+  const double act_moe = m.is_moe() ? activation_bytes_per_layer(w, true) : 0.0;
+
+  auto stage_memory = [&](int s) {
+    StageMemory st;
+    st.stage = s;
+    // Layers split evenly; the first L mod p stages take one more.
+    const int base = m.layers / p;
+    const int extra = m.layers % p;
+    const int first_layer = s * base + std::min(s, extra);
+    st.layers = base + (s < extra ? 1 : 0);
+    st.has_embedding = s == 0;
+    st.has_output = s == p - 1;
+
+    // Parameters held by one GPU of this stage, split into frozen/trainable and expert/dense.
+    double dense = 0, experts = 0, moe_layers_here = 0, lora_here = 0, quantisable = 0;
+    for (int l = first_layer; l < first_layer + st.layers; ++l) {
+      const bool moe_layer = l >= moe_first;
+      dense += (attn_layer + (moe_layer ? shared_layer : dense_mlp_layer)) / t + 2.0 * norm_params;
+      quantisable += (attn_layer + (moe_layer ? shared_layer : dense_mlp_layer)) / t;
+      if (moe_layer) {
+        experts += expert_layer / (ly.ep * t);
+        moe_layers_here += 1;
+      }
+      lora_here += lora_params_per_layer(moe_layer) / t;
+    }
+    if (st.has_embedding) dense += pc.embedding / t;
+    if (st.has_output) dense += (m.tied_embeddings && p == 1 ? 0.0 : static_cast<double>(m.vocab) * h / t) + norm_params;
+    quantisable += experts;
+    st.params = dense + experts + lora_here;
+
+    // Model state.
+    const int zero = ly.zero;
+    const double w_shard = zero >= 3 ? shard : 1.0;
+    const double w_shard_e = zero >= 3 ? expert_shard : 1.0;
+    if (lora) {
+      const double frozen_bytes = qlora ? kNf4BytesPerParam : 2.0;
+      const double frozen_other = (dense + experts) - quantisable;
+      st.weights = (quantisable * frozen_bytes + frozen_other * 2.0) / w_shard;
+      st.trainable_params = lora_here;
+    } else {
+      st.weights = (dense / w_shard + experts / w_shard_e) * pol.weight_bytes;
+      st.trainable_params = dense + experts;
+    }
+    const double train_dense = lora ? lora_here : dense;
+    const double train_expert = lora ? 0.0 : experts;
+    if (lora) st.weights += lora_here * pol.weight_bytes / w_shard;
+    const double g_shard = zero >= 2 ? shard : 1.0;
+    const double g_shard_e = zero >= 2 ? expert_shard : 1.0;
+    st.gradients = (train_dense / g_shard + train_expert / g_shard_e) * pol.grad_bytes;
+    const double o_shard = zero >= 1 ? shard : 1.0;
+    const double o_shard_e = zero >= 1 ? expert_shard : 1.0;
+    st.optimizer =
+        (train_dense / o_shard + train_expert / o_shard_e) * (pol.master_bytes + pol.optimizer_bytes);
+
+    // Activations: 1F1B keeps min(p - s, m) micro-batches on stage s;
+    // interleaving keeps L/p * (p + (p-1)/v) layers' worth on the first stage
+    // (Korthikanti et al. 2022 §4.2.3).
+    double in_flight = std::min(static_cast<double>(p - s), m_steps);
+    if (ly.interleave > 1 && p > 1) {
+      in_flight = std::min(static_cast<double>(p - s) + static_cast<double>(p - 1) / ly.interleave,
+                           m_steps * 1.0 + static_cast<double>(p - 1) / ly.interleave);
+    }
+    st.microbatches_in_flight = in_flight;
+    const double dense_layers_here = st.layers - moe_layers_here;
+    st.activations = in_flight * (dense_layers_here * act_dense + moe_layers_here * act_moe);
+    if (ly.recompute == Recompute::full && st.layers > 0) {
+      // The layer being recomputed holds its full activations during its backward.
+      st.activations += full_layer_activation_bytes(w, moe_layers_here > 0);
+    }
+    const double tokens = local_tokens(w);
+    const double seq_div = (ly.sp && ly.tp > 1) ? t : 1.0;
+    if (st.has_embedding && m.dropout) st.activations += in_flight * tokens * kMask * h / seq_div;
+    if (st.has_output) {
+      // Final norm and output-projection inputs, then the logits of one micro-batch.
+      st.activations += 2.0 * kAct * tokens * h / seq_div;
+      st.logits = tokens * static_cast<double>(m.vocab) / t * kLogitBytes;
+    }
+
+    // Buffers: ZeRO-3/FSDP gathers two layers' 16-bit weights (current and
+    // prefetched) and reduce-scatters one layer's gradients; pipeline stages
+    // exchange one micro-batch of activations each way.
+    const double layer_params =
+        st.layers > 0 ? (dense + experts) / std::max(1, st.layers) : 0.0;
+    if (zero >= 3 && shard > 1) {
+      st.buffers += 2.0 * layer_params * 2.0 + layer_params * pol.grad_bytes;
+      if (st.has_output || st.has_embedding) st.buffers += static_cast<double>(m.vocab) * h / t * 2.0;
+    }
+    if (p > 1) st.buffers += 2.0 * tokens * h / seq_div * kAct;
+
+    const double transient = st.activations + st.logits + st.buffers;
+    st.overhead = ovh.fixed_bytes + ovh.fragmentation * transient;
+    return st;
+  };
+
+  MemoryEstimate est;
+  est.stages = p;
+  est.capacity_bytes = gpu.hbm_bytes;
+  est.activation_bytes_per_layer = act_dense;
+  // The most loaded stage is the first (most activations in flight, embedding)
+  // or the last (logits, output layer); check every stage when p is small.
+  std::vector<int> candidates;
+  if (p <= 4) {
+    for (int s = 0; s < p; ++s) candidates.push_back(s);
+  } else {
+    candidates = {0, 1, p - 2, p - 1};
+  }
+  bool first = true;
+  for (int s : candidates) {
+    StageMemory st = stage_memory(s);
+    if (first || st.total() > est.peak.total()) est.peak = st;
+    first = false;
+  }
+  if (ly.offload_optimizer) {
+    est.host_offload_bytes = est.peak.optimizer;
+    est.peak.optimizer = 0;
+  }
+  est.headroom_bytes = est.capacity_bytes - est.total();
+  est.fits = est.headroom_bytes >= 0;
+  return est;
+}
+
+}  // namespace scaleout

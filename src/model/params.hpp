@@ -1,0 +1,35 @@
+// Parameter counts of a ModelShape, derived from its tensors (primer,
+// "Parameters"): attention h*(a*d) + 2*h*(k*d) + (a*d)*h, MLP 2*h*f (GELU)
+// or 3*h*f (SwiGLU), MoE experts and router, embeddings, norms.
+#pragma once
+
+#include "model/transformer.hpp"
+
+namespace scaleout {
+
+struct ParamCounts {
+  double embedding = 0;         // token (+ learned position) embedding
+  double output = 0;            // output projection (0 when tied)
+  double attention = 0;         // all layers
+  double dense_mlp = 0;         // all dense MLP layers
+  double expert_mlp = 0;        // all routed experts of all MoE layers
+  double shared_expert_mlp = 0; // shared experts of all MoE layers
+  double router = 0;            // MoE routers
+  double norms = 0;             // layer norms incl. the final one
+  double total() const {
+    return embedding + output + attention + dense_mlp + expert_mlp + shared_expert_mlp + router +
+           norms;
+  }
+  // Parameters one token passes through (MoE: top_k of the routed experts).
+  double active = 0;
+};
+
+// Parameters of one layer's attention block (Q, K, V, O, with MLA when set).
+double attention_params_per_layer(const ModelShape& m);
+// Parameters of one dense MLP of intermediate size f.
+double mlp_params(const ModelShape& m, long long f);
+int moe_layer_count(const ModelShape& m);
+
+ParamCounts count_params(const ModelShape& m);
+
+}  // namespace scaleout

@@ -1,0 +1,207 @@
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "report/report.hpp"
+
+namespace scaleout::report {
+
+using nlohmann::ordered_json;
+
+namespace {
+
+ordered_json layout_json(const Layout& l) {
+  return {{"tp", l.tp},
+          {"pp", l.pp},
+          {"dp", l.dp},
+          {"cp", l.cp},
+          {"ep", l.ep},
+          {"sp", l.sp},
+          {"micro_batch", l.micro_batch},
+          {"interleave", l.interleave},
+          {"zero", l.zero},
+          {"recompute", to_string(l.recompute)},
+          {"flash_attention", l.flash_attention},
+          {"offload", l.offload_optimizer}};
+}
+
+ordered_json model_json(const ModelShape& m) {
+  ordered_json j = {{"id", m.id},
+                    {"name", m.name},
+                    {"layers", m.layers},
+                    {"hidden", m.hidden},
+                    {"heads", m.heads},
+                    {"kv_heads", m.kv_heads},
+                    {"head_dim", m.head_size()},
+                    {"ffn", m.ffn},
+                    {"vocab", m.vocab},
+                    {"mlp", to_string(m.mlp)},
+                    {"tied_embeddings", m.tied_embeddings},
+                    {"position", to_string(m.position)},
+                    {"norm", to_string(m.norm)},
+                    {"dropout", m.dropout}};
+  if (m.is_moe()) {
+    j["moe"] = {{"experts", m.moe.experts},
+                {"top_k", m.moe.top_k},
+                {"shared_experts", m.moe.shared_experts},
+                {"expert_ffn", m.moe.expert_ffn},
+                {"dense_layers", m.moe.dense_layers}};
+  }
+  if (m.is_mla()) {
+    j["mla"] = {{"q_lora_rank", m.mla.q_lora_rank},
+                {"kv_lora_rank", m.mla.kv_lora_rank},
+                {"qk_nope_head_dim", m.mla.qk_nope_head_dim},
+                {"qk_rope_head_dim", m.mla.qk_rope_head_dim},
+                {"v_head_dim", m.mla.v_head_dim}};
+  }
+  const ParamCounts pc = count_params(m);
+  j["params"] = pc.total();
+  j["active_params"] = pc.active;
+  if (m.published_params > 0) j["published_params"] = m.published_params;
+  j["source"] = m.source;
+  return j;
+}
+
+ordered_json nullable(const std::optional<double>& v) {
+  return v ? ordered_json(*v) : ordered_json(nullptr);
+}
+
+}  // namespace
+
+std::string estimate_json(const EstimateResult& r) {
+  const Workload& w = r.workload;
+  const MemoryEstimate& mem = r.memory;
+  const StageMemory& st = mem.peak;
+  ordered_json j;
+  j["model"] = model_json(w.model);
+  j["workload"] = {{"task", to_string(w.task)},
+                   {"seq_len", w.seq_len},
+                   {"global_batch", w.global_batch},
+                   {"tokens", w.tokens},
+                   {"precision", to_string(w.precision)},
+                   {"optimizer", to_string(w.optimizer)},
+                   {"framework", to_string(w.framework)},
+                   {"finetune",
+                    {{"method", to_string(w.finetune.method)}, {"rank", w.finetune.rank}}}};
+  j["cluster"] = {{"server", r.server.id},
+                  {"gpu", r.gpu.id},
+                  {"nodes", w.cluster.nodes},
+                  {"gpus", static_cast<long long>(w.cluster.nodes) * r.server.gpus_per_node},
+                  {"fabric", r.fabric_id}};
+  j["layout"] = layout_json(w.layout);
+  j["memory"] = {
+      {"total_bytes", mem.total()},
+      {"capacity_bytes", mem.capacity_bytes},
+      {"fits", mem.fits},
+      {"headroom_bytes", mem.headroom_bytes},
+      {"breakdown_bytes",
+       {{"weights", st.weights},
+        {"gradients", st.gradients},
+        {"optimizer", st.optimizer},
+        {"activations", st.activations},
+        {"logits", st.logits},
+        {"buffers", st.buffers},
+        {"overhead", st.overhead}}},
+      {"peak_stage",
+       {{"stage", st.stage},
+        {"stages", mem.stages},
+        {"layers", st.layers},
+        {"embedding", st.has_embedding},
+        {"output", st.has_output},
+        {"microbatches_in_flight", st.microbatches_in_flight}}},
+      {"params_per_gpu", st.params},
+      {"trainable_params_per_gpu", st.trainable_params},
+      {"activation_bytes_per_layer", mem.activation_bytes_per_layer},
+      {"host_offload_bytes", mem.host_offload_bytes}};
+  return j.dump(2) + "\n";
+}
+
+std::string validate_json(const ValidationReport& r) {
+  ordered_json rows = ordered_json::array();
+  for (const RowResult& x : r.rows) {
+    rows.push_back({{"id", x.id},
+                    {"group", x.group},
+                    {"metric", x.metric},
+                    {"measured", x.measured},
+                    {"predicted", nullable(x.predicted)},
+                    {"error", nullable(x.error)},
+                    {"fits", x.memory_evaluated ? ordered_json(x.fits) : ordered_json(nullptr)},
+                    {"peak_bytes", x.peak_bytes},
+                    {"capacity_bytes", x.capacity_bytes},
+                    {"gpu", x.gpu_id},
+                    {"filled", x.filled},
+                    {"skipped", x.skipped.empty() ? ordered_json(nullptr) : ordered_json(x.skipped)}});
+  }
+  auto summary = [](const std::map<std::string, MetricSummary>& m) {
+    ordered_json j = ordered_json::object();
+    for (const auto& [k, s] : m) {
+      j[k] = {{"count", s.count},
+              {"mape", s.count ? ordered_json(s.mape) : ordered_json(nullptr)},
+              {"skipped", s.skipped}};
+    }
+    return j;
+  };
+  ordered_json j;
+  j["rows"] = rows;
+  j["summary"] = {{"by_metric", summary(r.by_metric)},
+                  {"by_group", summary(r.by_group)},
+                  {"false_oom", r.false_oom}};
+  return j.dump(2) + "\n";
+}
+
+std::string catalog_json(const Catalog& c, const std::string& kind) {
+  ordered_json out = ordered_json::array();
+  if (kind == "gpus") {
+    for (const Gpu* g : c.gpus()) {
+      out.push_back({{"id", g->id},
+                     {"name", g->name},
+                     {"vendor", g->vendor},
+                     {"family", g->family},
+                     {"hbm_bytes", g->hbm_bytes},
+                     {"hbm_bw_Bps", g->hbm_bw_Bps},
+                     {"peak_flops",
+                      {{"fp32", g->fp32_flops},
+                       {"tf32", g->tf32_flops},
+                       {"bf16", g->bf16_flops},
+                       {"fp16", g->fp16_flops},
+                       {"fp8", g->fp8_flops}}},
+                     {"scaleup_bw_Bps", g->scaleup_bw_Bps},
+                     {"host_link_Bps", g->host_link_Bps},
+                     {"tdp_W", g->tdp_W},
+                     {"source", g->source}});
+    }
+  } else if (kind == "servers") {
+    for (const Server* s : c.servers()) {
+      out.push_back({{"id", s->id},
+                     {"name", s->name},
+                     {"kind", s->kind},
+                     {"gpu", s->gpu_id},
+                     {"gpus_per_node", s->gpus_per_node},
+                     {"intra_node", to_string(s->intra_node)},
+                     {"intra_node_bw_Bps", s->intra_node_bw_Bps},
+                     {"scaleup_domain_gpus", s->scaleup_domain_gpus},
+                     {"nics_per_node", s->nics_per_node},
+                     {"nic_bw_Bps", s->nic_bw_Bps},
+                     {"host_mem_bytes", s->host_mem_bytes},
+                     {"local_nvme_bytes", s->local_nvme_bytes},
+                     {"power_W", s->power_W},
+                     {"source", s->source}});
+    }
+  } else if (kind == "fabrics") {
+    for (const Fabric* f : c.fabrics()) {
+      out.push_back({{"id", f->id},
+                     {"name", f->name},
+                     {"kind", to_string(f->kind)},
+                     {"port_bw_Bps", f->port_bw_Bps},
+                     {"latency_s", f->latency_s},
+                     {"topology", to_string(f->topology)},
+                     {"oversubscription", f->oversubscription},
+                     {"source", f->source}});
+    }
+  } else {
+    for (const ModelShape* m : c.models()) out.push_back(model_json(*m));
+  }
+  return out.dump(2) + "\n";
+}
+
+}  // namespace scaleout::report

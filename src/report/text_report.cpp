@@ -1,0 +1,154 @@
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "core/units.hpp"
+#include "report/report.hpp"
+
+namespace scaleout::report {
+
+namespace {
+
+std::string gib(double bytes) { return fmt::format("{:.2f} GiB", bytes / units::kGiB); }
+
+std::string count(double n) {
+  if (n >= 1e12) return fmt::format("{:.2f} T", n / 1e12);
+  if (n >= 1e9) return fmt::format("{:.2f} B", n / 1e9);
+  if (n >= 1e6) return fmt::format("{:.1f} M", n / 1e6);
+  return fmt::format("{:.0f}", n);
+}
+
+std::string pct(double f) { return fmt::format("{:.1f}%", 100.0 * f); }
+
+}  // namespace
+
+std::string estimate_text(const EstimateResult& r) {
+  const Workload& w = r.workload;
+  const Layout& l = w.layout;
+  const MemoryEstimate& mem = r.memory;
+  const StageMemory& st = mem.peak;
+  std::string o;
+  o += fmt::format("Model     {} ({} parameters", w.model.name, count(r.params.total()));
+  if (w.model.is_moe()) o += fmt::format(", {} active", count(r.params.active));
+  o += ")\n";
+  o += fmt::format("Task      {}", to_string(w.task));
+  if (w.task == Task::finetune) {
+    o += fmt::format(" ({}", to_string(w.finetune.method));
+    if (w.finetune.method != FinetuneMethod::full) o += fmt::format(", rank {}", w.finetune.rank);
+    o += ")";
+  }
+  o += fmt::format(", seq {} tokens, micro-batch {}, {} / {} / {}\n", w.seq_len, l.micro_batch,
+                   to_string(w.precision), to_string(w.optimizer), to_string(w.framework));
+  o += fmt::format("Cluster   {} x {} ({} x {}, {} GPUs)\n", w.cluster.nodes, r.server.id,
+                   r.server.gpus_per_node, r.gpu.id,
+                   static_cast<long long>(w.cluster.nodes) * r.server.gpus_per_node);
+  o += fmt::format("Layout    tp {} pp {} dp {} cp {} ep {}{}, zero {}, recompute {}{}{}\n", l.tp,
+                   l.pp, l.dp, l.cp, l.ep, l.sp && l.tp > 1 ? " +sp" : "", l.zero,
+                   to_string(l.recompute), l.flash_attention ? ", flash-attn" : "",
+                   l.interleave > 1 ? fmt::format(", interleave {}", l.interleave) : "");
+  o += "\n";
+  std::string where = mem.stages == 1 ? std::string("single stage")
+                                      : fmt::format("pipeline stage {} of {}", st.stage + 1, mem.stages);
+  if (st.has_embedding) where += ", embedding";
+  if (st.has_output) where += ", output layer";
+  o += fmt::format("Memory per GPU ({}; {} layers, {:g} micro-batches in flight)\n", where,
+                   st.layers, std::round(st.microbatches_in_flight * 100) / 100);
+  const double total = mem.total();
+  auto line = [&](const char* name, double bytes) {
+    o += fmt::format("  {:<24}{:>12}  {:>6}\n", name, gib(bytes),
+                     total > 0 ? pct(bytes / total) : "-");
+  };
+  line("weights", st.weights);
+  line("gradients", st.gradients);
+  line("optimizer state", st.optimizer);
+  line("activations", st.activations);
+  line("logits and loss", st.logits);
+  line("comm/prefetch buffers", st.buffers);
+  line("framework overhead", st.overhead);
+  o += fmt::format("  {:<24}{:>12}\n", "total", gib(total));
+  o += fmt::format("  {:<24}{:>12}\n", "capacity", gib(mem.capacity_bytes));
+  if (mem.host_offload_bytes > 0) {
+    o += fmt::format("  {:<24}{:>12}\n", "offloaded to host", gib(mem.host_offload_bytes));
+  }
+  o += "\n";
+  if (mem.fits) {
+    o += fmt::format("Fits: yes, {} headroom ({} of capacity)\n", gib(mem.headroom_bytes),
+                     pct(mem.headroom_bytes / mem.capacity_bytes));
+  } else {
+    o += fmt::format("Fits: NO, {} over capacity\n", gib(-mem.headroom_bytes));
+  }
+  return o;
+}
+
+std::string validate_text(const ValidationReport& r) {
+  std::string o;
+  o += fmt::format("{:<16} {:<14} {:>10} {:>10} {:>8} {:>5}\n", "id", "metric", "measured",
+                   "predicted", "error", "fits");
+  for (const RowResult& x : r.rows) {
+    o += fmt::format("{:<16} {:<14} {:>10.4g} {:>10} {:>8} {:>5}\n", x.id, x.metric, x.measured,
+                     x.predicted ? fmt::format("{:.4g}", *x.predicted) : "-",
+                     x.error ? pct(*x.error) : "-",
+                     x.memory_evaluated ? (x.fits ? "yes" : "NO") : "-");
+    if (!x.filled.empty()) o += fmt::format("    filled: {}\n", x.filled);
+    if (!x.skipped.empty()) o += fmt::format("    not predicted: {}\n", x.skipped);
+  }
+  o += "\nMAPE by metric\n";
+  for (const auto& [k, s] : r.by_metric) {
+    o += fmt::format("  {:<22} {:>4} rows  {:>8}  ({} not predicted)\n", k, s.count,
+                     s.count ? pct(s.mape) : "-", s.skipped);
+  }
+  o += "MAPE by group\n";
+  for (const auto& [k, s] : r.by_group) {
+    o += fmt::format("  {:<22} {:>4} rows  {:>8}  ({} not predicted)\n", k, s.count,
+                     s.count ? pct(s.mape) : "-", s.skipped);
+  }
+  o += fmt::format("False out-of-memory verdicts: {}\n", r.false_oom);
+  return o;
+}
+
+std::string catalog_text(const Catalog& c, const std::string& kind) {
+  std::string o;
+  if (kind == "gpus") {
+    o += fmt::format("{:<16} {:>8} {:>9} {:>9} {:>9} {:>9} {:>6}  {}\n", "id", "HBM GiB", "HBM GB/s",
+                     "bf16 TF/s", "fp8 TF/s", "link GB/s", "TDP W", "source");
+    for (const Gpu* g : c.gpus()) {
+      o += fmt::format("{:<16} {:>8.0f} {:>9.0f} {:>9.1f} {:>9.1f} {:>9.0f} {:>6.0f}  {}\n", g->id,
+                       g->hbm_bytes / units::kGiB, g->hbm_bw_Bps / units::kGBps,
+                       g->bf16_flops / units::kTFLOPS, g->fp8_flops / units::kTFLOPS,
+                       g->scaleup_bw_Bps / units::kGBps, g->tdp_W, g->source);
+    }
+  } else if (kind == "servers") {
+    o += fmt::format("{:<28} {:<14} {:>4} {:<13} {:>9} {:>11}  {}\n", "id", "gpu", "gpus",
+                     "intra-node", "GB/s/GPU", "NICs x Gb/s", "source");
+    for (const Server* s : c.servers()) {
+      o += fmt::format("{:<28} {:<14} {:>4} {:<13} {:>9.0f} {:>11}  {}\n", s->id, s->gpu_id,
+                       s->gpus_per_node, to_string(s->intra_node),
+                       s->intra_node_bw_Bps / units::kGBps,
+                       fmt::format("{} x {:.0f}", s->nics_per_node, s->nic_bw_Bps / units::kGbps),
+                       s->source);
+    }
+  } else if (kind == "fabrics") {
+    o += fmt::format("{:<24} {:<9} {:>9} {:>11} {:<15} {:>7}  {}\n", "id", "kind", "port Gb/s",
+                     "latency us", "topology", "oversub", "source");
+    for (const Fabric* f : c.fabrics()) {
+      o += fmt::format("{:<24} {:<9} {:>9.0f} {:>11} {:<15} {:>7.1f}  {}\n", f->id,
+                       to_string(f->kind), f->port_bw_Bps / units::kGbps,
+                       f->latency_s > 0 ? fmt::format("{:.2f}", f->latency_s * 1e6) : "-",
+                       to_string(f->topology), f->oversubscription, f->source);
+    }
+  } else {
+    o += fmt::format("{:<16} {:>9} {:>6} {:>6} {:>5} {:>4} {:>7} {:>7} {:<7} {}\n", "id", "params",
+                     "layers", "hidden", "heads", "kv", "ffn", "vocab", "mlp", "source");
+    for (const ModelShape* m : c.models()) {
+      std::string params = count(count_params(*m).total());
+      if (m->is_moe()) params += "*";
+      o += fmt::format("{:<16} {:>9} {:>6} {:>6} {:>5} {:>4} {:>7} {:>7} {:<7} {}\n", m->id, params,
+                       m->layers, m->hidden, m->heads, m->kv_heads, m->ffn, m->vocab,
+                       to_string(m->mlp), m->source);
+    }
+    o += "* mixture of experts: total parameters\n";
+  }
+  return o;
+}
+
+}  // namespace scaleout::report

@@ -1,0 +1,274 @@
+#include "validation/validation.hpp"
+
+#include <cmath>
+#include <functional>
+
+#include <fmt/format.h>
+
+#include "workload/checks.hpp"
+
+namespace scaleout {
+
+bool metric_supported(const std::string& metric) { return metric == "peak_mem_gib"; }
+
+namespace {
+
+Framework framework_of(const std::string& s) {
+  if (s == "megatron") return Framework::megatron;
+  if (s == "deepspeed") return Framework::deepspeed;
+  if (s == "fsdp") return Framework::fsdp;
+  if (s == "torchtitan") return Framework::torchtitan;
+  if (s == "nemo") return Framework::nemo;
+  if (s == "mosaic") return Framework::mosaic;
+  return Framework::other;
+}
+
+bool megatron_family(Framework f) {
+  return f == Framework::megatron || f == Framework::deepspeed || f == Framework::nemo;
+}
+
+// The model shape a row describes. Cells the schema does not carry follow the
+// row's architecture: GELU rows are GPT-style (tied embeddings, LayerNorm,
+// biases), SwiGLU rows Llama-style; Megatron-family frameworks train GPT with
+// dropout 0.1 (Megatron-LM arguments.py defaults), the others without.
+ModelShape model_of(const ValidationRow& r, Framework fw) {
+  ModelShape m;
+  m.id = r.id;
+  m.name = r.model;
+  m.layers = static_cast<int>(r.layers.value_or(0));
+  m.hidden = r.hidden.value_or(0);
+  m.heads = static_cast<int>(r.heads.value_or(1));
+  m.kv_heads = static_cast<int>(r.kv_heads.value_or(m.heads));
+  m.ffn = r.ffn_hidden.value_or(4 * m.hidden);
+  m.vocab = r.vocab.value_or(0);
+  const bool swiglu = r.mlp == "swiglu";
+  m.mlp = swiglu ? MlpKind::swiglu : MlpKind::gelu;
+  m.tied_embeddings = !swiglu;
+  m.norm = swiglu ? NormKind::rmsnorm : NormKind::layernorm;
+  m.linear_bias = !swiglu;
+  m.position = PositionKind::rope;
+  m.dropout = !swiglu && megatron_family(fw);
+  if (r.moe_experts && *r.moe_experts > 0) {
+    m.moe.experts = static_cast<int>(*r.moe_experts);
+    m.moe.top_k = static_cast<int>(r.moe_top_k.value_or(2));
+    m.moe.expert_ffn = m.ffn;
+  }
+  return m;
+}
+
+// One unknown cell: the values to try, in order of preference, and a label.
+struct Unknown {
+  std::string name;
+  std::vector<std::function<void(Workload&)>> options;
+  std::vector<std::string> labels;
+};
+
+}  // namespace
+
+RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const OverheadModel& ovh) {
+  RowResult out;
+  out.id = r.id;
+  out.group = r.group;
+  out.metric = r.metric;
+  out.measured = r.value;
+  out.gpu_id = r.gpu;
+
+  const Gpu* gpu = catalog.find_gpu(r.gpu);
+  if (!gpu) {
+    out.skipped = fmt::format("GPU '{}' is not in the catalog", r.gpu);
+    return out;
+  }
+  out.capacity_bytes = gpu->hbm_bytes;
+  if (!r.layers || !r.hidden || !r.heads || !r.vocab || !r.seq_len || !r.num_gpus) {
+    out.skipped = "the row lacks the model shape, sequence length or GPU count";
+    return out;
+  }
+
+  Workload w;
+  w.framework = framework_of(r.framework);
+  w.model = model_of(r, w.framework);
+  w.seq_len = *r.seq_len;
+  w.global_batch = r.global_batch.value_or(0);
+  w.precision = r.precision == "fp8"    ? Precision::fp8
+                : r.precision == "fp16" ? Precision::fp16
+                                        : Precision::bf16;
+  if (r.finetune == "lora" || r.finetune == "qlora") {
+    w.task = Task::finetune;
+    w.finetune.method = r.finetune == "lora" ? FinetuneMethod::lora : FinetuneMethod::qlora;
+    w.finetune.rank = static_cast<int>(r.lora_rank.value_or(16));
+  }
+  Layout& ly = w.layout;
+  ly.cp = static_cast<int>(r.cp.value_or(1));
+  ly.ep = static_cast<int>(r.ep.value_or(1));
+  ly.sp = r.sp == "y";
+  ly.flash_attention = true;
+
+  std::vector<std::string> filled;
+  std::vector<Unknown> unknowns;
+  const long long gpus = *r.num_gpus;
+  const int per_node = static_cast<int>(r.gpus_per_node.value_or(8));
+
+  // Parallel sizes: known ones as given; the rest the planner chooses,
+  // preferring tensor parallelism inside a node over pipeline stages.
+  if (r.tp && r.pp && r.dp) {
+    ly.tp = static_cast<int>(*r.tp);
+    ly.pp = static_cast<int>(*r.pp);
+    ly.dp = static_cast<int>(*r.dp);
+  } else {
+    Unknown u{"tp/pp/dp", {}, {}};
+    const long long dp_known = r.dp.value_or(0);
+    for (int tp : {8, 4, 2, 1}) {
+      if (r.tp && *r.tp != tp) continue;
+      if (tp > per_node || w.model.heads % tp != 0) continue;
+      for (long long pp = 1; pp <= w.model.layers; ++pp) {
+        if (r.pp && *r.pp != pp) continue;
+        const long long mp = tp * pp * ly.cp;
+        if (gpus % mp != 0) continue;
+        const long long dp = gpus / mp;
+        if (dp_known && dp != dp_known) continue;
+        u.options.push_back([tp, pp, dp](Workload& x) {
+          x.layout.tp = tp;
+          x.layout.pp = static_cast<int>(pp);
+          x.layout.dp = static_cast<int>(dp);
+        });
+        u.labels.push_back(fmt::format("tp={} pp={} dp={}", tp, pp, dp));
+      }
+    }
+    if (u.options.empty()) {
+      out.skipped = "no tp/pp/dp split matches the row's GPU count";
+      return out;
+    }
+    unknowns.push_back(std::move(u));
+  }
+  // Micro-batch: Megatron's documented default is 1; data-parallel
+  // frameworks without gradient accumulation run B / dp per GPU.
+  if (r.micro_batch) {
+    ly.micro_batch = static_cast<int>(*r.micro_batch);
+  } else if (megatron_family(w.framework) || !r.global_batch) {
+    ly.micro_batch = 1;
+    filled.push_back("micro_batch=1 (Megatron-LM default --micro-batch-size 1)");
+  } else {
+    Unknown u{"micro_batch", {}, {}};
+    for (int b : {1, 2, 4, 8}) {
+      u.options.push_back([b](Workload& x) { x.layout.micro_batch = b; });
+      u.labels.push_back(fmt::format("micro_batch={}", b));
+    }
+    unknowns.push_back(std::move(u));
+  }
+  if (r.recompute.empty()) {
+    // Narayanan et al. 2021 §3.5 and the ZeRO-3 baselines use full activation
+    // recomputation; other frameworks default to none.
+    ly.recompute = megatron_family(w.framework) ? Recompute::full : Recompute::none;
+    filled.push_back(fmt::format("recompute={} ({} default)", to_string(ly.recompute),
+                                 to_string(w.framework)));
+  } else {
+    ly.recompute = r.recompute == "full"        ? Recompute::full
+                   : r.recompute == "selective" ? Recompute::selective
+                                                : Recompute::none;
+  }
+  if (r.interleave) {
+    ly.interleave = static_cast<int>(*r.interleave);
+  } else {
+    ly.interleave = 1;
+    filled.push_back("interleave=1 (non-interleaved 1F1B, Megatron-LM default)");
+  }
+  if (r.zero) {
+    ly.zero = static_cast<int>(*r.zero);
+  } else {
+    Unknown u{"zero", {}, {}};
+    for (int z : {0, 1}) {
+      u.options.push_back([z](Workload& x) { x.layout.zero = z; });
+      u.labels.push_back(fmt::format("zero={}", z));
+    }
+    unknowns.push_back(std::move(u));
+  }
+  if (r.precision.empty()) filled.push_back("precision=bf16 (16-bit; fp16 has the same peak)");
+
+  // The planner's choice for unknown cells: the first combination, in order
+  // of preference, that fits; if none fits, the one with the least memory.
+  size_t combos = 1;
+  for (const Unknown& u : unknowns) combos *= u.options.size();
+  std::optional<Workload> chosen;
+  std::vector<size_t> chosen_idx, best_idx;
+  Workload best_w = w;
+  double best_total = 0;
+  bool any = false;
+  for (size_t c = 0; c < combos && !chosen; ++c) {
+    // Lexicographic order: the first unknown varies slowest.
+    std::vector<size_t> idx(unknowns.size());
+    size_t rest = c;
+    for (size_t i = unknowns.size(); i-- > 0;) {
+      idx[i] = rest % unknowns[i].options.size();
+      rest /= unknowns[i].options.size();
+    }
+    Workload cand = w;
+    for (size_t i = 0; i < unknowns.size(); ++i) unknowns[i].options[idx[i]](cand);
+    if (!check_layout(cand, 0).empty()) continue;
+    const MemoryEstimate est = estimate_memory(cand, *gpu, ovh);
+    if (!any || est.total() < best_total) {
+      best_total = est.total();
+      best_idx = idx;
+      best_w = cand;
+      any = true;
+    }
+    if (est.fits) {
+      chosen = cand;
+      chosen_idx = idx;
+    }
+  }
+  if (!any) {
+    const auto problems = check_layout(w, 0);
+    out.skipped = problems.empty() ? "no legal layout for the row"
+                                   : "illegal layout: " + problems.front().message;
+    return out;
+  }
+  if (!chosen) {
+    chosen = best_w;
+    chosen_idx = best_idx;
+  }
+  for (size_t i = 0; i < unknowns.size(); ++i) {
+    filled.push_back(unknowns[i].labels[chosen_idx[i]] + " (planner's choice)");
+  }
+  for (size_t i = 0; i < filled.size(); ++i) out.filled += (i ? "; " : "") + filled[i];
+
+  const MemoryEstimate est = estimate_memory(*chosen, *gpu, ovh);
+  out.memory_evaluated = true;
+  out.fits = est.fits;
+  out.peak_bytes = est.total();
+  if (r.metric == "peak_mem_gib") {
+    out.predicted = est.total() / (1024.0 * 1024.0 * 1024.0);
+  } else if (!metric_supported(r.metric)) {
+    out.skipped = fmt::format("metric {} needs the step-time model (not in this build)", r.metric);
+  }
+  if (out.predicted && out.measured != 0) {
+    out.error = (*out.predicted - out.measured) / out.measured;
+  }
+  return out;
+}
+
+ValidationReport validate_rows(const std::vector<ValidationRow>& rows, const Catalog& catalog,
+                               const OverheadModel& overhead) {
+  ValidationReport rep;
+  std::map<std::string, double> sum_metric, sum_group;
+  for (const ValidationRow& r : rows) {
+    RowResult res = predict_row(r, catalog, overhead);
+    if (res.memory_evaluated && !res.fits) ++rep.false_oom;
+    MetricSummary& m = rep.by_metric[res.metric];
+    MetricSummary& g = rep.by_group[res.group];
+    if (res.error) {
+      ++m.count;
+      ++g.count;
+      sum_metric[res.metric] += std::fabs(*res.error);
+      sum_group[res.group] += std::fabs(*res.error);
+    } else {
+      ++m.skipped;
+      ++g.skipped;
+    }
+    rep.rows.push_back(std::move(res));
+  }
+  for (auto& [k, s] : rep.by_metric) s.mape = s.count ? sum_metric[k] / s.count : 0.0;
+  for (auto& [k, s] : rep.by_group) s.mape = s.count ? sum_group[k] / s.count : 0.0;
+  return rep;
+}
+
+}  // namespace scaleout

@@ -1,0 +1,74 @@
+// Predicts published training measurements (the canonical validation CSV
+// schema, data/validation/README.md) and scores the predictions. Pure: the
+// CSV is parsed by io/validation_csv.cpp.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hw/catalog.hpp"
+#include "memory/memory.hpp"
+
+namespace scaleout {
+
+// One row; an empty cell is std::nullopt / "".
+struct ValidationRow {
+  int line = 0;  // line in the CSV file
+  std::string id, group, model;
+  std::optional<long long> layers, hidden, heads, kv_heads, ffn_hidden, vocab;
+  std::string mlp;
+  std::optional<long long> moe_experts, moe_top_k;
+  std::optional<long long> seq_len, global_batch, micro_batch;
+  std::optional<long long> tp, pp, dp, cp, ep;
+  std::string sp;  // "y" | "n" | ""
+  std::optional<long long> interleave;
+  std::string recompute;
+  std::optional<long long> zero;
+  std::string finetune;
+  std::optional<long long> lora_rank;
+  std::string precision, gpu;
+  std::optional<long long> num_gpus, gpus_per_node, nics_per_node;
+  std::optional<double> nic_gbps;
+  std::string fabric, framework, metric;
+  double value = 0;
+};
+
+struct RowResult {
+  std::string id, group, metric;
+  double measured = 0;
+  std::optional<double> predicted;  // empty when the metric is not predicted
+  std::optional<double> error;      // (predicted - measured) / measured
+  bool memory_evaluated = false;    // a workload could be built for the row
+  bool fits = false;                // predicted peak <= the GPU's capacity
+  double peak_bytes = 0;
+  double capacity_bytes = 0;
+  std::string gpu_id;
+  std::string filled;               // "micro_batch=1 (megatron default); ..."
+  std::string skipped;              // why the metric was not predicted
+};
+
+struct MetricSummary {
+  int count = 0;      // rows predicted
+  double mape = 0;    // mean absolute percentage error, fraction
+  int skipped = 0;
+};
+
+struct ValidationReport {
+  std::vector<RowResult> rows;
+  std::map<std::string, MetricSummary> by_metric;
+  std::map<std::string, MetricSummary> by_group;
+  int false_oom = 0;  // rows that really ran but are predicted not to fit
+};
+
+// Metrics this build predicts. Others are reported as skipped with a reason.
+bool metric_supported(const std::string& metric);
+
+RowResult predict_row(const ValidationRow& row, const Catalog& catalog,
+                      const OverheadModel& overhead = {});
+
+ValidationReport validate_rows(const std::vector<ValidationRow>& rows, const Catalog& catalog,
+                               const OverheadModel& overhead = {});
+
+}  // namespace scaleout

@@ -1,0 +1,72 @@
+// What the user wants to run: model, training task, batch, precision,
+// optimizer, fine-tuning method, parallel layout and cluster. Plain data;
+// io/workload_reader.cpp fills it from YAML and checks every key.
+#pragma once
+
+#include <string>
+
+#include "hw/hardware.hpp"
+#include "model/transformer.hpp"
+
+namespace scaleout {
+
+enum class Task { pretrain, finetune, inference };
+enum class Optimizer { adam, adam8bit, sgd, adafactor };
+enum class FinetuneMethod { full, lora, qlora };
+enum class Recompute { none, selective, full };
+// Who runs the job decides how many bytes each parameter costs (docs/model.md,
+// "Model state"): Megatron keeps fp32 gradient buffers, FSDP keeps fp32
+// sharded parameters, DeepSpeed ZeRO keeps 16-bit gradients.
+enum class Framework { megatron, deepspeed, fsdp, torchtitan, nemo, mosaic, other };
+
+struct FinetuneSpec {
+  FinetuneMethod method = FinetuneMethod::full;
+  int rank = 16;              // LoRA rank r
+  bool attention_only = false;  // adapters on Q,K,V,O only (else also on the MLP)
+};
+
+struct Layout {
+  int tp = 1;                 // tensor parallel
+  int pp = 1;                 // pipeline parallel
+  int dp = 1;                 // data parallel (FSDP shard group included)
+  int cp = 1;                 // context parallel
+  int ep = 1;                 // expert parallel (MoE)
+  bool sp = false;            // Megatron sequence parallelism (with tp > 1)
+  int micro_batch = 1;        // sequences per micro-batch
+  int interleave = 1;         // virtual pipeline stages per rank
+  int zero = 0;               // 0 none, 1 optimizer, 2 + gradients, 3 + weights (FSDP)
+  Recompute recompute = Recompute::none;
+  bool flash_attention = true;
+  bool offload_optimizer = false;  // optimizer state (and master weights) in host memory
+
+  int gpus() const { return tp * pp * dp * cp; }
+};
+
+struct ClusterSpec {
+  std::string server_id;      // catalog server
+  std::string gpu_id;         // optional GPU override (PCIe servers take several kinds)
+  std::string fabric_id;      // optional scale-out fabric
+  int nodes = 1;
+};
+
+struct Workload {
+  ModelShape model;
+  Task task = Task::pretrain;
+  double tokens = 0;          // training tokens of the whole run; 0 = not given
+  long long seq_len = 2048;   // s
+  long long global_batch = 0; // B, sequences per optimizer step; 0 = micro_batch * dp
+  Precision precision = Precision::bf16;
+  Optimizer optimizer = Optimizer::adam;
+  FinetuneSpec finetune;
+  Framework framework = Framework::megatron;
+  Layout layout;
+  ClusterSpec cluster;
+};
+
+const char* to_string(Task t);
+const char* to_string(Optimizer o);
+const char* to_string(FinetuneMethod m);
+const char* to_string(Recompute r);
+const char* to_string(Framework f);
+
+}  // namespace scaleout

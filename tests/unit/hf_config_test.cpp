@@ -1,0 +1,539 @@
+// read_hf_config against published Hugging Face config.json files (copied
+// under tests/data/hf from the model repositories) and against small inline
+// configs for each architecture rule and each kind of error.
+#include "io/hf_config.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "core/error.hpp"
+
+namespace scaleout::io {
+namespace {
+
+std::string data_path(const std::string& name) {
+  return std::string(SCALEOUT_TEST_DATA_DIR) + "/hf/" + name;
+}
+
+ModelShape load(const std::string& name) {
+  std::ifstream in(data_path(name));
+  EXPECT_TRUE(in) << "cannot open " << data_path(name);
+  std::stringstream text;
+  text << in.rdbuf();
+  return read_hf_config(text.str(), data_path(name));
+}
+
+// The InputError that reading `text` throws; fails the test when none is thrown.
+InputError error_of(const std::string& text, const std::string& file = "model.json") {
+  try {
+    read_hf_config(text, file);
+  } catch (const InputError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no InputError for:\n" << text;
+  return InputError("", 0, "", "");
+}
+
+// `text` with its only occurrence of `from` replaced by `to`.
+std::string with(std::string text, const std::string& from, const std::string& to) {
+  const size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+// A tiny Llama; one key per line, so errors have known lines.
+const std::string kTinyLlama = R"({
+  "model_type": "llama",
+  "num_hidden_layers": 2,
+  "hidden_size": 64,
+  "num_attention_heads": 4,
+  "num_key_value_heads": 2,
+  "intermediate_size": 128,
+  "vocab_size": 1000
+})";
+
+// --- Published configs ---------------------------------------------------------------------
+
+TEST(HfConfig, Llama3_8B) {
+  const ModelShape m = load("llama3-8b.json");
+  EXPECT_EQ(m.id, "llama3-8b");
+  EXPECT_EQ(m.name, "llama3-8b");
+  EXPECT_EQ(m.source, "Hugging Face config.json: " + data_path("llama3-8b.json"));
+  EXPECT_EQ(m.layers, 32);
+  EXPECT_EQ(m.hidden, 4096);
+  EXPECT_EQ(m.heads, 32);
+  EXPECT_EQ(m.kv_heads, 8);
+  EXPECT_EQ(m.head_dim, 0);
+  EXPECT_EQ(m.head_size(), 128);
+  EXPECT_EQ(m.ffn, 14336);
+  EXPECT_EQ(m.vocab, 128256);
+  EXPECT_EQ(m.mlp, MlpKind::swiglu);
+  EXPECT_FALSE(m.tied_embeddings);
+  EXPECT_EQ(m.position, PositionKind::rope);
+  EXPECT_EQ(m.max_position, 0);
+  EXPECT_EQ(m.norm, NormKind::rmsnorm);
+  EXPECT_FALSE(m.linear_bias);
+  EXPECT_FALSE(m.qkv_bias);
+  EXPECT_FALSE(m.dropout);
+  EXPECT_FALSE(m.is_moe());
+  EXPECT_FALSE(m.is_mla());
+}
+
+TEST(HfConfig, Mixtral8x7B) {
+  const ModelShape m = load("mixtral-8x7b.json");
+  EXPECT_EQ(m.layers, 32);
+  EXPECT_EQ(m.hidden, 4096);
+  EXPECT_EQ(m.heads, 32);
+  EXPECT_EQ(m.kv_heads, 8);
+  EXPECT_EQ(m.ffn, 14336);
+  EXPECT_EQ(m.vocab, 32000);
+  EXPECT_EQ(m.mlp, MlpKind::swiglu);
+  EXPECT_FALSE(m.tied_embeddings);
+  EXPECT_EQ(m.norm, NormKind::rmsnorm);
+  EXPECT_TRUE(m.is_moe());
+  EXPECT_EQ(m.moe.experts, 8);
+  EXPECT_EQ(m.moe.top_k, 2);
+  EXPECT_EQ(m.moe.shared_experts, 0);
+  EXPECT_EQ(m.moe.expert_ffn, 14336);
+  EXPECT_EQ(m.moe.dense_layers, 0);
+}
+
+TEST(HfConfig, DeepSeekV3) {
+  const ModelShape m = load("deepseek-v3.json");
+  EXPECT_EQ(m.layers, 61);
+  EXPECT_EQ(m.hidden, 7168);
+  EXPECT_EQ(m.heads, 128);
+  EXPECT_EQ(m.kv_heads, 128);
+  EXPECT_EQ(m.head_dim, 192);
+  EXPECT_EQ(m.ffn, 18432);
+  EXPECT_EQ(m.vocab, 129280);
+  EXPECT_EQ(m.mlp, MlpKind::swiglu);
+  EXPECT_FALSE(m.tied_embeddings);
+  EXPECT_EQ(m.position, PositionKind::rope);
+  EXPECT_EQ(m.norm, NormKind::rmsnorm);
+  EXPECT_EQ(m.moe.experts, 256);
+  EXPECT_EQ(m.moe.top_k, 8);
+  EXPECT_EQ(m.moe.shared_experts, 1);
+  EXPECT_EQ(m.moe.expert_ffn, 2048);
+  EXPECT_EQ(m.moe.dense_layers, 3);
+  EXPECT_TRUE(m.is_mla());
+  EXPECT_EQ(m.mla.q_lora_rank, 1536);
+  EXPECT_EQ(m.mla.kv_lora_rank, 512);
+  EXPECT_EQ(m.mla.qk_nope_head_dim, 128);
+  EXPECT_EQ(m.mla.qk_rope_head_dim, 64);
+  EXPECT_EQ(m.mla.v_head_dim, 128);
+}
+
+TEST(HfConfig, Gpt2) {
+  const ModelShape m = load("gpt2.json");
+  EXPECT_EQ(m.id, "gpt2");
+  EXPECT_EQ(m.layers, 12);
+  EXPECT_EQ(m.hidden, 768);
+  EXPECT_EQ(m.heads, 12);
+  EXPECT_EQ(m.kv_heads, 12);
+  EXPECT_EQ(m.ffn, 3072);
+  EXPECT_EQ(m.vocab, 50257);
+  EXPECT_EQ(m.mlp, MlpKind::gelu);
+  EXPECT_TRUE(m.tied_embeddings);
+  EXPECT_EQ(m.position, PositionKind::learned);
+  EXPECT_EQ(m.max_position, 1024);
+  EXPECT_EQ(m.norm, NormKind::layernorm);
+  EXPECT_TRUE(m.linear_bias);
+  EXPECT_TRUE(m.dropout);
+}
+
+TEST(HfConfig, Qwen2_5_7B) {
+  const ModelShape m = load("qwen2.5-7b.json");
+  EXPECT_EQ(m.id, "qwen2.5-7b");
+  EXPECT_EQ(m.layers, 28);
+  EXPECT_EQ(m.hidden, 3584);
+  EXPECT_EQ(m.heads, 28);
+  EXPECT_EQ(m.kv_heads, 4);
+  EXPECT_EQ(m.head_size(), 128);
+  EXPECT_EQ(m.ffn, 18944);
+  EXPECT_EQ(m.vocab, 152064);
+  EXPECT_EQ(m.mlp, MlpKind::swiglu);
+  EXPECT_FALSE(m.tied_embeddings);
+  EXPECT_EQ(m.norm, NormKind::rmsnorm);
+  EXPECT_TRUE(m.qkv_bias);
+  EXPECT_FALSE(m.linear_bias);
+}
+
+TEST(HfConfig, Falcon7B) {
+  const ModelShape m = load("falcon-7b.json");
+  EXPECT_EQ(m.layers, 32);
+  EXPECT_EQ(m.hidden, 4544);
+  EXPECT_EQ(m.heads, 71);
+  EXPECT_EQ(m.kv_heads, 1);
+  EXPECT_EQ(m.head_size(), 64);
+  EXPECT_EQ(m.ffn, 4 * 4544);
+  EXPECT_EQ(m.vocab, 65024);
+  EXPECT_EQ(m.mlp, MlpKind::gelu);
+  EXPECT_TRUE(m.tied_embeddings);
+  EXPECT_EQ(m.position, PositionKind::rope);
+  EXPECT_EQ(m.norm, NormKind::layernorm);
+  EXPECT_FALSE(m.linear_bias);
+  EXPECT_FALSE(m.dropout);
+}
+
+TEST(HfConfig, GptNeoX20B) {
+  const ModelShape m = load("gpt-neox-20b.json");
+  EXPECT_EQ(m.layers, 44);
+  EXPECT_EQ(m.hidden, 6144);
+  EXPECT_EQ(m.heads, 64);
+  EXPECT_EQ(m.kv_heads, 64);
+  EXPECT_EQ(m.ffn, 24576);
+  EXPECT_EQ(m.vocab, 50432);
+  EXPECT_EQ(m.mlp, MlpKind::gelu);
+  EXPECT_FALSE(m.tied_embeddings);
+  EXPECT_EQ(m.position, PositionKind::rope);
+  EXPECT_EQ(m.norm, NormKind::layernorm);
+  EXPECT_TRUE(m.linear_bias);
+  EXPECT_FALSE(m.dropout);
+}
+
+// --- Architecture rules ----------------------------------------------------------------------
+
+TEST(HfConfig, ArchitecturesWhenModelTypeIsAbsent) {
+  const ModelShape m = read_hf_config(
+      with(kTinyLlama, R"("model_type": "llama")", R"("architectures": ["Qwen2ForCausalLM"])"),
+      "tiny.json");
+  EXPECT_TRUE(m.qkv_bias);
+  EXPECT_EQ(m.mlp, MlpKind::swiglu);
+}
+
+TEST(HfConfig, NameFromNameOrPathAndIdFromFileName) {
+  const ModelShape m = read_hf_config(with(kTinyLlama, "\"vocab_size\": 1000",
+                                           "\"vocab_size\": 1000, \"_name_or_path\": \"org/tiny\""),
+                                      "/some/dir/tiny-llama.json");
+  EXPECT_EQ(m.id, "tiny-llama");
+  EXPECT_EQ(m.name, "org/tiny");
+  EXPECT_EQ(m.source, "Hugging Face config.json: /some/dir/tiny-llama.json");
+}
+
+TEST(HfConfig, ClassDefaultsForAbsentKeys) {
+  // Llama: untied, no dropout, key/value heads = heads.
+  const ModelShape llama =
+      read_hf_config(with(kTinyLlama, "\"num_key_value_heads\": 2,", ""), "tiny.json");
+  EXPECT_FALSE(llama.tied_embeddings);
+  EXPECT_FALSE(llama.dropout);
+  EXPECT_EQ(llama.kv_heads, 4);
+  // GPT-2: tied, dropout 0.1, n_inner null -> 4h, 1024 positions.
+  const ModelShape gpt2 = read_hf_config(
+      R"({"model_type": "gpt2", "n_layer": 2, "n_embd": 64, "n_head": 4, "n_inner": null,
+          "vocab_size": 100})",
+      "tiny.json");
+  EXPECT_TRUE(gpt2.tied_embeddings);
+  EXPECT_TRUE(gpt2.dropout);
+  EXPECT_EQ(gpt2.ffn, 256);
+  EXPECT_EQ(gpt2.max_position, 1024);
+}
+
+TEST(HfConfig, ExplicitDropoutAndTying) {
+  const ModelShape m = read_hf_config(
+      with(kTinyLlama, "\"vocab_size\": 1000",
+           "\"vocab_size\": 1000, \"attention_dropout\": 0.1, \"tie_word_embeddings\": true"),
+      "tiny.json");
+  EXPECT_TRUE(m.dropout);
+  EXPECT_TRUE(m.tied_embeddings);
+  const ModelShape gpt2 = read_hf_config(
+      R"({"model_type": "gpt2", "n_layer": 2, "n_embd": 64, "n_head": 4, "vocab_size": 100,
+          "resid_pdrop": 0, "attn_pdrop": 0.0, "embd_pdrop": 0})",
+      "tiny.json");
+  EXPECT_FALSE(gpt2.dropout);
+}
+
+TEST(HfConfig, HeadDimOverridesHiddenOverHeads) {
+  // Mistral-Nemo style: head_dim given, hidden 5120 over 48 heads would not divide.
+  const ModelShape m = read_hf_config(
+      R"({"model_type": "mistral", "num_hidden_layers": 40, "hidden_size": 5120,
+          "num_attention_heads": 48, "num_key_value_heads": 8, "head_dim": 128,
+          "intermediate_size": 14336, "vocab_size": 131072})",
+      "nemo.json");
+  EXPECT_EQ(m.head_dim, 128);
+  EXPECT_EQ(m.head_size(), 128);
+}
+
+TEST(HfConfig, IntegralFloatIsAccepted) {
+  const ModelShape m =
+      read_hf_config(with(kTinyLlama, "\"hidden_size\": 64", "\"hidden_size\": 64.0"), "t.json");
+  EXPECT_EQ(m.hidden, 64);
+}
+
+TEST(HfConfig, FalconNewDecoderArchitecture) {
+  // Falcon-40B: grouped key/value heads, ALiBi off, no biases.
+  const ModelShape m = read_hf_config(
+      R"({"model_type": "falcon", "num_hidden_layers": 60, "hidden_size": 8192,
+          "num_attention_heads": 128, "num_kv_heads": 8, "new_decoder_architecture": true,
+          "vocab_size": 65024, "alibi": false, "bias": false})",
+      "falcon-40b.json");
+  EXPECT_EQ(m.kv_heads, 8);
+  EXPECT_EQ(m.ffn, 4 * 8192);
+  EXPECT_EQ(m.position, PositionKind::rope);
+}
+
+TEST(HfConfig, FalconAlibiBiasAndMultiHead) {
+  // falcon-rw-1b: ALiBi, biases, multi_query false -> one key/value head per head.
+  const ModelShape m = read_hf_config(
+      R"({"model_type": "falcon", "num_hidden_layers": 24, "hidden_size": 2048,
+          "num_attention_heads": 32, "multi_query": false, "new_decoder_architecture": false,
+          "alibi": true, "bias": true, "vocab_size": 50304})",
+      "falcon-rw-1b.json");
+  EXPECT_EQ(m.kv_heads, 32);
+  EXPECT_EQ(m.position, PositionKind::alibi);
+  EXPECT_TRUE(m.linear_bias);
+}
+
+TEST(HfConfig, Opt125M) {
+  const ModelShape m = read_hf_config(
+      R"({"model_type": "opt", "num_hidden_layers": 12, "hidden_size": 768,
+          "num_attention_heads": 12, "ffn_dim": 3072, "max_position_embeddings": 2048,
+          "vocab_size": 50272, "dropout": 0.1, "attention_dropout": 0.0,
+          "enable_bias": true, "word_embed_proj_dim": 768})",
+      "opt-125m.json");
+  EXPECT_EQ(m.ffn, 3072);
+  EXPECT_EQ(m.position, PositionKind::learned);
+  EXPECT_EQ(m.max_position, 2050);
+  EXPECT_TRUE(m.tied_embeddings);
+  EXPECT_TRUE(m.linear_bias);
+  EXPECT_TRUE(m.dropout);
+  EXPECT_EQ(m.norm, NormKind::layernorm);
+}
+
+TEST(HfConfig, Bloom560M) {
+  const ModelShape m = read_hf_config(
+      R"({"model_type": "bloom", "n_layer": 24, "n_embed": 1024, "n_head": 16,
+          "vocab_size": 250880, "attention_dropout": 0.0, "hidden_dropout": 0.0})",
+      "bloom-560m.json");
+  EXPECT_EQ(m.layers, 24);
+  EXPECT_EQ(m.hidden, 1024);
+  EXPECT_EQ(m.ffn, 4096);
+  EXPECT_EQ(m.position, PositionKind::alibi);
+  EXPECT_TRUE(m.tied_embeddings);
+  EXPECT_TRUE(m.linear_bias);
+  EXPECT_FALSE(m.dropout);
+}
+
+TEST(HfConfig, Mpt7B) {
+  const ModelShape m = read_hf_config(
+      R"({"model_type": "mpt", "n_layers": 32, "d_model": 4096, "n_heads": 32,
+          "expansion_ratio": 4, "max_seq_len": 2048, "vocab_size": 50432, "no_bias": true,
+          "attn_config": {"alibi": true, "attn_pdrop": 0, "attn_type": "multihead_attention"}})",
+      "mpt-7b.json");
+  EXPECT_EQ(m.ffn, 16384);
+  EXPECT_EQ(m.kv_heads, 32);
+  EXPECT_EQ(m.position, PositionKind::alibi);
+  EXPECT_FALSE(m.linear_bias);
+  EXPECT_FALSE(m.dropout);
+}
+
+TEST(HfConfig, DeepSeekV2LiteWithoutQueryCompression) {
+  const ModelShape m = read_hf_config(
+      R"({"model_type": "deepseek_v2", "num_hidden_layers": 27, "hidden_size": 2048,
+          "num_attention_heads": 16, "num_key_value_heads": 16, "intermediate_size": 10944,
+          "vocab_size": 102400, "n_routed_experts": 64, "num_experts_per_tok": 6,
+          "n_shared_experts": 2, "moe_intermediate_size": 1408, "first_k_dense_replace": 1,
+          "q_lora_rank": null, "kv_lora_rank": 512, "qk_nope_head_dim": 128,
+          "qk_rope_head_dim": 64, "v_head_dim": 128})",
+      "deepseek-v2-lite.json");
+  EXPECT_EQ(m.mla.q_lora_rank, 0);
+  EXPECT_EQ(m.mla.kv_lora_rank, 512);
+  EXPECT_EQ(m.moe.experts, 64);
+  EXPECT_EQ(m.moe.shared_experts, 2);
+  EXPECT_EQ(m.moe.dense_layers, 1);
+}
+
+TEST(HfConfig, Qwen2MoeSharedExpertAsExpertWidths) {
+  const ModelShape m = read_hf_config(
+      R"({"model_type": "qwen2_moe", "num_hidden_layers": 28, "hidden_size": 3584,
+          "num_attention_heads": 28, "num_key_value_heads": 4, "intermediate_size": 18944,
+          "vocab_size": 151936, "num_experts": 64, "num_experts_per_tok": 8,
+          "moe_intermediate_size": 2560, "shared_expert_intermediate_size": 20480,
+          "decoder_sparse_step": 1, "mlp_only_layers": []})",
+      "qwen2-57b-a14b.json");
+  EXPECT_EQ(m.moe.experts, 64);
+  EXPECT_EQ(m.moe.top_k, 8);
+  EXPECT_EQ(m.moe.expert_ffn, 2560);
+  EXPECT_EQ(m.moe.shared_experts, 8);
+  EXPECT_EQ(m.moe.dense_layers, 0);
+  EXPECT_TRUE(m.qkv_bias);
+}
+
+// --- Errors ----------------------------------------------------------------------------------
+
+TEST(HfConfigError, NotJsonGivesTheLine) {
+  const InputError e = error_of(with(kTinyLlama, "\"hidden_size\": 64", "\"hidden_size\" 64"));
+  EXPECT_EQ(e.file, "model.json");
+  EXPECT_EQ(e.line, 4);
+  EXPECT_EQ(e.key, "");
+  EXPECT_EQ(e.message.rfind("not valid JSON: syntax error while parsing object separator", 0), 0u)
+      << e.message;
+  EXPECT_EQ(e.hint, "check commas, quotes and brackets");
+}
+
+TEST(HfConfigError, TruncatedJsonGivesTheLastLine) {
+  const InputError e = error_of("{\n  \"model_type\": \"llama\",\n  \"num_hidden_layers\": 2,");
+  EXPECT_EQ(e.line, 3);
+  EXPECT_EQ(e.message.rfind("not valid JSON: ", 0), 0u) << e.message;
+}
+
+TEST(HfConfigError, TopLevelNotAnObject) {
+  const InputError e = error_of("\n[1, 2]\n");
+  EXPECT_EQ(e.line, 2);
+  EXPECT_EQ(e.message, "expected a JSON object of config keys, got an array");
+}
+
+TEST(HfConfigError, UnknownModelType) {
+  const InputError e = error_of(with(kTinyLlama, "\"llama\"", "\"lama\""));
+  EXPECT_EQ(e.key, "model_type");
+  EXPECT_EQ(e.line, 2);
+  EXPECT_EQ(e.message, "unsupported model_type 'lama'");
+  EXPECT_EQ(e.hint, "did you mean 'llama'?");
+  EXPECT_STREQ(e.what(),
+               "model.json:2: model_type: unsupported model_type 'lama' (did you mean "
+               "'llama'?)");
+}
+
+TEST(HfConfigError, UnknownModelTypeFarFromAll) {
+  const InputError e = error_of(with(kTinyLlama, "\"llama\"", "\"t5\""));
+  EXPECT_EQ(e.message, "unsupported model_type 't5'");
+  EXPECT_EQ(e.hint.rfind("expected one of: llama, mistral, mixtral", 0), 0u) << e.hint;
+}
+
+TEST(HfConfigError, UnknownArchitectureClass) {
+  const InputError e = error_of(
+      with(kTinyLlama, R"("model_type": "llama")", R"("architectures": ["LlamaForCausalLMM"])"));
+  EXPECT_EQ(e.key, "architectures");
+  EXPECT_EQ(e.line, 2);
+  EXPECT_EQ(e.message, "unsupported architecture 'LlamaForCausalLMM'");
+  EXPECT_EQ(e.hint, "did you mean 'LlamaForCausalLM'?");
+}
+
+TEST(HfConfigError, NoModelTypeNorArchitectures) {
+  const InputError e = error_of(with(kTinyLlama, "\"model_type\": \"llama\",", ""));
+  EXPECT_EQ(e.key, "model_type");
+  EXPECT_EQ(e.message, "required key is missing");
+  EXPECT_EQ(e.hint, "accepted names: model_type, architectures");
+}
+
+TEST(HfConfigError, MissingRequiredKeyNamesTheAcceptedNames) {
+  const InputError e = error_of(R"({"model_type": "gpt2", "n_embd": 64, "n_head": 4,
+      "vocab_size": 100})");
+  EXPECT_EQ(e.key, "n_layer");
+  EXPECT_EQ(e.line, 0);
+  EXPECT_EQ(e.message, "required key is missing");
+  EXPECT_EQ(e.hint, "accepted names: n_layer, num_hidden_layers");
+  EXPECT_STREQ(e.what(),
+               "model.json: n_layer: required key is missing (accepted names: n_layer, "
+               "num_hidden_layers)");
+}
+
+TEST(HfConfigError, NullRequiredKeyCountsAsMissing) {
+  const InputError e = error_of(with(kTinyLlama, "\"vocab_size\": 1000", "\"vocab_size\": null"));
+  EXPECT_EQ(e.key, "vocab_size");
+  EXPECT_EQ(e.message, "required key is missing");
+  EXPECT_EQ(e.hint, "accepted names: vocab_size");
+}
+
+TEST(HfConfigError, StringWhereANumberIsExpected) {
+  const InputError e = error_of(with(kTinyLlama, "\"hidden_size\": 64", "\"hidden_size\": \"64\""));
+  EXPECT_EQ(e.key, "hidden_size");
+  EXPECT_EQ(e.line, 4);
+  EXPECT_EQ(e.message, "expected an integer, got string \"64\"");
+}
+
+TEST(HfConfigError, StringWhereABooleanIsExpected) {
+  const InputError e = error_of(with(kTinyLlama, "\"vocab_size\": 1000",
+                                     "\"vocab_size\": 1000,\n  \"tie_word_embeddings\": \"no\""));
+  EXPECT_EQ(e.key, "tie_word_embeddings");
+  EXPECT_EQ(e.line, 9);
+  EXPECT_EQ(e.message, "expected true or false, got string \"no\"");
+}
+
+TEST(HfConfigError, WrongTypeOfModelType) {
+  const InputError e = error_of(with(kTinyLlama, "\"llama\"", "3"));
+  EXPECT_EQ(e.key, "model_type");
+  EXPECT_EQ(e.message, "expected a string, got number 3");
+}
+
+TEST(HfConfigError, ZeroSize) {
+  const InputError e =
+      error_of(with(kTinyLlama, "\"num_hidden_layers\": 2", "\"num_hidden_layers\": 0"));
+  EXPECT_EQ(e.key, "num_hidden_layers");
+  EXPECT_EQ(e.line, 3);
+  EXPECT_EQ(e.message, "must be positive, got 0");
+}
+
+TEST(HfConfigError, NegativeSize) {
+  const InputError e =
+      error_of(with(kTinyLlama, "\"intermediate_size\": 128", "\"intermediate_size\": -128"));
+  EXPECT_EQ(e.key, "intermediate_size");
+  EXPECT_EQ(e.message, "must be positive, got -128");
+}
+
+TEST(HfConfigError, NonIntegerSize) {
+  const InputError e = error_of(with(kTinyLlama, "\"hidden_size\": 64", "\"hidden_size\": 64.5"));
+  EXPECT_EQ(e.key, "hidden_size");
+  EXPECT_EQ(e.message, "must be a whole number, got 64.5");
+}
+
+TEST(HfConfigError, SizeTooLargeForItsField) {
+  const InputError e =
+      error_of(with(kTinyLlama, "\"num_hidden_layers\": 2", "\"num_hidden_layers\": 4294967296"));
+  EXPECT_EQ(e.key, "num_hidden_layers");
+  EXPECT_EQ(e.message, "must be at most 2147483647, got 4294967296");
+}
+
+TEST(HfConfigError, HiddenNotDivisibleByHeads) {
+  const InputError e =
+      error_of(with(kTinyLlama, "\"num_attention_heads\": 4", "\"num_attention_heads\": 6"));
+  EXPECT_EQ(e.key, "num_attention_heads");
+  EXPECT_EQ(e.line, 5);
+  EXPECT_EQ(e.message, "hidden size 64 is not divisible by 6 attention heads");
+  EXPECT_EQ(e.hint, "check hidden_size and num_attention_heads, or give head_dim");
+}
+
+TEST(HfConfigError, KeyValueHeadsNotDividingHeads) {
+  const InputError e =
+      error_of(with(kTinyLlama, "\"num_key_value_heads\": 2", "\"num_key_value_heads\": 3"));
+  EXPECT_EQ(e.key, "num_key_value_heads");
+  EXPECT_EQ(e.line, 6);
+  EXPECT_EQ(e.message, "4 attention heads are not divisible by 3 key/value heads");
+  EXPECT_EQ(e.hint, "each key/value head must serve the same number of query heads");
+}
+
+TEST(HfConfigError, MoreExpertsPerTokenThanExperts) {
+  const InputError e = error_of(with(kTinyLlama, "\"llama\"",
+                                     "\"mixtral\", \"num_local_experts\": 4, "
+                                     "\"num_experts_per_tok\": 8"));
+  EXPECT_EQ(e.key, "num_experts_per_tok");
+  EXPECT_EQ(e.line, 2);
+  EXPECT_EQ(e.message, "8 experts per token exceed the 4 routed experts");
+}
+
+TEST(HfConfigError, DropoutOutOfRange) {
+  const InputError e = error_of(
+      with(kTinyLlama, "\"vocab_size\": 1000", "\"vocab_size\": 1000, \"attention_dropout\": 1.5"));
+  EXPECT_EQ(e.key, "attention_dropout");
+  EXPECT_EQ(e.message, "must be between 0 and 1, got 1.5");
+}
+
+TEST(HfConfigError, NestedKeyHasItsDottedPathAndLine) {
+  const InputError e = error_of(R"({
+  "model_type": "mpt", "n_layers": 2, "d_model": 64, "n_heads": 4, "vocab_size": 100,
+  "attn_config": {
+    "attn_type": "multiquery_attentoin"
+  }
+})");
+  EXPECT_EQ(e.key, "attn_config.attn_type");
+  EXPECT_EQ(e.line, 4);
+  EXPECT_EQ(e.message, "unsupported attention type 'multiquery_attentoin'");
+  EXPECT_EQ(e.hint, "did you mean 'multiquery_attention'?");
+}
+
+}  // namespace
+}  // namespace scaleout::io
