@@ -13,9 +13,26 @@ namespace {
 // NF4 with double quantisation (Dettmers et al. 2023, QLoRA §3): 4 bits per
 // weight, an 8-bit scale per 64 weights and an fp32 scale per 256 scales.
 constexpr double kNf4BytesPerParam = 0.5 + 1.0 / 64.0 + 4.0 / (64.0 * 256.0);
-// Logits: bf16 logits kept for the loss (2), fp32 log-softmax saved (4) and
-// its fp32 gradient (4) during the backward pass; bytes per logit.
-constexpr double kLogitBytes = 2.0 + 4.0 + 4.0;
+// Bytes per logit alive at the peak of the loss computation, by how the
+// framework computes cross-entropy (docs/model.md, "Logits and loss"):
+// - Megatron-LM's fused vocab-parallel cross-entropy keeps an fp32 softmax
+//   and writes the gradient into it in place, beside the bf16 logits: 4 + 2.
+// - llm-foundry's fused cross-entropy (flash-attn xentropy) works on the
+//   bf16 logits and writes the gradient in place: 2 + 2.
+// - PyTorch's log_softmax + nll_loss on upcast logits holds the fp32
+//   log-softmax, its gradient and the input gradient at once: 4 + 4 + 4.
+double logit_bytes(Framework f) {
+  switch (f) {
+    case Framework::megatron:
+    case Framework::deepspeed:
+    case Framework::nemo: return 6.0;
+    case Framework::mosaic: return 4.0;
+    case Framework::fsdp:
+    case Framework::torchtitan:
+    case Framework::other: return 12.0;
+  }
+  return 12.0;
+}
 // Activations are stored in 16-bit (FP8 recipes keep 16-bit activations
 // outside the GEMMs); dropout masks are 1 byte per element.
 constexpr double kAct = 2.0;
@@ -324,17 +341,30 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
     if (st.has_output) {
       // Final norm and output-projection inputs, then the logits of one micro-batch.
       st.activations += 2.0 * kAct * tokens * h / seq_div;
-      st.logits = tokens * static_cast<double>(m.vocab) / t * kLogitBytes;
+      st.logits = tokens * static_cast<double>(m.vocab) / t * logit_bytes(w.framework);
     }
 
     // Buffers: ZeRO-3/FSDP gathers two layers' 16-bit weights (current and
     // prefetched) and reduce-scatters one layer's gradients; pipeline stages
     // exchange one micro-batch of activations each way.
-    const double layer_params =
-        st.layers > 0 ? (dense + experts) / std::max(1, st.layers) : 0.0;
-    if (zero >= 3 && shard > 1) {
-      st.buffers += 2.0 * layer_params * 2.0 + layer_params * pol.grad_bytes;
-      if (st.has_output || st.has_embedding) st.buffers += static_cast<double>(m.vocab) * h / t * 2.0;
+    if (zero >= 3 && shard > 1 && st.layers > 0) {
+      // Gathered copies are 16-bit, or the NF4 storage itself under QLoRA.
+      const double per_layer = (dense + experts) / st.layers;
+      const double gathered_bytes = qlora ? kNf4BytesPerParam : 2.0;
+      const double trainable_per_layer = (lora ? lora_here : dense + experts) / st.layers;
+      double gathered = 2.0 * per_layer;     // FSDP: the current and the prefetched block
+      double reduced = trainable_per_layer;  // one block's gradients before reduce-scatter
+      if (w.framework == Framework::deepspeed) {
+        // DeepSpeed ZeRO-3 gathers per module up to stage3_max_live_parameters
+        // (1e9) and reduces in buckets of reduce_bucket_size (5e8) elements
+        // (DeepSpeed configuration defaults).
+        gathered = std::min(gathered, 1e9);
+        reduced = std::min(reduced, 5e8);
+      }
+      st.buffers += gathered * gathered_bytes + reduced * pol.grad_bytes;
+      if (st.has_output || st.has_embedding) {
+        st.buffers += static_cast<double>(m.vocab) * h / t * 2.0;
+      }
     }
     if (p > 1) st.buffers += 2.0 * tokens * h / seq_div * kAct;
 
