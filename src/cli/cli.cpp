@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/spelling.hpp"
 #include "io/catalog_reader.hpp"
 #include "io/validation_csv.hpp"
 #include "io/workload_reader.hpp"
@@ -125,7 +126,15 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     out << kVersion << "\n";
     return 0;
   } catch (const CLI::ParseError& e) {
-    err << "scaleout: " << e.what() << "\n";
+    // A misspelt command is left over as an argument, and CLI11 then only says
+    // that a subcommand is required; name the word instead.
+    const std::vector<std::string> rest = app.remaining();
+    if (app.get_subcommands().empty() && !rest.empty() && rest.front().rfind('-', 0) != 0) {
+      err << "scaleout: unknown command '" << rest.front() << "' ("
+          << suggestion(rest.front(), {"estimate", "validate", "catalog"}) << ")\n";
+    } else {
+      err << "scaleout: " << e.what() << "\n";
+    }
     err << "Run 'scaleout --help' for the commands and options.\n";
     return 2;
   }

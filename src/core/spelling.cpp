@@ -31,6 +31,17 @@ std::string closest_match(std::string_view word, const std::vector<std::string>&
       best = c;
     }
   }
+  if (!best.empty()) return best;
+  // No close spelling: a candidate that shares a long prefix (tdp_watts -> tdp_w).
+  size_t best_prefix = 3;
+  for (const auto& c : candidates) {
+    size_t n = 0;
+    while (n < c.size() && n < word.size() && c[n] == word[n]) ++n;
+    if (n > best_prefix || (n == best_prefix && n == c.size())) {
+      best_prefix = n;
+      best = c;
+    }
+  }
   return best;
 }
 

@@ -1,5 +1,6 @@
 #include "io/workload_reader.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -110,7 +111,7 @@ WorkloadFile read_workload(const std::string& text, const std::string& file, con
   const YAML::Node root = load_yaml(text, file);
   if (!root.IsDefined() || root.IsNull()) {
     throw InputError(file, 0, "", "workload file is empty",
-                     "start from an example in examples/, e.g. examples/llama3-8b-finetune.yaml");
+                     "start from an example in examples/, e.g. examples/llama3-8b-lora.yaml");
   }
   WorkloadFile out;
   Workload& w = out.workload;
@@ -165,6 +166,13 @@ WorkloadFile read_workload(const std::string& text, const std::string& file, con
     ly.flash_attention = f.boolean("flash_attention").value_or(true);
     ly.offload_optimizer = f.boolean("offload").value_or(false);
     f.finish();
+    // Each degree is at most kMaxGpus; cap the product so that it cannot overflow.
+    long long product = 1;
+    for (const int d : {ly.tp, ly.pp, ly.dp, ly.cp}) product = std::min(product * d, kMaxGpus + 1);
+    if (product > kMaxGpus) {
+      top.fail("layout", fmt::format("tp {} x pp {} x dp {} x cp {} is more than the supported {} GPUs",
+                                     ly.tp, ly.pp, ly.dp, ly.cp, kMaxGpus));
+    }
   }
 
   long long cluster_gpus = 0;
@@ -208,7 +216,17 @@ WorkloadFile read_workload(const std::string& text, const std::string& file, con
   }
   for (const Problem& p : check_layout(w, cluster_gpus)) {
     const auto it = lines.find(p.key);
-    throw InputError(file, it == lines.end() ? 0 : it->second, p.key, p.message, p.hint);
+    const int line = it == lines.end() ? 0 : it->second;
+    if (p.key == "layout" && !dp_given) {
+      // dp was left out but could not be derived: the generic hint would say to leave it out.
+      const Layout& ly = w.layout;
+      throw InputError(file, line, p.key,
+                       fmt::format("tp {} x pp {} x cp {} = {} does not divide the cluster's {} "
+                                   "GPUs, so dp cannot be derived",
+                                   ly.tp, ly.pp, ly.cp, ly.tp * ly.pp * ly.cp, cluster_gpus),
+                       "choose tp, pp and cp whose product divides nodes x GPUs per node");
+    }
+    throw InputError(file, line, p.key, p.message, p.hint);
   }
   return out;
 }

@@ -1,5 +1,7 @@
 #include "io/yaml_fields.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -46,6 +48,13 @@ double scalar_number(const YAML::Node& n, const std::string& file, const std::st
     throw InputError(file, line_of(n), key, fmt::format("expected a number, got {}", type_name(n)));
   }
   const std::string& s = n.Scalar();
+  // YAML spells the non-finite floats .nan, .inf and -.inf, which strtod does not read.
+  std::string bare = s.substr(!s.empty() && (s[0] == '+' || s[0] == '-') ? 1 : 0);
+  for (char& ch : bare) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (bare == ".nan" || bare == ".inf") {
+    throw InputError(file, line_of(n), key, fmt::format("'{}' is not a finite number", s),
+                     "use a finite decimal value such as 1.5e12");
+  }
   const char* begin = s.c_str();
   char* end = nullptr;
   errno = 0;
@@ -72,6 +81,16 @@ Fields::Fields(const YAML::Node& node, std::string file, std::string path)
   if (!node.IsMap()) {
     throw InputError(file_, line_of(node), path_,
                      fmt::format("expected a mapping of keys to values, got {}", type_name(node)));
+  }
+  // YAML parsers keep both copies of a repeated key; reading would silently use the first.
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    if (!it->first.IsScalar()) continue;
+    for (auto prev = node.begin(); prev != it; ++prev) {
+      if (prev->first.IsScalar() && prev->first.Scalar() == it->first.Scalar()) {
+        throw InputError(file_, line_of(it->first), key_path(it->first.Scalar()), "duplicate key",
+                         fmt::format("it is already set on line {}; keep one", line_of(prev->first)));
+      }
+    }
   }
 }
 

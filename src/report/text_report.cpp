@@ -20,6 +20,12 @@ std::string count(double n) {
 
 std::string pct(double f) { return fmt::format("{:.1f}%", 100.0 * f); }
 
+// Sources can be long; tables show their start (JSON output has them whole).
+std::string brief(const std::string& source) {
+  constexpr size_t kMax = 40;
+  return source.size() <= kMax ? source : source.substr(0, kMax - 3) + "...";
+}
+
 }  // namespace
 
 std::string estimate_text(const EstimateResult& r) {
@@ -115,7 +121,7 @@ std::string catalog_text(const Catalog& c, const std::string& kind) {
       o += fmt::format("{:<16} {:>8.0f} {:>9.0f} {:>9.1f} {:>9.1f} {:>9.0f} {:>6.0f}  {}\n", g->id,
                        g->hbm_bytes / units::kGiB, g->hbm_bw_Bps / units::kGBps,
                        g->bf16_flops / units::kTFLOPS, g->fp8_flops / units::kTFLOPS,
-                       g->scaleup_bw_Bps / units::kGBps, g->tdp_W, g->source);
+                       g->scaleup_bw_Bps / units::kGBps, g->tdp_W, brief(g->source));
     }
   } else if (kind == "servers") {
     o += fmt::format("{:<28} {:<14} {:>4} {:<13} {:>9} {:>11}  {}\n", "id", "gpu", "gpus",
@@ -125,7 +131,7 @@ std::string catalog_text(const Catalog& c, const std::string& kind) {
                        s->gpus_per_node, to_string(s->intra_node),
                        s->intra_node_bw_Bps / units::kGBps,
                        fmt::format("{} x {:.0f}", s->nics_per_node, s->nic_bw_Bps / units::kGbps),
-                       s->source);
+                       brief(s->source));
     }
   } else if (kind == "fabrics") {
     o += fmt::format("{:<24} {:<9} {:>9} {:>11} {:<15} {:>7}  {}\n", "id", "kind", "port Gb/s",
@@ -134,7 +140,7 @@ std::string catalog_text(const Catalog& c, const std::string& kind) {
       o += fmt::format("{:<24} {:<9} {:>9.0f} {:>11} {:<15} {:>7.1f}  {}\n", f->id,
                        to_string(f->kind), f->port_bw_Bps / units::kGbps,
                        f->latency_s > 0 ? fmt::format("{:.2f}", f->latency_s * 1e6) : "-",
-                       to_string(f->topology), f->oversubscription, f->source);
+                       to_string(f->topology), f->oversubscription, brief(f->source));
     }
   } else {
     o += fmt::format("{:<16} {:>9} {:>6} {:>6} {:>5} {:>4} {:>7} {:>7} {:<7} {}\n", "id", "params",
@@ -144,7 +150,7 @@ std::string catalog_text(const Catalog& c, const std::string& kind) {
       if (m->is_moe()) params += "*";
       o += fmt::format("{:<16} {:>9} {:>6} {:>6} {:>5} {:>4} {:>7} {:>7} {:<7} {}\n", m->id, params,
                        m->layers, m->hidden, m->heads, m->kv_heads, m->ffn, m->vocab,
-                       to_string(m->mlp), m->source);
+                       to_string(m->mlp), brief(m->source));
     }
     o += "* mixture of experts: total parameters\n";
   }

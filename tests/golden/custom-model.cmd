@@ -1,0 +1,1 @@
+estimate examples/custom-model.yaml

@@ -1,0 +1,1 @@
+estimate examples/gpt3-175b-one-node.yaml

@@ -1,0 +1,1 @@
+estimate examples/llama3-8b-lora.yaml

@@ -1,0 +1,1 @@
+estimate examples/mistral-7b-pcie.yaml

@@ -1,0 +1,1 @@
+estimate examples/mixtral-8x7b-pretrain.yaml

@@ -1,0 +1,1 @@
+validate data/validation/training.csv

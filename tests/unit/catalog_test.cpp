@@ -1,0 +1,110 @@
+// The embedded catalog is data: it is loaded and checked here (ids unique,
+// every entry sourced, figures consistent with each other).
+#include "hw/catalog.hpp"
+
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+#include "core/units.hpp"
+#include "io/catalog_reader.hpp"
+
+namespace scaleout {
+namespace {
+
+const Catalog& cat() { return io::builtin_catalog(); }
+
+TEST(Catalog, HoldsTheSharedCatalogIdsAndValidationIds) {
+  for (const char* id : {"a100-sxm-40g", "a100-pcie-40g", "a100-sxm-80g", "a100-pcie-80g",
+                         "h100-sxm", "h100-pcie", "h100-nvl", "h200-sxm", "h200-nvl", "b200",
+                         "gb200", "l40s", "mi300x", "mi325x", "gaudi3", "v100-sxm-32g", "h800",
+                         "rtx-a6000"}) {
+    EXPECT_NE(cat().find_gpu(id), nullptr) << id;
+  }
+  for (const char* id : {"dgx-a100", "dgx-h100", "dgx-h200", "dgx-b200", "dgx-gb200-nvl72",
+                         "smc-as-4125gs-tnrt", "amd-mi300x-platform", "aws-p5.48xlarge"}) {
+    EXPECT_NE(cat().find_server(id), nullptr) << id;
+  }
+  for (const char* id : {"ib-hdr", "ib-ndr", "ib-xdr", "roce-200", "roce-400", "roce-800"}) {
+    EXPECT_NE(cat().find_fabric(id), nullptr) << id;
+  }
+}
+
+TEST(Catalog, EveryEntryHasASourceAndSaneFigures) {
+  for (const Gpu* g : cat().gpus()) {
+    EXPECT_FALSE(g->source.empty()) << g->id;
+    EXPECT_GT(g->hbm_bytes, 8 * units::kGiB) << g->id;
+    EXPECT_GT(g->hbm_bw_Bps, 100 * units::kGBps) << g->id;
+    EXPECT_GT(g->bf16_flops + g->fp16_flops, 0) << g->id;
+    // Dense FP8 is twice BF16 where both exist (NVIDIA and AMD tensor cores).
+    if (g->fp8_flops > 0 && g->bf16_flops > 0 && g->vendor != "intel") {
+      EXPECT_NEAR(g->fp8_flops / g->bf16_flops, 2.0, 0.05) << g->id;
+    }
+  }
+  for (const Server* s : cat().servers()) {
+    EXPECT_FALSE(s->source.empty()) << s->id;
+    EXPECT_NE(cat().find_gpu(s->gpu_id), nullptr) << s->id;
+    EXPECT_GE(s->scaleup_domain_gpus, 1) << s->id;
+  }
+  for (const Fabric* f : cat().fabrics()) {
+    EXPECT_FALSE(f->source.empty()) << f->id;
+    EXPECT_GE(f->oversubscription, 1.0) << f->id;
+  }
+  for (const ModelShape* m : cat().models()) {
+    EXPECT_FALSE(m->source.empty()) << m->id;
+    EXPECT_EQ(m->heads % m->kv_heads, 0) << m->id;
+  }
+}
+
+TEST(Catalog, KeyFiguresMatchTheSharedCatalog) {
+  // hardware-catalog.json: H100 SXM 80 GB, 3350 GB/s, 989 TF/s bf16, NVLink4 450 GB/s one way.
+  const Gpu& h100 = *cat().find_gpu("h100-sxm");
+  EXPECT_DOUBLE_EQ(h100.hbm_bytes, 80 * units::kGiB);
+  EXPECT_DOUBLE_EQ(h100.hbm_bw_Bps, 3350e9);
+  EXPECT_DOUBLE_EQ(h100.bf16_flops, 989e12);
+  EXPECT_DOUBLE_EQ(h100.scaleup_bw_Bps, 450e9);
+  const Server& dgx = *cat().find_server("dgx-h100");
+  EXPECT_EQ(dgx.gpus_per_node, 8);
+  EXPECT_EQ(dgx.nics_per_node, 8);
+  EXPECT_DOUBLE_EQ(dgx.nic_bw_Bps, 400e9 / 8);
+}
+
+TEST(Catalog, ModelZooHasTheNamedModels) {
+  for (const char* id :
+       {"gpt-1.7b", "gpt-3.6b", "gpt-7.5b", "gpt-18.4b", "gpt-39.1b", "gpt-76.1b", "gpt-145.6b",
+        "gpt-310.1b", "gpt-529.6b", "gpt-1t", "gpt3-175b", "llama2-7b", "llama2-13b",
+        "llama2-70b", "llama3-8b", "llama3-70b", "llama3.1-8b", "llama3.1-70b", "llama3.1-405b",
+        "mistral-7b", "mixtral-8x7b", "mixtral-8x22b", "qwen2.5-7b", "qwen2.5-72b",
+        "deepseek-v3", "bloom-176b", "opt-175b", "mpt-7b", "mpt-30b"}) {
+    EXPECT_NE(cat().find_model(id), nullptr) << id;
+  }
+}
+
+TEST(Catalog, UserFileAddsAndOverrides) {
+  Catalog c = cat();
+  io::read_catalog(R"(
+gpus:
+  - {id: h100-sxm, name: tuned, hbm_gib: 80, hbm_bw_gbyte_s: 3000, tflops: {bf16: 900}, source: mine}
+  - {id: my-gpu, hbm_gib: 64, hbm_bw_gbyte_s: 2000, tflops: {bf16: 500}, source: mine}
+servers:
+  - {id: my-box, gpu: my-gpu, gpus_per_node: 4, source: mine}
+)",
+                   "user.yaml", c);
+  EXPECT_DOUBLE_EQ(c.find_gpu("h100-sxm")->hbm_bw_Bps, 3000e9);
+  EXPECT_EQ(c.find_server("my-box")->gpus_per_node, 4);
+  EXPECT_EQ(c.find_server("dgx-h100")->gpu_id, "h100-sxm");
+}
+
+TEST(Catalog, UserFileErrorsNameLineAndKey) {
+  Catalog c;
+  try {
+    io::read_catalog("gpus:\n  - {id: x, hbm_gib: 80, hbm_bw_gbyte_s: 1, tflops: {bf16: 1},\n"
+                     "     source: s, tdp_watts: 5}\n",
+                     "user.yaml", c);
+    FAIL() << "expected an error";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "user.yaml:3: gpus[0].tdp_watts: unknown key (did you mean 'tdp_w'?)");
+  }
+}
+
+}  // namespace
+}  // namespace scaleout

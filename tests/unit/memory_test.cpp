@@ -1,0 +1,268 @@
+#include "memory/memory.hpp"
+
+#include <gtest/gtest.h>
+
+#include "io/catalog_reader.hpp"
+#include "model/params.hpp"
+
+namespace scaleout {
+namespace {
+
+// A GPT layer as in Korthikanti et al. 2022: f = 4h, dropout, no FlashAttention.
+Workload korthikanti(int tp, bool sp, Recompute rc) {
+  Workload w;
+  w.model.layers = 4;
+  w.model.hidden = 6144;
+  w.model.heads = 64;
+  w.model.kv_heads = 64;
+  w.model.ffn = 4 * 6144;
+  w.model.vocab = 51200;
+  w.model.mlp = MlpKind::gelu;
+  w.model.dropout = true;
+  w.seq_len = 2048;
+  w.framework = Framework::megatron;
+  w.layout.tp = tp;
+  w.layout.sp = sp;
+  w.layout.micro_batch = 4;
+  w.layout.recompute = rc;
+  w.layout.flash_attention = false;
+  return w;
+}
+
+constexpr double s = 2048, b = 4, h = 6144, a = 64;
+
+TEST(Activations, KorthikantiNoParallelism) {
+  // s*b*h*(34 + 5*a*s/h) bytes per layer.
+  const Workload w = korthikanti(1, false, Recompute::none);
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(w, false), s * b * h * (34 + 5 * a * s / h));
+}
+
+TEST(Activations, KorthikantiTensorParallel) {
+  // s*b*h*(10 + 24/t + 5*a*s/(h*t)).
+  const double t = 8;
+  const Workload w = korthikanti(8, false, Recompute::none);
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(w, false),
+                   s * b * h * (10 + 24 / t + 5 * a * s / (h * t)));
+}
+
+TEST(Activations, KorthikantiTensorAndSequenceParallel) {
+  // s*b*h/t*(34 + 5*a*s/h).
+  const double t = 8;
+  const Workload w = korthikanti(8, true, Recompute::none);
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(w, false), s * b * h / t * (34 + 5 * a * s / h));
+}
+
+TEST(Activations, KorthikantiSelectiveRecompute) {
+  // s*b*h/t*34: the attention core is recomputed.
+  const double t = 8;
+  const Workload w = korthikanti(8, true, Recompute::selective);
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(w, false), s * b * h / t * 34);
+}
+
+TEST(Activations, KorthikantiFullRecompute) {
+  // Only the layer input: 2*s*b*h, divided by t with SP.
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(korthikanti(8, false, Recompute::full), false),
+                   2 * s * b * h);
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(korthikanti(8, true, Recompute::full), false),
+                   2 * s * b * h / 8);
+}
+
+TEST(Activations, FlashAttentionStoresNoScores) {
+  // FlashAttention keeps Q, K, V, the output and an fp32 log-sum-exp per head:
+  // 34*s*b*h (dropout masks included) + 4*a*s*b.
+  Workload w = korthikanti(1, false, Recompute::none);
+  w.layout.flash_attention = true;
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(w, false), s * b * h * 34 + 4 * a * s * b);
+}
+
+TEST(Activations, SwigluGqaWithoutDropout) {
+  // Llama 3 8B layer, no dropout, FlashAttention, selective: per token
+  // 2h (norm in) + 2h (QKV in) + 2h (Q) + 2*2*1024 (K,V) + 4a (lse) + 2h (O in)
+  // + 2h (norm in) + 2h (MLP in) + 3*2*14336 (gate, up, product).
+  Workload w;
+  w.model = *io::builtin_catalog().find_model("llama3-8b");
+  w.seq_len = 8192;
+  w.layout.micro_batch = 1;
+  w.layout.recompute = Recompute::selective;
+  const double per_token = 6 * 2 * 4096.0 + 4 * 1024.0 + 4 * 32.0 + 6 * 14336.0;
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(w, false), 8192 * per_token);
+}
+
+TEST(Activations, TorchtitanOpLevelSelectiveKeepsEverySecondMatmul) {
+  // Layer input 2h, attention output 2h + lse 4a, and wq (2h), wv (2*1024),
+  // w1 (2f), w2 (2h) of the seven matmul outputs.
+  Workload w;
+  w.model = *io::builtin_catalog().find_model("llama3-8b");
+  w.framework = Framework::torchtitan;
+  w.seq_len = 8192;
+  w.layout.recompute = Recompute::selective;
+  const double per_token = 2 * 4096.0 + 2 * 4096.0 + 4 * 32.0 + 2 * 4096.0 + 2 * 1024.0 +
+                           2 * 14336.0 + 2 * 4096.0;
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(w, false), 8192 * per_token);
+}
+
+// A model of P parameters trained with DeepSpeed ZeRO on 64 GPUs.
+Workload zero_workload(int stage) {
+  Workload w;
+  w.model = *io::builtin_catalog().find_model("gpt-7.5b");
+  w.framework = Framework::deepspeed;
+  w.layout.dp = 64;
+  w.layout.zero = stage;
+  w.layout.recompute = Recompute::full;
+  return w;
+}
+
+double model_state(const MemoryEstimate& e) {
+  return e.peak.weights + e.peak.gradients + e.peak.optimizer;
+}
+
+TEST(ModelState, ZeroPaperSixteenBytesPerParameterAndItsShards) {
+  // Rajbhandari et al. 2020 Fig. 1, psi = 7.5B, N_d = 64: 120 GB, 31.4 GB (P_os),
+  // 16.6 GB (P_os+g), 1.9 GB (P_os+g+p). Here psi is the zoo's 7.47B.
+  const Gpu& gpu = *io::builtin_catalog().find_gpu("a100-sxm-80g");
+  const double psi = count_params(zero_workload(0).model).total();
+  EXPECT_NEAR(model_state(estimate_memory(zero_workload(0), gpu)), 16 * psi, 1e-6 * psi);
+  EXPECT_NEAR(model_state(estimate_memory(zero_workload(1), gpu)), 4 * psi + 12 * psi / 64,
+              1e-6 * psi);
+  EXPECT_NEAR(model_state(estimate_memory(zero_workload(2), gpu)), 2 * psi + 14 * psi / 64,
+              1e-6 * psi);
+  EXPECT_NEAR(model_state(estimate_memory(zero_workload(3), gpu)), 16 * psi / 64, 1e-6 * psi);
+  // The paper's figures for psi = 7.5e9: 16*psi = 120 GB, 4*psi + 12*psi/64 = 31.4 GB.
+  EXPECT_NEAR(4 * 7.5e9 + 12 * 7.5e9 / 64, 31.4e9, 0.05e9);
+}
+
+TEST(ModelState, MegatronEighteenBytesAndDistributedOptimizer) {
+  // Megatron-LM docs/distrib_optimizer.md: bf16 params + fp32 grads = 18 B/param,
+  // distributed optimizer 6 + 12/d.
+  Workload w = zero_workload(0);
+  w.framework = Framework::megatron;
+  const Gpu& gpu = *io::builtin_catalog().find_gpu("a100-sxm-80g");
+  const double psi = count_params(w.model).total();
+  EXPECT_NEAR(model_state(estimate_memory(w, gpu)), 18 * psi, 1e-6 * psi);
+  w.layout.zero = 1;
+  EXPECT_NEAR(model_state(estimate_memory(w, gpu)), 6 * psi + 12 * psi / 64, 1e-6 * psi);
+}
+
+TEST(ModelState, LoraTrainsOnlyTheAdapters) {
+  // Llama 3 8B, rank 16 on q,k,v,o and gate/up/down: per layer
+  // 16*(4096+4096)*2 + 16*(4096+1024)*2 + 3*16*(4096+14336) = 1,310,720; x32 = 41,943,040.
+  Workload w;
+  w.model = *io::builtin_catalog().find_model("llama3-8b");
+  w.task = Task::finetune;
+  w.finetune.method = FinetuneMethod::lora;
+  w.finetune.rank = 16;
+  w.framework = Framework::fsdp;
+  w.layout.recompute = Recompute::full;
+  const Gpu& gpu = *io::builtin_catalog().find_gpu("h100-sxm");
+  const MemoryEstimate e = estimate_memory(w, gpu);
+  EXPECT_DOUBLE_EQ(e.peak.trainable_params, 41943040.0);
+  // Frozen base in bf16 (2 B/param) plus the fp32 adapters (4 B/param).
+  const double base = count_params(w.model).total();
+  EXPECT_NEAR(e.peak.weights, 2 * base + 4 * 41943040.0, 1.0);
+  // Gradients and Adam state only for the adapters: 4 + 8 bytes each.
+  EXPECT_DOUBLE_EQ(e.peak.gradients, 4 * 41943040.0);
+  EXPECT_DOUBLE_EQ(e.peak.optimizer, 8 * 41943040.0);
+}
+
+TEST(ModelState, QloraStoresNf4WithItsScales) {
+  // NF4 with double quantisation: 0.5 + 1/64 + 4/(64*256) bytes per weight for
+  // the transformer-block linears; embeddings, output and norms stay bf16.
+  Workload w;
+  w.model = *io::builtin_catalog().find_model("llama3-70b");
+  w.task = Task::finetune;
+  w.finetune.method = FinetuneMethod::qlora;
+  w.finetune.rank = 16;
+  w.framework = Framework::fsdp;
+  w.layout.recompute = Recompute::full;
+  const Gpu& gpu = *io::builtin_catalog().find_gpu("h100-sxm");
+  const MemoryEstimate e = estimate_memory(w, gpu);
+  const ModelShape& m = w.model;
+  const double linears =
+      m.layers * (attention_params_per_layer(m) + mlp_params(m, m.ffn));
+  const double other = count_params(m).total() - linears;
+  const double nf4 = 0.5 + 1.0 / 64 + 4.0 / (64 * 256);
+  EXPECT_NEAR(e.peak.weights, linears * nf4 + other * 2 + 4 * e.peak.trainable_params, 1.0);
+  // 70B in 4 bits is about 36 GiB: one 80 GB GPU holds it.
+  EXPECT_LT(e.peak.weights, 40.0 * 1024 * 1024 * 1024);
+}
+
+TEST(Pipeline, FirstStageHoldsPMicrobatches) {
+  // 1F1B: stage 0 keeps p micro-batches of L/p layers in flight (Korthikanti §4.2.3).
+  Workload w = korthikanti(8, true, Recompute::selective);
+  w.model.layers = 32;
+  w.layout.pp = 4;
+  w.global_batch = 64;
+  const Gpu& gpu = *io::builtin_catalog().find_gpu("a100-sxm-80g");
+  const MemoryEstimate e = estimate_memory(w, gpu);
+  EXPECT_EQ(e.peak.stage, 0);
+  EXPECT_DOUBLE_EQ(e.peak.microbatches_in_flight, 4.0);
+  // Interleaving with v = 2 multiplies by 1 + (p-1)/(p*v) = 1.375.
+  w.layout.interleave = 2;
+  const MemoryEstimate ei = estimate_memory(w, gpu);
+  EXPECT_DOUBLE_EQ(ei.peak.microbatches_in_flight, 4.0 * 1.375);
+}
+
+TEST(Properties, MoreShardingNeverRaisesModelState) {
+  const Gpu& gpu = *io::builtin_catalog().find_gpu("h100-sxm");
+  for (const char* id : {"llama3-70b", "mixtral-8x7b", "gpt3-175b"}) {
+    Workload w;
+    w.model = *io::builtin_catalog().find_model(id);
+    w.layout.dp = 8;
+    double last_weights = 1e300, last_state = 1e300;
+    for (int tp : {1, 2, 4, 8}) {
+      w.layout.tp = tp;
+      w.layout.zero = 0;
+      const MemoryEstimate e = estimate_memory(w, gpu);
+      EXPECT_LE(e.peak.weights, last_weights) << id << " tp " << tp;
+      last_weights = e.peak.weights;
+    }
+    for (int z = 0; z <= 3; ++z) {
+      w.layout.zero = z;
+      const MemoryEstimate e = estimate_memory(w, gpu);
+      EXPECT_LE(model_state(e), last_state) << id << " zero " << z;
+      last_state = model_state(e);
+    }
+  }
+}
+
+TEST(Properties, RecomputeOrdersActivations) {
+  for (bool flash : {false, true}) {
+    Workload w = korthikanti(4, true, Recompute::none);
+    w.layout.flash_attention = flash;
+    const double none = activation_bytes_per_layer(w, false);
+    w.layout.recompute = Recompute::selective;
+    const double sel = activation_bytes_per_layer(w, false);
+    w.layout.recompute = Recompute::full;
+    const double full = activation_bytes_per_layer(w, false);
+    EXPECT_LE(sel, none);
+    EXPECT_LT(full, sel);
+  }
+}
+
+TEST(Properties, BreakdownSumsToTotalAndHeadroom) {
+  const Gpu& gpu = *io::builtin_catalog().find_gpu("h100-sxm");
+  Workload w;
+  w.model = *io::builtin_catalog().find_model("llama3-70b");
+  w.layout = {8, 4, 2, 1, 1, true, 1, 5, 1, Recompute::selective, true, false};
+  w.global_batch = 64;
+  const MemoryEstimate e = estimate_memory(w, gpu);
+  const StageMemory& p = e.peak;
+  EXPECT_DOUBLE_EQ(e.total(), p.weights + p.gradients + p.optimizer + p.activations + p.logits +
+                                  p.buffers + p.overhead);
+  EXPECT_DOUBLE_EQ(e.headroom_bytes, e.capacity_bytes - e.total());
+  EXPECT_EQ(e.fits, e.headroom_bytes >= 0);
+}
+
+TEST(Properties, OffloadMovesOptimizerToHost) {
+  const Gpu& gpu = *io::builtin_catalog().find_gpu("h100-sxm");
+  Workload w;
+  w.model = *io::builtin_catalog().find_model("llama3-8b");
+  const MemoryEstimate on = estimate_memory(w, gpu);
+  w.layout.offload_optimizer = true;
+  const MemoryEstimate off = estimate_memory(w, gpu);
+  EXPECT_DOUBLE_EQ(off.peak.optimizer, 0.0);
+  EXPECT_DOUBLE_EQ(off.host_offload_bytes, on.peak.optimizer);
+}
+
+}  // namespace
+}  // namespace scaleout

@@ -1,0 +1,75 @@
+#include "model/params.hpp"
+
+#include <gtest/gtest.h>
+
+#include "io/catalog_reader.hpp"
+
+namespace scaleout {
+namespace {
+
+ModelShape gpt(int layers, long long h, int heads, long long vocab) {
+  ModelShape m;
+  m.layers = layers;
+  m.hidden = h;
+  m.heads = heads;
+  m.kv_heads = heads;
+  m.ffn = 4 * h;
+  m.vocab = vocab;
+  m.mlp = MlpKind::gelu;
+  m.tied_embeddings = true;
+  m.position = PositionKind::learned;
+  m.max_position = 2048;
+  m.norm = NormKind::layernorm;
+  m.linear_bias = true;
+  return m;
+}
+
+TEST(Params, GptLayerIs12hSquaredPlus13h) {
+  // Narayanan et al. 2021 eq. (2): per layer 12h^2 + 13h with biases and two LayerNorms.
+  const ModelShape m = gpt(1, 1024, 16, 0);
+  const double per_layer = attention_params_per_layer(m) + mlp_params(m, m.ffn) + 2 * 2 * 1024.0;
+  EXPECT_DOUBLE_EQ(per_layer, 12.0 * 1024 * 1024 + 13.0 * 1024);
+}
+
+TEST(Params, Gpt175bMatchesPublishedCount) {
+  // 96 layers, h 12288: 12*96*12288^2 = 173.95e9 plus embeddings 50257*12288 = 0.62e9.
+  const ModelShape m = gpt(96, 12288, 96, 50257);
+  EXPECT_NEAR(count_params(m).total() / 1e9, 174.6, 0.05);
+}
+
+TEST(Params, GqaAndSwigluLlama3_8b) {
+  // Llama 3 8B: attention 4096*4096*2 + 2*4096*1024 = 41.9M, MLP 3*4096*14336 = 176.2M,
+  // 32 layers -> 6.98B, embeddings 2*128256*4096 = 1.05B, total 8.03B.
+  const ModelShape& m = *io::builtin_catalog().find_model("llama3-8b");
+  EXPECT_DOUBLE_EQ(attention_params_per_layer(m), 4096.0 * 4096 * 2 + 2.0 * 4096 * 1024);
+  EXPECT_DOUBLE_EQ(mlp_params(m, m.ffn), 3.0 * 4096 * 14336);
+  EXPECT_NEAR(count_params(m).total(), 8.030e9, 0.001e9);
+}
+
+TEST(Params, MoeActiveParameters) {
+  // Mixtral 8x7B: 46.7B total, 12.9B active (2 of 8 experts).
+  const ModelShape& m = *io::builtin_catalog().find_model("mixtral-8x7b");
+  const ParamCounts c = count_params(m);
+  EXPECT_NEAR(c.total() / 1e9, 46.70, 0.01);
+  EXPECT_NEAR(c.active / 1e9, 12.88, 0.01);
+}
+
+TEST(Params, MlaDeepSeekV3) {
+  // DeepSeek-V3 attention per layer (MLA): q 7168*1536 + 1536 + 1536*128*192,
+  // kv 7168*576 + 512 + 512*128*256, o 128*128*7168 = 187,107,328.
+  const ModelShape& m = *io::builtin_catalog().find_model("deepseek-v3");
+  EXPECT_DOUBLE_EQ(attention_params_per_layer(m), 187107328.0);
+  EXPECT_NEAR(count_params(m).total() / 1e9, 671.0, 0.5);
+}
+
+TEST(Params, EveryZooModelWithinThreePercentOfItsPublishedCount) {
+  for (const ModelShape* m : io::builtin_catalog().models()) {
+    if (m->published_params <= 0) continue;
+    const double ratio = count_params(*m).total() / m->published_params;
+    // Published counts are rounded: Narayanan's Table 1 gives 1.652B as "1.7B" (-2.8%).
+    EXPECT_NEAR(ratio, 1.0, 0.03) << m->id;
+  }
+}
+
+}  // namespace
+}  // namespace scaleout

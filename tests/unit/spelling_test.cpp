@@ -1,0 +1,29 @@
+#include "core/spelling.hpp"
+
+#include <gtest/gtest.h>
+
+namespace scaleout {
+namespace {
+
+TEST(Spelling, EditDistance) {
+  EXPECT_EQ(edit_distance("", ""), 0);
+  EXPECT_EQ(edit_distance("abc", ""), 3);
+  EXPECT_EQ(edit_distance("kitten", "sitting"), 3);  // classic example
+  EXPECT_EQ(edit_distance("seq_lenght", "seq_len"), 3);
+}
+
+TEST(Spelling, ClosestMatchWithinCutOff) {
+  const std::vector<std::string> keys = {"seq_len", "global_batch", "precision"};
+  EXPECT_EQ(closest_match("seqlen", keys), "seq_len");
+  EXPECT_EQ(closest_match("precison", keys), "precision");
+  EXPECT_EQ(closest_match("zzzzzzzz", keys), "");
+  EXPECT_EQ(closest_match("global_batch_size", keys), "global_batch");  // shared prefix
+}
+
+TEST(Spelling, SuggestionListsChoicesWithoutCloseMatch) {
+  EXPECT_EQ(suggestion("bf61", {"bf16", "fp16", "fp8"}), "did you mean 'bf16'?");
+  EXPECT_EQ(suggestion("xxxxxxx", {"none", "full"}), "expected one of: none, full");
+}
+
+}  // namespace
+}  // namespace scaleout
