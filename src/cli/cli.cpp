@@ -86,8 +86,9 @@ int run_cli(int argc, char** argv) { return run_cli(argc, argv, std::cout, std::
 
 int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   Options o;
-  CLI::App app{"scaleout: single node or multi-node? Plans GPU training from a workload and a "
-               "hardware catalog."};
+  CLI::App app{
+      "scaleout: single node or multi-node? Plans GPU training from a workload and a "
+      "hardware catalog."};
   app.require_subcommand(1);
   app.add_option("--catalog", o.catalogs, "extra catalog file (YAML/JSON); repeatable")
       ->check(CLI::ExistingFile);
@@ -95,7 +96,9 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   const std::vector<std::string> formats = {"text", "json"};
 
   auto* est = app.add_subcommand("estimate", "per-GPU memory of one workload on one cluster");
-  est->add_option("workload", o.workload, "workload YAML file")->required()->check(CLI::ExistingFile);
+  est->add_option("workload", o.workload, "workload YAML file")
+      ->required()
+      ->check(CLI::ExistingFile);
   est->add_option("--format", o.format, "text or json")->check(CLI::IsMember(formats));
 
   auto* val = app.add_subcommand("validate", "predict published measurements and report errors");
@@ -141,9 +144,12 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
 
   try {
     std::string text;
-    if (*est) text = run_estimate(o);
-    else if (*val) text = run_validate(o);
-    else if (*cat) text = run_catalog(o);
+    if (*est)
+      text = run_estimate(o);
+    else if (*val)
+      text = run_validate(o);
+    else if (*cat)
+      text = run_catalog(o);
     out << text;
     return 0;
   } catch (const InputError& e) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/spelling.hpp"
 #include "core/units.hpp"
 #include "io/embedded_catalog.hpp"
 
@@ -132,7 +133,7 @@ ModelShape read_model_fields(Fields& f, const std::string& default_id) {
   m.ffn = f.integer("ffn", 1, 100000000).value_or(4 * m.hidden);
   m.vocab = need_int("vocab", 100000000);
   m.mlp = f.choice("mlp", {"gelu", "swiglu"}).value_or("gelu") == "swiglu" ? MlpKind::swiglu
-                                                                          : MlpKind::gelu;
+                                                                           : MlpKind::gelu;
   m.tied_embeddings = f.boolean("tied_embeddings").value_or(false);
   const std::string pos = f.choice("position", {"learned", "rope", "alibi"}).value_or("rope");
   m.position = pos == "learned" ? PositionKind::learned
@@ -161,8 +162,10 @@ ModelShape read_model_fields(Fields& f, const std::string& default_id) {
     Fields x(mla, f.file(), f.key_path("mla"));
     m.mla.q_lora_rank = static_cast<int>(x.integer("q_lora_rank", 0, 1000000).value_or(0));
     m.mla.kv_lora_rank = static_cast<int>(x.integer("kv_lora_rank", 1, 1000000).value_or(512));
-    m.mla.qk_nope_head_dim = static_cast<int>(x.integer("qk_nope_head_dim", 1, 100000).value_or(128));
-    m.mla.qk_rope_head_dim = static_cast<int>(x.integer("qk_rope_head_dim", 0, 100000).value_or(64));
+    m.mla.qk_nope_head_dim =
+        static_cast<int>(x.integer("qk_nope_head_dim", 1, 100000).value_or(128));
+    m.mla.qk_rope_head_dim =
+        static_cast<int>(x.integer("qk_rope_head_dim", 0, 100000).value_or(64));
     m.mla.v_head_dim = static_cast<int>(x.integer("v_head_dim", 1, 100000).value_or(128));
     x.finish();
   }
@@ -202,11 +205,17 @@ void read_catalog(const std::string& text, const std::string& file, Catalog& int
               [](Fields& f) { return read_model_fields(f, ""); });
   }
   top.finish();
-  // Every server names a GPU that exists.
-  for (const Server* s : into.servers()) {
-    if (!into.find_gpu(s->gpu_id)) {
-      throw InputError(file, 0, "servers." + s->id + ".gpu",
-                       fmt::format("unknown GPU '{}'", s->gpu_id), "add it under gpus");
+  // Every server of this file names a GPU that exists (earlier files were checked already).
+  const YAML::Node servers = top.node("servers");
+  for (size_t i = 0; servers.IsSequence() && i < servers.size(); ++i) {
+    const YAML::Node gpu = servers[i]["gpu"];
+    const std::string id = gpu.Scalar();
+    if (!into.find_gpu(id)) {
+      const std::string near = closest_match(id, into.gpu_ids());
+      throw InputError(file, line_of(gpu), fmt::format("servers[{}].gpu", i),
+                       fmt::format("unknown GPU '{}'", id),
+                       near.empty() ? "add it under gpus"
+                                    : fmt::format("did you mean '{}'? or add it under gpus", near));
     }
   }
 }

@@ -1,9 +1,9 @@
 #include "io/validation_csv.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <cstdlib>
-
-#include <fmt/format.h>
 
 #include "core/error.hpp"
 #include "core/spelling.hpp"
@@ -12,14 +12,44 @@ namespace scaleout::io {
 
 namespace {
 
-const std::vector<std::string> kColumns = {
-    "id",        "group",      "model",       "layers",       "hidden",     "heads",
-    "kv_heads",  "ffn_hidden", "vocab",       "mlp",          "moe_experts", "moe_top_k",
-    "seq_len",   "global_batch", "micro_batch", "tp",         "pp",         "dp",
-    "cp",        "ep",         "sp",          "interleave",   "recompute",  "zero",
-    "finetune",  "lora_rank",  "precision",   "gpu",          "num_gpus",   "gpus_per_node",
-    "nics_per_node", "nic_gbps", "fabric",    "framework",    "metric",     "value",
-    "derivation", "cite"};
+const std::vector<std::string> kColumns = {"id",
+                                           "group",
+                                           "model",
+                                           "layers",
+                                           "hidden",
+                                           "heads",
+                                           "kv_heads",
+                                           "ffn_hidden",
+                                           "vocab",
+                                           "mlp",
+                                           "moe_experts",
+                                           "moe_top_k",
+                                           "seq_len",
+                                           "global_batch",
+                                           "micro_batch",
+                                           "tp",
+                                           "pp",
+                                           "dp",
+                                           "cp",
+                                           "ep",
+                                           "sp",
+                                           "interleave",
+                                           "recompute",
+                                           "zero",
+                                           "finetune",
+                                           "lora_rank",
+                                           "precision",
+                                           "gpu",
+                                           "num_gpus",
+                                           "gpus_per_node",
+                                           "nics_per_node",
+                                           "nic_gbps",
+                                           "fabric",
+                                           "framework",
+                                           "metric",
+                                           "value",
+                                           "derivation",
+                                           "cite"};
 
 struct Cells {
   const std::vector<std::string>& f;
@@ -184,8 +214,8 @@ std::vector<ValidationRow> read_validation_csv(const std::string& text, const st
     r.nics_per_node = c.integer(30, 100000);
     r.nic_gbps = c.number(31);
     r.fabric = c.str(32);
-    r.framework = c.choice(33, {"megatron", "deepspeed", "fsdp", "torchtitan", "nemo", "mosaic",
-                                "other"});
+    r.framework =
+        c.choice(33, {"megatron", "deepspeed", "fsdp", "torchtitan", "nemo", "mosaic", "other"});
     r.metric = c.choice(34, {"step_time_s", "tokens_per_s_per_gpu", "peak_mem_gib", "mfu"});
     const auto v = c.number(35);
     if (!v) throw InputError(file, line, "value", "empty measured value");
@@ -198,8 +228,8 @@ std::vector<ValidationRow> read_validation_csv(const std::string& text, const st
 std::map<std::string, std::string> read_gpu_overrides(const std::string& text,
                                                       const std::string& file) {
   const auto records = parse_csv(text, file);
-  if (records.empty() || records.front().second.size() < 2 ||
-      records.front().second[0] != "id" || records.front().second[1] != "gpu") {
+  if (records.empty() || records.front().second.size() < 2 || records.front().second[0] != "id" ||
+      records.front().second[1] != "gpu") {
     throw InputError(file, 1, "", "expected a header 'id,gpu,reason'");
   }
   std::map<std::string, std::string> out;

@@ -1,12 +1,12 @@
 #include "io/workload_reader.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
-
-#include <fmt/format.h>
 
 #include "core/error.hpp"
 #include "core/spelling.hpp"
@@ -49,14 +49,19 @@ std::vector<std::string> names_of(const auto& table) {
 
 const std::vector<std::pair<std::string, Task>> kTasks = {
     {"pretrain", Task::pretrain}, {"finetune", Task::finetune}, {"inference", Task::inference}};
-const std::vector<std::pair<std::string, Precision>> kPrecisions = {
-    {"bf16", Precision::bf16}, {"fp16", Precision::fp16}, {"fp8", Precision::fp8},
-    {"fp32", Precision::fp32}};
+const std::vector<std::pair<std::string, Precision>> kPrecisions = {{"bf16", Precision::bf16},
+                                                                    {"fp16", Precision::fp16},
+                                                                    {"fp8", Precision::fp8},
+                                                                    {"fp32", Precision::fp32}};
 const std::vector<std::pair<std::string, Optimizer>> kOptimizers = {
-    {"adam", Optimizer::adam}, {"adam8bit", Optimizer::adam8bit}, {"sgd", Optimizer::sgd},
+    {"adam", Optimizer::adam},
+    {"adam8bit", Optimizer::adam8bit},
+    {"sgd", Optimizer::sgd},
     {"adafactor", Optimizer::adafactor}};
 const std::vector<std::pair<std::string, FinetuneMethod>> kMethods = {
-    {"full", FinetuneMethod::full}, {"lora", FinetuneMethod::lora}, {"qlora", FinetuneMethod::qlora}};
+    {"full", FinetuneMethod::full},
+    {"lora", FinetuneMethod::lora},
+    {"qlora", FinetuneMethod::qlora}};
 const std::vector<std::pair<std::string, Recompute>> kRecompute = {
     {"none", Recompute::none}, {"selective", Recompute::selective}, {"full", Recompute::full}};
 const std::vector<std::pair<std::string, Framework>> kFrameworks = {
@@ -125,7 +130,8 @@ WorkloadFile read_workload(const std::string& text, const std::string& file, con
   w.precision = read_enum(top, "precision", kPrecisions).value_or(Precision::bf16);
   w.optimizer = read_enum(top, "optimizer", kOptimizers).value_or(Optimizer::adam);
   w.framework = read_enum(top, "framework", kFrameworks).value_or(Framework::megatron);
-  for (const char* k : {"model", "global_batch", "precision", "seq_len"}) lines[k] = line_of(top.node(k));
+  for (const char* k : {"model", "global_batch", "precision", "seq_len"})
+    lines[k] = line_of(top.node(k));
   lines["layout"] = line_of(root);
 
   if (const YAML::Node ft = top.node("finetune"); ft.IsDefined() && !ft.IsNull()) {
@@ -170,8 +176,9 @@ WorkloadFile read_workload(const std::string& text, const std::string& file, con
     long long product = 1;
     for (const int d : {ly.tp, ly.pp, ly.dp, ly.cp}) product = std::min(product * d, kMaxGpus + 1);
     if (product > kMaxGpus) {
-      top.fail("layout", fmt::format("tp {} x pp {} x dp {} x cp {} is more than the supported {} GPUs",
-                                     ly.tp, ly.pp, ly.dp, ly.cp, kMaxGpus));
+      top.fail("layout",
+               fmt::format("tp {} x pp {} x dp {} x cp {} is more than the supported {} GPUs",
+                           ly.tp, ly.pp, ly.dp, ly.cp, kMaxGpus));
     }
   }
 
@@ -190,7 +197,8 @@ WorkloadFile read_workload(const std::string& text, const std::string& file, con
     c.nodes = static_cast<int>(f.integer("nodes", 1, kMaxGpus).value_or(1));
     c.gpu_id = f.string("gpu").value_or("");
     if (!c.gpu_id.empty() && !catalog.find_gpu(c.gpu_id)) {
-      f.fail("gpu", fmt::format("unknown GPU '{}'", c.gpu_id), suggestion(c.gpu_id, catalog.gpu_ids()));
+      f.fail("gpu", fmt::format("unknown GPU '{}'", c.gpu_id),
+             suggestion(c.gpu_id, catalog.gpu_ids()));
     }
     c.fabric_id = f.string("fabric").value_or("");
     if (!c.fabric_id.empty() && !catalog.find_fabric(c.fabric_id)) {
@@ -200,7 +208,8 @@ WorkloadFile read_workload(const std::string& text, const std::string& file, con
     f.finish();
     cluster_gpus = static_cast<long long>(c.nodes) * server->gpus_per_node;
     if (cluster_gpus > kMaxGpus) {
-      top.fail("cluster", fmt::format("{} GPUs is more than the supported {}", cluster_gpus, kMaxGpus));
+      top.fail("cluster",
+               fmt::format("{} GPUs is more than the supported {}", cluster_gpus, kMaxGpus));
     }
     // dp left out: derive it from the cluster size.
     const long long model_parallel =

@@ -1,12 +1,12 @@
 #include "io/yaml_fields.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
-
-#include <fmt/format.h>
 
 #include "core/error.hpp"
 #include "core/spelling.hpp"
@@ -26,19 +26,24 @@ YAML::Node load_yaml(const std::string& text, const std::string& file) {
   try {
     return YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    throw InputError(file, e.mark.line >= 0 ? e.mark.line + 1 : 0, "",
-                     "not valid YAML: " + e.msg, "check indentation, colons and brackets");
+    throw InputError(file, e.mark.line >= 0 ? e.mark.line + 1 : 0, "", "not valid YAML: " + e.msg,
+                     "check indentation, colons and brackets");
   }
 }
 
 namespace {
 const char* type_name(const YAML::Node& n) {
   switch (n.Type()) {
-    case YAML::NodeType::Null: return "null";
-    case YAML::NodeType::Scalar: return "a scalar";
-    case YAML::NodeType::Sequence: return "a list";
-    case YAML::NodeType::Map: return "a mapping";
-    default: return "nothing";
+    case YAML::NodeType::Null:
+      return "null";
+    case YAML::NodeType::Scalar:
+      return "a scalar";
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Map:
+      return "a mapping";
+    default:
+      return "nothing";
   }
 }
 }  // namespace
@@ -87,8 +92,9 @@ Fields::Fields(const YAML::Node& node, std::string file, std::string path)
     if (!it->first.IsScalar()) continue;
     for (auto prev = node.begin(); prev != it; ++prev) {
       if (prev->first.IsScalar() && prev->first.Scalar() == it->first.Scalar()) {
-        throw InputError(file_, line_of(it->first), key_path(it->first.Scalar()), "duplicate key",
-                         fmt::format("it is already set on line {}; keep one", line_of(prev->first)));
+        throw InputError(
+            file_, line_of(it->first), key_path(it->first.Scalar()), "duplicate key",
+            fmt::format("it is already set on line {}; keep one", line_of(prev->first)));
       }
     }
   }

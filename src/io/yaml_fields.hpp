@@ -30,7 +30,8 @@ class Fields {
   std::optional<bool> boolean(const std::string& key);
   std::optional<std::string> string(const std::string& key);
   // One of `allowed`; suggests the closest on a misspelling.
-  std::optional<std::string> choice(const std::string& key, const std::vector<std::string>& allowed);
+  std::optional<std::string> choice(const std::string& key,
+                                    const std::vector<std::string>& allowed);
 
   // Throws for keys present in the map but never asked for.
   void finish() const;

@@ -25,11 +25,14 @@ double logit_bytes(Framework f) {
   switch (f) {
     case Framework::megatron:
     case Framework::deepspeed:
-    case Framework::nemo: return 6.0;
-    case Framework::mosaic: return 4.0;
+    case Framework::nemo:
+      return 6.0;
+    case Framework::mosaic:
+      return 4.0;
     case Framework::fsdp:
     case Framework::torchtitan:
-    case Framework::other: return 12.0;
+    case Framework::other:
+      return 12.0;
   }
   return 12.0;
 }
@@ -44,9 +47,12 @@ bool is_lora(const Workload& w) {
 
 double optimizer_moment_bytes(const Workload& w) {
   switch (w.optimizer) {
-    case Optimizer::adam: return 8.0;      // fp32 m and v
-    case Optimizer::adam8bit: return 2.0;  // 8-bit m and v (Dettmers et al. 2022)
-    case Optimizer::sgd: return 4.0;       // fp32 momentum
+    case Optimizer::adam:
+      return 8.0;  // fp32 m and v
+    case Optimizer::adam8bit:
+      return 2.0;  // 8-bit m and v (Dettmers et al. 2022)
+    case Optimizer::sgd:
+      return 4.0;  // fp32 momentum
     case Optimizer::adafactor: {
       // Factored second moment: a row and a column vector per matrix
       // (Shazeer & Stern 2018), 4 bytes each, no first moment.
@@ -91,14 +97,14 @@ double layer_bytes_per_token(const Workload& w, bool moe_layer, bool core_recomp
     const MlaShape& x = m.mla;
     const double qk = x.qk_nope_head_dim + x.qk_rope_head_dim;
     bytes += kAct * (x.q_lora_rank * 2.0 + (x.kv_lora_rank + x.qk_rope_head_dim) * 2.0) /
-             sh.seq_div;                          // latents and their norms
-    bytes += kAct * a * qk / t;                   // queries
-    bytes += kAct * a * qk / t;                   // keys (decompressed)
-    bytes += kAct * a * x.v_head_dim / t;         // values
+             sh.seq_div;                   // latents and their norms
+    bytes += kAct * a * qk / t;            // queries
+    bytes += kAct * a * qk / t;            // keys (decompressed)
+    bytes += kAct * a * x.v_head_dim / t;  // values
     attn_out_dim = a * x.v_head_dim;
   } else {
     const double d = m.head_size();
-    bytes += kAct * a * d / t;                        // Q
+    bytes += kAct * a * d / t;                         // Q
     bytes += 2.0 * kAct * m.kv_heads * d / sh.kv_div;  // K and V
     attn_out_dim = a * d;
   }
@@ -106,10 +112,10 @@ double layer_bytes_per_token(const Workload& w, bool moe_layer, bool core_recomp
   if (core_recomputed) {
     if (w.layout.flash_attention) bytes += 4.0 * a / t;  // fp32 log-sum-exp per head
   } else {
-    bytes += kAct * a * s_kv / t;                       // softmax output
+    bytes += kAct * a * s_kv / t;                           // softmax output
     if (m.dropout) bytes += (kMask + kAct) * a * s_kv / t;  // dropout mask and output
   }
-  bytes += kAct * attn_out_dim / t;  // output projection input
+  bytes += kAct * attn_out_dim / t;                // output projection input
   if (m.dropout) bytes += kMask * h / sh.seq_div;  // attention output dropout mask
 
   // MLP block (Korthikanti §4.1: 19sbh for f = 4h).
@@ -118,10 +124,10 @@ double layer_bytes_per_token(const Workload& w, bool moe_layer, bool core_recomp
   if (moe_layer) {
     const MoeShape& e = m.moe;
     const double copies = e.top_k * e.capacity_factor;  // routed token copies per token
-    bytes += 4.0 * e.experts / sh.seq_div;                // fp32 router probabilities
-    bytes += copies * kAct * h;                           // dispatched expert inputs
+    bytes += 4.0 * e.experts / sh.seq_div;              // fp32 router probabilities
+    bytes += copies * kAct * h;                         // dispatched expert inputs
     bytes += copies * mlp_tensor_bytes(m.mlp, static_cast<double>(e.expert_ffn) / t);
-    bytes += e.top_k * kAct * h;                          // expert outputs before combine
+    bytes += e.top_k * kAct * h;  // expert outputs before combine
     if (e.shared_experts > 0) {
       bytes += mlp_tensor_bytes(m.mlp, static_cast<double>(e.expert_ffn) * e.shared_experts / t);
     }
@@ -292,7 +298,9 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
       lora_here += lora_params_per_layer(moe_layer) / t;
     }
     if (st.has_embedding) dense += pc.embedding / t;
-    if (st.has_output) dense += (m.tied_embeddings && p == 1 ? 0.0 : static_cast<double>(m.vocab) * h / t) + norm_params;
+    if (st.has_output)
+      dense +=
+          (m.tied_embeddings && p == 1 ? 0.0 : static_cast<double>(m.vocab) * h / t) + norm_params;
     quantisable += experts;
     st.params = dense + experts + lora_here;
 
@@ -317,8 +325,8 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
     st.gradients = (train_dense / g_shard + train_expert / g_shard_e) * pol.grad_bytes;
     const double o_shard = zero >= 1 ? shard : 1.0;
     const double o_shard_e = zero >= 1 ? expert_shard : 1.0;
-    st.optimizer =
-        (train_dense / o_shard + train_expert / o_shard_e) * (pol.master_bytes + pol.optimizer_bytes);
+    st.optimizer = (train_dense / o_shard + train_expert / o_shard_e) *
+                   (pol.master_bytes + pol.optimizer_bytes);
 
     // Activations: 1F1B keeps min(p - s, m) micro-batches on stage s;
     // interleaving keeps L/p * (p + (p-1)/v) layers' worth on the first stage

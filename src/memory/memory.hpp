@@ -33,19 +33,19 @@ struct StatePolicy {
 StatePolicy state_policy(const Workload& w);
 
 struct StageMemory {
-  int stage = 0;               // 0-based pipeline stage
-  int layers = 0;              // transformer layers on the stage
+  int stage = 0;   // 0-based pipeline stage
+  int layers = 0;  // transformer layers on the stage
   bool has_embedding = false;
   bool has_output = false;
   double microbatches_in_flight = 0;  // activation sets held at the 1F1B/interleaved peak
-  double params = 0;           // parameters held by one GPU of the stage (before ZeRO-3 sharding)
+  double params = 0;  // parameters held by one GPU of the stage (before ZeRO-3 sharding)
   double trainable_params = 0;
-  double weights = 0;          // bytes, each part of the breakdown
+  double weights = 0;  // bytes, each part of the breakdown
   double gradients = 0;
   double optimizer = 0;
   double activations = 0;
   double logits = 0;
-  double buffers = 0;          // communication and prefetch buffers
+  double buffers = 0;  // communication and prefetch buffers
   double overhead = 0;
   double total() const {
     return weights + gradients + optimizer + activations + logits + buffers + overhead;
@@ -53,13 +53,13 @@ struct StageMemory {
 };
 
 struct MemoryEstimate {
-  StageMemory peak;            // the most loaded stage
+  StageMemory peak;  // the most loaded stage
   int stages = 1;
-  double capacity_bytes = 0;   // device memory of the GPU
-  double host_offload_bytes = 0;  // optimizer state moved to host memory
+  double capacity_bytes = 0;              // device memory of the GPU
+  double host_offload_bytes = 0;          // optimizer state moved to host memory
   double activation_bytes_per_layer = 0;  // one micro-batch, one layer, one GPU, as stored
   bool fits = false;
-  double headroom_bytes = 0;   // capacity - total (negative: does not fit)
+  double headroom_bytes = 0;  // capacity - total (negative: does not fit)
   double total() const { return peak.total(); }
 };
 

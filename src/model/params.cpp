@@ -12,8 +12,9 @@ double attention_params_per_layer(const ModelShape& m) {
     // keys/values through a shared latent plus a decoupled RoPE key.
     const MlaShape& x = m.mla;
     const double qk_dim = x.qk_nope_head_dim + x.qk_rope_head_dim;
-    const double q = x.q_lora_rank > 0 ? h * x.q_lora_rank + x.q_lora_rank + x.q_lora_rank * a * qk_dim
-                                       : h * a * qk_dim;
+    const double q = x.q_lora_rank > 0
+                         ? h * x.q_lora_rank + x.q_lora_rank + x.q_lora_rank * a * qk_dim
+                         : h * a * qk_dim;
     const double kv = h * (x.kv_lora_rank + x.qk_rope_head_dim) + x.kv_lora_rank +
                       x.kv_lora_rank * a * (x.qk_nope_head_dim + x.v_head_dim);
     const double o = a * x.v_head_dim * h;
@@ -22,8 +23,10 @@ double attention_params_per_layer(const ModelShape& m) {
   const double d = m.head_size();
   const double k = m.kv_heads;
   double p = h * a * d + 2.0 * h * k * d + a * d * h;
-  if (m.linear_bias) p += a * d + 2.0 * k * d + h;
-  else if (m.qkv_bias) p += a * d + 2.0 * k * d;
+  if (m.linear_bias)
+    p += a * d + 2.0 * k * d + h;
+  else if (m.qkv_bias)
+    p += a * d + 2.0 * k * d;
   return p;
 }
 
@@ -68,9 +71,12 @@ ParamCounts count_params(const ModelShape& m) {
 const char* to_string(MlpKind k) { return k == MlpKind::swiglu ? "swiglu" : "gelu"; }
 const char* to_string(PositionKind k) {
   switch (k) {
-    case PositionKind::learned: return "learned";
-    case PositionKind::rope: return "rope";
-    case PositionKind::alibi: return "alibi";
+    case PositionKind::learned:
+      return "learned";
+    case PositionKind::rope:
+      return "rope";
+    case PositionKind::alibi:
+      return "alibi";
   }
   return "?";
 }

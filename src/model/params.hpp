@@ -8,14 +8,14 @@
 namespace scaleout {
 
 struct ParamCounts {
-  double embedding = 0;         // token (+ learned position) embedding
-  double output = 0;            // output projection (0 when tied)
-  double attention = 0;         // all layers
-  double dense_mlp = 0;         // all dense MLP layers
-  double expert_mlp = 0;        // all routed experts of all MoE layers
-  double shared_expert_mlp = 0; // shared experts of all MoE layers
-  double router = 0;            // MoE routers
-  double norms = 0;             // layer norms incl. the final one
+  double embedding = 0;          // token (+ learned position) embedding
+  double output = 0;             // output projection (0 when tied)
+  double attention = 0;          // all layers
+  double dense_mlp = 0;          // all dense MLP layers
+  double expert_mlp = 0;         // all routed experts of all MoE layers
+  double shared_expert_mlp = 0;  // shared experts of all MoE layers
+  double router = 0;             // MoE routers
+  double norms = 0;              // layer norms incl. the final one
   double total() const {
     return embedding + output + attention + dense_mlp + expert_mlp + shared_expert_mlp + router +
            norms;

@@ -6,23 +6,23 @@
 
 namespace scaleout {
 
-enum class MlpKind { gelu, swiglu };              // 2-matrix vs gated 3-matrix MLP
+enum class MlpKind { gelu, swiglu };               // 2-matrix vs gated 3-matrix MLP
 enum class PositionKind { learned, rope, alibi };  // learned adds max_position*h params
 enum class NormKind { layernorm, rmsnorm };        // layernorm has a bias (2h), rmsnorm h
 
 // Mixture of experts (Switch/GShard/DeepSeek style). experts == 0: dense.
 struct MoeShape {
-  int experts = 0;             // routed experts per MoE layer
-  int top_k = 0;               // routed experts per token
-  int shared_experts = 0;      // always-active experts (DeepSeek)
-  long long expert_ffn = 0;    // intermediate size of one expert
-  int dense_layers = 0;        // first layers that stay dense (DeepSeek-V3: 3)
+  int experts = 0;               // routed experts per MoE layer
+  int top_k = 0;                 // routed experts per token
+  int shared_experts = 0;        // always-active experts (DeepSeek)
+  long long expert_ffn = 0;      // intermediate size of one expert
+  int dense_layers = 0;          // first layers that stay dense (DeepSeek-V3: 3)
   double capacity_factor = 1.0;  // tokens an expert buffers = factor * fair share
 };
 
 // Multi-head latent attention (DeepSeek-V2/V3). kv_lora_rank == 0: not used.
 struct MlaShape {
-  int q_lora_rank = 0;         // 0 = queries projected directly
+  int q_lora_rank = 0;  // 0 = queries projected directly
   int kv_lora_rank = 0;
   int qk_nope_head_dim = 0;
   int qk_rope_head_dim = 0;
@@ -30,23 +30,23 @@ struct MlaShape {
 };
 
 struct ModelShape {
-  std::string id;              // zoo id or file name
+  std::string id;  // zoo id or file name
   std::string name;
-  int layers = 0;              // L
-  long long hidden = 0;        // h
-  int heads = 0;               // a (query heads)
-  int kv_heads = 0;            // k (= a for classic multi-head attention)
-  int head_dim = 0;            // d; 0 means hidden / heads
-  long long ffn = 0;           // f, intermediate size of the dense MLP
-  long long vocab = 0;         // V
+  int layers = 0;        // L
+  long long hidden = 0;  // h
+  int heads = 0;         // a (query heads)
+  int kv_heads = 0;      // k (= a for classic multi-head attention)
+  int head_dim = 0;      // d; 0 means hidden / heads
+  long long ffn = 0;     // f, intermediate size of the dense MLP
+  long long vocab = 0;   // V
   MlpKind mlp = MlpKind::gelu;
   bool tied_embeddings = false;
   PositionKind position = PositionKind::rope;
   long long max_position = 0;  // learned position table size
   NormKind norm = NormKind::layernorm;
-  bool linear_bias = false;    // biases on every attention/MLP linear (GPT-2/BLOOM style)
-  bool qkv_bias = false;       // biases on Q, K, V only (Qwen2)
-  bool dropout = false;        // dropout during training (GPT-3/Megatron GPT): stores masks
+  bool linear_bias = false;  // biases on every attention/MLP linear (GPT-2/BLOOM style)
+  bool qkv_bias = false;     // biases on Q, K, V only (Qwen2)
+  bool dropout = false;      // dropout during training (GPT-3/Megatron GPT): stores masks
   MoeShape moe;
   MlaShape mla;
   double published_params = 0;  // total parameter count the source states, 0 = none

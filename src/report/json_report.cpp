@@ -1,5 +1,4 @@
 #include <cmath>
-
 #include <nlohmann/json.hpp>
 
 #include "report/report.hpp"
@@ -74,63 +73,63 @@ std::string estimate_json(const EstimateResult& r) {
   const StageMemory& st = mem.peak;
   ordered_json j;
   j["model"] = model_json(w.model);
-  j["workload"] = {{"task", to_string(w.task)},
-                   {"seq_len", w.seq_len},
-                   {"global_batch", w.global_batch},
-                   {"tokens", w.tokens},
-                   {"precision", to_string(w.precision)},
-                   {"optimizer", to_string(w.optimizer)},
-                   {"framework", to_string(w.framework)},
-                   {"finetune",
-                    {{"method", to_string(w.finetune.method)}, {"rank", w.finetune.rank}}}};
+  j["workload"] = {
+      {"task", to_string(w.task)},
+      {"seq_len", w.seq_len},
+      {"global_batch", w.global_batch},
+      {"tokens", w.tokens},
+      {"precision", to_string(w.precision)},
+      {"optimizer", to_string(w.optimizer)},
+      {"framework", to_string(w.framework)},
+      {"finetune", {{"method", to_string(w.finetune.method)}, {"rank", w.finetune.rank}}}};
   j["cluster"] = {{"server", r.server.id},
                   {"gpu", r.gpu.id},
                   {"nodes", w.cluster.nodes},
                   {"gpus", static_cast<long long>(w.cluster.nodes) * r.server.gpus_per_node},
                   {"fabric", r.fabric_id}};
   j["layout"] = layout_json(w.layout);
-  j["memory"] = {
-      {"total_bytes", mem.total()},
-      {"capacity_bytes", mem.capacity_bytes},
-      {"fits", mem.fits},
-      {"headroom_bytes", mem.headroom_bytes},
-      {"breakdown_bytes",
-       {{"weights", st.weights},
-        {"gradients", st.gradients},
-        {"optimizer", st.optimizer},
-        {"activations", st.activations},
-        {"logits", st.logits},
-        {"buffers", st.buffers},
-        {"overhead", st.overhead}}},
-      {"peak_stage",
-       {{"stage", st.stage},
-        {"stages", mem.stages},
-        {"layers", st.layers},
-        {"embedding", st.has_embedding},
-        {"output", st.has_output},
-        {"microbatches_in_flight", st.microbatches_in_flight}}},
-      {"params_per_gpu", st.params},
-      {"trainable_params_per_gpu", st.trainable_params},
-      {"activation_bytes_per_layer", mem.activation_bytes_per_layer},
-      {"host_offload_bytes", mem.host_offload_bytes}};
+  j["memory"] = {{"total_bytes", mem.total()},
+                 {"capacity_bytes", mem.capacity_bytes},
+                 {"fits", mem.fits},
+                 {"headroom_bytes", mem.headroom_bytes},
+                 {"breakdown_bytes",
+                  {{"weights", st.weights},
+                   {"gradients", st.gradients},
+                   {"optimizer", st.optimizer},
+                   {"activations", st.activations},
+                   {"logits", st.logits},
+                   {"buffers", st.buffers},
+                   {"overhead", st.overhead}}},
+                 {"peak_stage",
+                  {{"stage", st.stage},
+                   {"stages", mem.stages},
+                   {"layers", st.layers},
+                   {"embedding", st.has_embedding},
+                   {"output", st.has_output},
+                   {"microbatches_in_flight", st.microbatches_in_flight}}},
+                 {"params_per_gpu", st.params},
+                 {"trainable_params_per_gpu", st.trainable_params},
+                 {"activation_bytes_per_layer", mem.activation_bytes_per_layer},
+                 {"host_offload_bytes", mem.host_offload_bytes}};
   return j.dump(2) + "\n";
 }
 
 std::string validate_json(const ValidationReport& r) {
   ordered_json rows = ordered_json::array();
   for (const RowResult& x : r.rows) {
-    rows.push_back({{"id", x.id},
-                    {"group", x.group},
-                    {"metric", x.metric},
-                    {"measured", x.measured},
-                    {"predicted", nullable(x.predicted)},
-                    {"error", nullable(x.error)},
-                    {"fits", x.memory_evaluated ? ordered_json(x.fits) : ordered_json(nullptr)},
-                    {"peak_bytes", x.peak_bytes},
-                    {"capacity_bytes", x.capacity_bytes},
-                    {"gpu", x.gpu_id},
-                    {"filled", x.filled},
-                    {"skipped", x.skipped.empty() ? ordered_json(nullptr) : ordered_json(x.skipped)}});
+    rows.push_back(
+        {{"id", x.id},
+         {"group", x.group},
+         {"metric", x.metric},
+         {"measured", x.measured},
+         {"predicted", nullable(x.predicted)},
+         {"error", nullable(x.error)},
+         {"fits", x.memory_evaluated ? ordered_json(x.fits) : ordered_json(nullptr)},
+         {"peak_bytes", x.peak_bytes},
+         {"capacity_bytes", x.capacity_bytes},
+         {"gpu", x.gpu_id},
+         {"filled", x.filled},
+         {"skipped", x.skipped.empty() ? ordered_json(nullptr) : ordered_json(x.skipped)}});
   }
   auto summary = [](const std::map<std::string, MetricSummary>& m) {
     ordered_json j = ordered_json::object();

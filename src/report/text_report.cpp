@@ -1,6 +1,6 @@
-#include <cmath>
-
 #include <fmt/format.h>
+
+#include <cmath>
 
 #include "core/units.hpp"
 #include "report/report.hpp"
@@ -53,8 +53,9 @@ std::string estimate_text(const EstimateResult& r) {
                    to_string(l.recompute), l.flash_attention ? ", flash-attn" : "",
                    l.interleave > 1 ? fmt::format(", interleave {}", l.interleave) : "");
   o += "\n";
-  std::string where = mem.stages == 1 ? std::string("single stage")
-                                      : fmt::format("pipeline stage {} of {}", st.stage + 1, mem.stages);
+  std::string where = mem.stages == 1
+                          ? std::string("single stage")
+                          : fmt::format("pipeline stage {} of {}", st.stage + 1, mem.stages);
   if (st.has_embedding) where += ", embedding";
   if (st.has_output) where += ", output layer";
   o += fmt::format("Memory per GPU ({}; {} layers, {:g} micro-batches in flight)\n", where,
@@ -115,8 +116,8 @@ std::string validate_text(const ValidationReport& r) {
 std::string catalog_text(const Catalog& c, const std::string& kind) {
   std::string o;
   if (kind == "gpus") {
-    o += fmt::format("{:<16} {:>8} {:>9} {:>9} {:>9} {:>9} {:>6}  {}\n", "id", "HBM GiB", "HBM GB/s",
-                     "bf16 TF/s", "fp8 TF/s", "link GB/s", "TDP W", "source");
+    o += fmt::format("{:<16} {:>8} {:>9} {:>9} {:>9} {:>9} {:>6}  {}\n", "id", "HBM GiB",
+                     "HBM GB/s", "bf16 TF/s", "fp8 TF/s", "link GB/s", "TDP W", "source");
     for (const Gpu* g : c.gpus()) {
       o += fmt::format("{:<16} {:>8.0f} {:>9.0f} {:>9.1f} {:>9.1f} {:>9.0f} {:>6.0f}  {}\n", g->id,
                        g->hbm_bytes / units::kGiB, g->hbm_bw_Bps / units::kGBps,

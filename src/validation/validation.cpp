@@ -1,9 +1,9 @@
 #include "validation/validation.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <functional>
-
-#include <fmt/format.h>
 
 #include "workload/checks.hpp"
 
@@ -159,8 +159,8 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Over
     // Narayanan et al. 2021 §3.5 and the ZeRO-3 baselines use full activation
     // recomputation; other frameworks default to none.
     ly.recompute = megatron_family(w.framework) ? Recompute::full : Recompute::none;
-    filled.push_back(fmt::format("recompute={} ({} default)", to_string(ly.recompute),
-                                 to_string(w.framework)));
+    filled.push_back(
+        fmt::format("recompute={} ({} default)", to_string(ly.recompute), to_string(w.framework)));
   } else {
     ly.recompute = r.recompute == "full"        ? Recompute::full
                    : r.recompute == "selective" ? Recompute::selective

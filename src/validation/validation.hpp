@@ -45,13 +45,13 @@ struct RowResult {
   double peak_bytes = 0;
   double capacity_bytes = 0;
   std::string gpu_id;
-  std::string filled;               // "micro_batch=1 (megatron default); ..."
-  std::string skipped;              // why the metric was not predicted
+  std::string filled;   // "micro_batch=1 (megatron default); ..."
+  std::string skipped;  // why the metric was not predicted
 };
 
 struct MetricSummary {
-  int count = 0;      // rows predicted
-  double mape = 0;    // mean absolute percentage error, fraction
+  int count = 0;    // rows predicted
+  double mape = 0;  // mean absolute percentage error, fraction
   int skipped = 0;
 };
 

@@ -12,7 +12,8 @@ std::vector<Problem> check_layout(const Workload& w, long long gpus_in_cluster) 
     out.push_back({std::move(key), std::move(msg), std::move(hint)});
   };
   if (m.heads % ly.tp != 0) {
-    add("layout.tp", fmt::format("tp {} does not divide the model's {} attention heads", ly.tp, m.heads),
+    add("layout.tp",
+        fmt::format("tp {} does not divide the model's {} attention heads", ly.tp, m.heads),
         "use a tp that divides the head count, e.g. 1, 2, 4 or 8");
   }
   if (m.kv_heads % ly.tp != 0 && ly.tp % m.kv_heads != 0) {
@@ -62,8 +63,8 @@ std::vector<Problem> check_layout(const Workload& w, long long gpus_in_cluster) 
   }
   if (gpus_in_cluster > 0 && static_cast<long long>(ly.gpus()) != gpus_in_cluster) {
     add("layout",
-        fmt::format("tp {} x pp {} x dp {} x cp {} = {} GPUs, but the cluster has {}", ly.tp,
-                    ly.pp, ly.dp, ly.cp, ly.gpus(), gpus_in_cluster),
+        fmt::format("tp {} x pp {} x dp {} x cp {} = {} GPUs, but the cluster has {}", ly.tp, ly.pp,
+                    ly.dp, ly.cp, ly.gpus(), gpus_in_cluster),
         "make the parallel sizes multiply to nodes x GPUs per node, or leave dp out to derive it");
   }
   if (w.task == Task::finetune && w.finetune.method == FinetuneMethod::qlora &&

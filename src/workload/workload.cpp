@@ -4,50 +4,70 @@ namespace scaleout {
 
 const char* to_string(Task t) {
   switch (t) {
-    case Task::pretrain: return "pretrain";
-    case Task::finetune: return "finetune";
-    case Task::inference: return "inference";
+    case Task::pretrain:
+      return "pretrain";
+    case Task::finetune:
+      return "finetune";
+    case Task::inference:
+      return "inference";
   }
   return "?";
 }
 
 const char* to_string(Optimizer o) {
   switch (o) {
-    case Optimizer::adam: return "adam";
-    case Optimizer::adam8bit: return "adam8bit";
-    case Optimizer::sgd: return "sgd";
-    case Optimizer::adafactor: return "adafactor";
+    case Optimizer::adam:
+      return "adam";
+    case Optimizer::adam8bit:
+      return "adam8bit";
+    case Optimizer::sgd:
+      return "sgd";
+    case Optimizer::adafactor:
+      return "adafactor";
   }
   return "?";
 }
 
 const char* to_string(FinetuneMethod m) {
   switch (m) {
-    case FinetuneMethod::full: return "full";
-    case FinetuneMethod::lora: return "lora";
-    case FinetuneMethod::qlora: return "qlora";
+    case FinetuneMethod::full:
+      return "full";
+    case FinetuneMethod::lora:
+      return "lora";
+    case FinetuneMethod::qlora:
+      return "qlora";
   }
   return "?";
 }
 
 const char* to_string(Recompute r) {
   switch (r) {
-    case Recompute::none: return "none";
-    case Recompute::selective: return "selective";
-    case Recompute::full: return "full";
+    case Recompute::none:
+      return "none";
+    case Recompute::selective:
+      return "selective";
+    case Recompute::full:
+      return "full";
   }
   return "?";
 }
 
 const char* to_string(Framework f) {
   switch (f) {
-    case Framework::megatron: return "megatron";
-    case Framework::deepspeed: return "deepspeed";
-    case Framework::fsdp: return "fsdp";
-    case Framework::torchtitan: return "torchtitan";
-    case Framework::nemo: return "nemo";
-    case Framework::mosaic: return "mosaic";
-    case Framework::other: return "other";
+    case Framework::megatron:
+      return "megatron";
+    case Framework::deepspeed:
+      return "deepspeed";
+    case Framework::fsdp:
+      return "fsdp";
+    case Framework::torchtitan:
+      return "torchtitan";
+    case Framework::nemo:
+      return "nemo";
+    case Framework::mosaic:
+      return "mosaic";
+    case Framework::other:
+      return "other";
   }
   return "?";
 }

@@ -21,20 +21,20 @@ enum class Framework { megatron, deepspeed, fsdp, torchtitan, nemo, mosaic, othe
 
 struct FinetuneSpec {
   FinetuneMethod method = FinetuneMethod::full;
-  int rank = 16;              // LoRA rank r
+  int rank = 16;                // LoRA rank r
   bool attention_only = false;  // adapters on Q,K,V,O only (else also on the MLP)
 };
 
 struct Layout {
-  int tp = 1;                 // tensor parallel
-  int pp = 1;                 // pipeline parallel
-  int dp = 1;                 // data parallel (FSDP shard group included)
-  int cp = 1;                 // context parallel
-  int ep = 1;                 // expert parallel (MoE)
-  bool sp = false;            // Megatron sequence parallelism (with tp > 1)
-  int micro_batch = 1;        // sequences per micro-batch
-  int interleave = 1;         // virtual pipeline stages per rank
-  int zero = 0;               // 0 none, 1 optimizer, 2 + gradients, 3 + weights (FSDP)
+  int tp = 1;           // tensor parallel
+  int pp = 1;           // pipeline parallel
+  int dp = 1;           // data parallel (FSDP shard group included)
+  int cp = 1;           // context parallel
+  int ep = 1;           // expert parallel (MoE)
+  bool sp = false;      // Megatron sequence parallelism (with tp > 1)
+  int micro_batch = 1;  // sequences per micro-batch
+  int interleave = 1;   // virtual pipeline stages per rank
+  int zero = 0;         // 0 none, 1 optimizer, 2 + gradients, 3 + weights (FSDP)
   Recompute recompute = Recompute::none;
   bool flash_attention = true;
   bool offload_optimizer = false;  // optimizer state (and master weights) in host memory
@@ -43,18 +43,18 @@ struct Layout {
 };
 
 struct ClusterSpec {
-  std::string server_id;      // catalog server
-  std::string gpu_id;         // optional GPU override (PCIe servers take several kinds)
-  std::string fabric_id;      // optional scale-out fabric
+  std::string server_id;  // catalog server
+  std::string gpu_id;     // optional GPU override (PCIe servers take several kinds)
+  std::string fabric_id;  // optional scale-out fabric
   int nodes = 1;
 };
 
 struct Workload {
   ModelShape model;
   Task task = Task::pretrain;
-  double tokens = 0;          // training tokens of the whole run; 0 = not given
-  long long seq_len = 2048;   // s
-  long long global_batch = 0; // B, sequences per optimizer step; 0 = micro_batch * dp
+  double tokens = 0;           // training tokens of the whole run; 0 = not given
+  long long seq_len = 2048;    // s
+  long long global_batch = 0;  // B, sequences per optimizer step; 0 = micro_batch * dp
   Precision precision = Precision::bf16;
   Optimizer optimizer = Optimizer::adam;
   FinetuneSpec finetune;

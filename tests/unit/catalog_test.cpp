@@ -14,10 +14,10 @@ namespace {
 const Catalog& cat() { return io::builtin_catalog(); }
 
 TEST(Catalog, HoldsTheSharedCatalogIdsAndValidationIds) {
-  for (const char* id : {"a100-sxm-40g", "a100-pcie-40g", "a100-sxm-80g", "a100-pcie-80g",
-                         "h100-sxm", "h100-pcie", "h100-nvl", "h200-sxm", "h200-nvl", "b200",
-                         "gb200", "l40s", "mi300x", "mi325x", "gaudi3", "v100-sxm-32g", "h800",
-                         "rtx-a6000"}) {
+  for (const char* id :
+       {"a100-sxm-40g", "a100-pcie-40g", "a100-sxm-80g", "a100-pcie-80g", "h100-sxm", "h100-pcie",
+        "h100-nvl", "h200-sxm", "h200-nvl", "b200", "gb200", "l40s", "mi300x", "mi325x", "gaudi3",
+        "v100-sxm-32g", "h800", "rtx-a6000"}) {
     EXPECT_NE(cat().find_gpu(id), nullptr) << id;
   }
   for (const char* id : {"dgx-a100", "dgx-h100", "dgx-h200", "dgx-b200", "dgx-gb200-nvl72",
@@ -70,11 +70,12 @@ TEST(Catalog, KeyFiguresMatchTheSharedCatalog) {
 
 TEST(Catalog, ModelZooHasTheNamedModels) {
   for (const char* id :
-       {"gpt-1.7b", "gpt-3.6b", "gpt-7.5b", "gpt-18.4b", "gpt-39.1b", "gpt-76.1b", "gpt-145.6b",
-        "gpt-310.1b", "gpt-529.6b", "gpt-1t", "gpt3-175b", "llama2-7b", "llama2-13b",
-        "llama2-70b", "llama3-8b", "llama3-70b", "llama3.1-8b", "llama3.1-70b", "llama3.1-405b",
-        "mistral-7b", "mixtral-8x7b", "mixtral-8x22b", "qwen2.5-7b", "qwen2.5-72b",
-        "deepseek-v3", "bloom-176b", "opt-175b", "mpt-7b", "mpt-30b"}) {
+       {"gpt-1.7b",     "gpt-3.6b",      "gpt-7.5b",     "gpt-18.4b",     "gpt-39.1b",
+        "gpt-76.1b",    "gpt-145.6b",    "gpt-310.1b",   "gpt-529.6b",    "gpt-1t",
+        "gpt3-175b",    "llama2-7b",     "llama2-13b",   "llama2-70b",    "llama3-8b",
+        "llama3-70b",   "llama3.1-8b",   "llama3.1-70b", "llama3.1-405b", "mistral-7b",
+        "mixtral-8x7b", "mixtral-8x22b", "qwen2.5-7b",   "qwen2.5-72b",   "deepseek-v3",
+        "bloom-176b",   "opt-175b",      "mpt-7b",       "mpt-30b"}) {
     EXPECT_NE(cat().find_model(id), nullptr) << id;
   }
 }
@@ -97,9 +98,10 @@ servers:
 TEST(Catalog, UserFileErrorsNameLineAndKey) {
   Catalog c;
   try {
-    io::read_catalog("gpus:\n  - {id: x, hbm_gib: 80, hbm_bw_gbyte_s: 1, tflops: {bf16: 1},\n"
-                     "     source: s, tdp_watts: 5}\n",
-                     "user.yaml", c);
+    io::read_catalog(
+        "gpus:\n  - {id: x, hbm_gib: 80, hbm_bw_gbyte_s: 1, tflops: {bf16: 1},\n"
+        "     source: s, tdp_watts: 5}\n",
+        "user.yaml", c);
     FAIL() << "expected an error";
   } catch (const InputError& e) {
     EXPECT_STREQ(e.what(), "user.yaml:3: gpus[0].tdp_watts: unknown key (did you mean 'tdp_w'?)");

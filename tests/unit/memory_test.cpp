@@ -96,8 +96,8 @@ TEST(Activations, TorchtitanOpLevelSelectiveKeepsEverySecondMatmul) {
   w.framework = Framework::torchtitan;
   w.seq_len = 8192;
   w.layout.recompute = Recompute::selective;
-  const double per_token = 2 * 4096.0 + 2 * 4096.0 + 4 * 32.0 + 2 * 4096.0 + 2 * 1024.0 +
-                           2 * 14336.0 + 2 * 4096.0;
+  const double per_token =
+      2 * 4096.0 + 2 * 4096.0 + 4 * 32.0 + 2 * 4096.0 + 2 * 1024.0 + 2 * 14336.0 + 2 * 4096.0;
   EXPECT_DOUBLE_EQ(activation_bytes_per_layer(w, false), 8192 * per_token);
 }
 
@@ -177,8 +177,7 @@ TEST(ModelState, QloraStoresNf4WithItsScales) {
   const Gpu& gpu = *io::builtin_catalog().find_gpu("h100-sxm");
   const MemoryEstimate e = estimate_memory(w, gpu);
   const ModelShape& m = w.model;
-  const double linears =
-      m.layers * (attention_params_per_layer(m) + mlp_params(m, m.ffn));
+  const double linears = m.layers * (attention_params_per_layer(m) + mlp_params(m, m.ffn));
   const double other = count_params(m).total() - linears;
   const double nf4 = 0.5 + 1.0 / 64 + 4.0 / (64 * 256);
   EXPECT_NEAR(e.peak.weights, linears * nf4 + other * 2 + 4 * e.peak.trainable_params, 1.0);

@@ -9,7 +9,10 @@ namespace scaleout::io {
 namespace {
 
 TEST(Csv, QuotesCommasNewlinesBomAndCrlf) {
-  const auto r = parse_csv("\xEF\xBB\xBF" "a,b\r\n\"x, y\",\"say \"\"hi\"\"\nthere\"\r\n3,\n", "t.csv");
+  const auto r = parse_csv(
+      "\xEF\xBB\xBF"
+      "a,b\r\n\"x, y\",\"say \"\"hi\"\"\nthere\"\r\n3,\n",
+      "t.csv");
   ASSERT_EQ(r.size(), 3u);
   EXPECT_EQ(r[1].second[0], "x, y");
   EXPECT_EQ(r[1].second[1], "say \"hi\"\nthere");
