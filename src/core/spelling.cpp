@@ -20,25 +20,46 @@ int edit_distance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
+namespace {
+size_t common_prefix(std::string_view a, std::string_view b) {
+  size_t n = 0;
+  while (n < a.size() && n < b.size() && a[n] == b[n]) ++n;
+  return n;
+}
+}  // namespace
+
 std::string closest_match(std::string_view word, const std::vector<std::string>& candidates) {
-  const int limit = std::max<int>(2, static_cast<int>(word.size()) / 3);
+  // 1. The word is the start of a candidate (h100 -> h100-sxm): the shortest such.
   std::string best;
+  if (word.size() >= 3) {
+    for (const auto& c : candidates) {
+      if (c.size() > word.size() && c.compare(0, word.size(), word) == 0 &&
+          (best.empty() || c.size() < best.size())) {
+        best = c;
+      }
+    }
+    if (!best.empty()) return best;
+  }
+  // 2. The fewest edits within max(2, |word|/3); ties go to the longer shared prefix.
+  const int limit = std::max<int>(2, static_cast<int>(word.size()) / 3);
   int best_distance = limit + 1;
+  size_t best_prefix = 0;
   for (const auto& c : candidates) {
     const int d = edit_distance(word, c);
-    if (d < best_distance) {
+    const size_t prefix = common_prefix(word, c);
+    if (d < best_distance || (d == best_distance && d <= limit && prefix > best_prefix)) {
       best_distance = d;
+      best_prefix = prefix;
       best = c;
     }
   }
   if (!best.empty()) return best;
-  // No close spelling: a candidate that shares a long prefix (tdp_watts -> tdp_w).
-  size_t best_prefix = 3;
+  // 3. No close spelling: a candidate sharing a prefix of at least 4 (tdp_watts -> tdp_w).
+  size_t longest = 3;
   for (const auto& c : candidates) {
-    size_t n = 0;
-    while (n < c.size() && n < word.size() && c[n] == word[n]) ++n;
-    if (n > best_prefix || (n == best_prefix && n == c.size())) {
-      best_prefix = n;
+    const size_t n = common_prefix(word, c);
+    if (n > longest) {
+      longest = n;
       best = c;
     }
   }

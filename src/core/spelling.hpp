@@ -11,8 +11,9 @@ namespace scaleout {
 // Levenshtein distance between a and b (case-sensitive).
 int edit_distance(std::string_view a, std::string_view b);
 
-// The closest candidate within an edit distance of max(2, |word|/3), else the
-// candidate sharing the longest prefix of at least 4 characters, else "".
+// The best suggestion for a misspelt word, or "" if none: a candidate the
+// word starts (h100 -> h100-sxm); else the fewest edits within max(2,
+// |word|/3), ties to the longer shared prefix; else a shared prefix of 4+.
 std::string closest_match(std::string_view word, const std::vector<std::string>& candidates);
 
 // "did you mean 'x'?" or, without a close match, "expected one of: a, b, c".

@@ -117,6 +117,14 @@ bool Fields::has(const std::string& key) {
   return n.IsDefined() && !n.IsNull();
 }
 
+bool Fields::scalar_present(const std::string& key) {
+  asked_.push_back(key);
+  const YAML::Node n = find(key);
+  if (!n.IsDefined()) return false;
+  if (n.IsNull()) fail(key, "the key has no value", "give a value or remove the key");
+  return true;
+}
+
 YAML::Node Fields::node(const std::string& key) {
   asked_.push_back(key);
   return find(key);
@@ -125,12 +133,24 @@ YAML::Node Fields::node(const std::string& key) {
 void Fields::fail(const std::string& key, const std::string& message,
                   const std::string& hint) const {
   const YAML::Node n = find(key);
+  if (!n.IsDefined()) {
+    // The key is absent; a near miss not read yet (`hiden` for `hidden`) is the likelier mistake.
+    for (auto it = map_.begin(); it != map_.end(); ++it) {
+      if (!it->first.IsScalar()) continue;
+      const std::string& k = it->first.Scalar();
+      if (std::find(asked_.begin(), asked_.end(), k) != asked_.end()) continue;
+      if (!closest_match(k, {key}).empty()) {
+        throw InputError(file_, line_of(it->first), key_path(k), "unknown key",
+                         "did you mean '" + key + "'?");
+      }
+    }
+  }
   const int line = n.IsDefined() ? line_of(n) : line_of(map_);
   throw InputError(file_, line, key_path(key), message, hint);
 }
 
 std::optional<double> Fields::number(const std::string& key, double min, double max) {
-  if (!has(key)) return std::nullopt;
+  if (!scalar_present(key)) return std::nullopt;
   const YAML::Node n = find(key);
   const double v = scalar_number(n, file_, key_path(key));
   if (v < min || v > max) {
@@ -141,7 +161,7 @@ std::optional<double> Fields::number(const std::string& key, double min, double 
 }
 
 std::optional<long long> Fields::integer(const std::string& key, long long min, long long max) {
-  if (!has(key)) return std::nullopt;
+  if (!scalar_present(key)) return std::nullopt;
   const YAML::Node n = find(key);
   const double v = scalar_number(n, file_, key_path(key));
   if (v != std::floor(v)) {
@@ -155,7 +175,7 @@ std::optional<long long> Fields::integer(const std::string& key, long long min, 
 }
 
 std::optional<bool> Fields::boolean(const std::string& key) {
-  if (!has(key)) return std::nullopt;
+  if (!scalar_present(key)) return std::nullopt;
   const YAML::Node n = find(key);
   const std::string s = scalar_string(n, file_, key_path(key));
   if (s == "true" || s == "yes" || s == "y" || s == "on") return true;
@@ -164,7 +184,7 @@ std::optional<bool> Fields::boolean(const std::string& key) {
 }
 
 std::optional<std::string> Fields::string(const std::string& key) {
-  if (!has(key)) return std::nullopt;
+  if (!scalar_present(key)) return std::nullopt;
   return scalar_string(find(key), file_, key_path(key));
 }
 

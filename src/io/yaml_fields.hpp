@@ -45,6 +45,8 @@ class Fields {
 
  private:
   YAML::Node find(const std::string& key) const;
+  // Records the key; false when absent; throws when present without a value.
+  bool scalar_present(const std::string& key);
   YAML::Node map_;
   std::string file_;
   std::string path_;

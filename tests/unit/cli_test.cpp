@@ -1,1 +1,307 @@
-// placeholder
+// run_cli end to end, in process: bad input exits 2 with nothing on standard
+// output and one exact message on standard error; good input exits 0.
+#include "cli/cli.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace scaleout {
+namespace {
+
+struct Result {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+Result run(std::vector<std::string> args) {
+  args.insert(args.begin(), "scaleout");
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::ostringstream out, err;
+  Result r;
+  r.code = run_cli(static_cast<int>(args.size()), argv.data(), out, err);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+std::string example(const std::string& name) {
+  return std::string(SCALEOUT_SOURCE_DIR) + "/examples/" + name;
+}
+
+// Writes `text` to a fresh file under the test temporary folder; returns its path.
+std::string write_temp(const std::string& name, const std::string& text) {
+  const std::filesystem::path dir = std::filesystem::path(testing::TempDir()) / "scaleout_cli_test";
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path p = dir / name;
+  std::ofstream(p, std::ios::binary) << text;
+  return p.string();
+}
+
+const std::string kUsageLine = "Run 'scaleout --help' for the commands and options.\n";
+
+// Exit 2, no standard output, and exactly `err` on standard error.
+void expect_bad_input(const std::vector<std::string>& args, const std::string& err) {
+  const Result r = run(args);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, err);
+}
+
+// --- bad command lines -------------------------------------------------------------------------
+
+TEST(Cli, UnknownSubcommand) {
+  expect_bad_input({"frobnicate"},
+                   "scaleout: unknown command 'frobnicate' (expected one of: estimate, validate, "
+                   "catalog)\n" +
+                       kUsageLine);
+}
+
+TEST(Cli, MisspeltSubcommand) {
+  expect_bad_input({"estimte", example("llama3-8b-lora.yaml")},
+                   "scaleout: unknown command 'estimte' (did you mean 'estimate'?)\n" + kUsageLine);
+}
+
+TEST(Cli, NoSubcommand) {
+  expect_bad_input({}, "scaleout: A subcommand is required\n" + kUsageLine);
+}
+
+TEST(Cli, UnknownFlag) {
+  expect_bad_input({"estimate", "--bogus", example("llama3-8b-lora.yaml")},
+                   "scaleout: The following argument was not expected: --bogus\n" + kUsageLine);
+}
+
+TEST(Cli, MissingWorkloadFile) {
+  const std::string path = example("no-such-workload.yaml");
+  expect_bad_input({"estimate", path},
+                   "scaleout: workload: File does not exist: " + path + "\n" + kUsageLine);
+}
+
+TEST(Cli, MissingCatalogFile) {
+  const std::string path = example("no-such-catalog.yaml");
+  expect_bad_input({"--catalog", path, "catalog", "gpus"},
+                   "scaleout: --catalog: File does not exist: " + path + "\n" + kUsageLine);
+}
+
+TEST(Cli, BadFormat) {
+  expect_bad_input({"estimate", example("llama3-8b-lora.yaml"), "--format", "xml"},
+                   "scaleout: --format: xml not in {text,json}\n" + kUsageLine);
+}
+
+TEST(Cli, CatalogUnknownKind) {
+  expect_bad_input({"catalog", "widgets"},
+                   "scaleout: kind: widgets not in {gpus,servers,fabrics,models}\n" + kUsageLine);
+}
+
+TEST(Cli, CatalogWithoutKind) {
+  expect_bad_input({"catalog"}, "scaleout: kind is required\n" + kUsageLine);
+}
+
+// --- bad files ---------------------------------------------------------------------------------
+
+TEST(Cli, BadWorkloadFile) {
+  const std::string path = write_temp("bad-workload.yaml",
+                                      "model: llama3-8b\n"
+                                      "seq_lenght: 4096\n"
+                                      "cluster: {server: dgx-h100, nodes: 1}\n");
+  expect_bad_input({"estimate", path},
+                   "scaleout: " + path + ":2: seq_lenght: unknown key (did you mean 'seq_len'?)\n");
+}
+
+TEST(Cli, WorkloadWithoutCluster) {
+  const std::string path = write_temp("no-cluster.yaml", "model: llama3-8b\n");
+  expect_bad_input({"estimate", path}, "scaleout: " + path +
+                                           ": cluster: estimate needs a cluster (add cluster: "
+                                           "{server: dgx-h100, nodes: 1})\n");
+}
+
+TEST(Cli, WorkloadIsADirectory) {
+  const std::string path = std::string(SCALEOUT_SOURCE_DIR) + "/examples";
+  const Result r = run({"estimate", path});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "scaleout: workload: File is actually a directory: " + path + "\n" + kUsageLine);
+}
+
+TEST(Cli, UserCatalogUnknownKey) {
+  const std::string path = write_temp("catalog-unknown-key.yaml",
+                                      "gpus:\n"
+                                      "  - id: test-gpu\n"
+                                      "    hbm_gib: 80\n"
+                                      "    hbm_bw_gbyte_s: 3000\n"
+                                      "    tflops: {bf16: 900}\n"
+                                      "    source: unit test\n"
+                                      "    notes: misspelt\n");
+  expect_bad_input({"--catalog", path, "catalog", "gpus"},
+                   "scaleout: " + path + ":7: gpus[0].notes: unknown key (did you mean 'note'?)\n");
+}
+
+TEST(Cli, UserCatalogServerWithUnknownGpu) {
+  const std::string path = write_temp("catalog-unknown-gpu.yaml",
+                                      "servers:\n"
+                                      "  - id: test-box\n"
+                                      "    gpu: h100-sx\n"
+                                      "    gpus_per_node: 8\n"
+                                      "    source: unit test\n");
+  expect_bad_input({"--catalog", path, "catalog", "servers"},
+                   "scaleout: " + path +
+                       ":3: servers[0].gpu: unknown GPU 'h100-sx' (did you mean 'h100-sxm'? or add "
+                       "it under gpus)\n");
+}
+
+TEST(Cli, UserCatalogServerWithFarOffGpu) {
+  const std::string path = write_temp("catalog-far-gpu.yaml",
+                                      "servers:\n"
+                                      "  - id: test-box\n"
+                                      "    gpu: zz-no-such-accelerator\n"
+                                      "    gpus_per_node: 8\n"
+                                      "    source: unit test\n");
+  expect_bad_input({"--catalog", path, "catalog", "servers"},
+                   "scaleout: " + path +
+                       ":3: servers[0].gpu: unknown GPU 'zz-no-such-accelerator' (add it under "
+                       "gpus)\n");
+}
+
+std::string validation_header() {
+  std::ifstream in(std::string(SCALEOUT_SOURCE_DIR) + "/data/validation/training.csv");
+  std::string header;
+  std::getline(in, header);
+  return header;
+}
+
+TEST(Cli, ValidationCsvWrongHeader) {
+  std::string header = validation_header();
+  ASSERT_EQ(header.rfind("id,group,", 0), 0u);
+  header.replace(3, 5, "grup");
+  const std::string path = write_temp("bad-header.csv", header + "\n");
+  expect_bad_input({"validate", path},
+                   "scaleout: " + path +
+                       ":1: grup: column 2 must be 'group' (the canonical schema is in "
+                       "data/validation/README.md)\n");
+}
+
+TEST(Cli, ValidationCsvNonNumericCell) {
+  const std::string row =
+      "r1,g,Tiny,twenty,1024,16,16,4096,32000,gelu,,,2048,8,1,1,1,8,1,1,n,1,none,0,full,,bf16,"
+      "h100-sxm,8,8,8,400,ib,megatron,peak_mem_gib,10,measured,test";
+  const std::string path = write_temp("bad-cell.csv", validation_header() + "\n" + row + "\n");
+  expect_bad_input(
+      {"validate", path},
+      "scaleout: " + path + ":2: layers: expected a non-negative whole number, got 'twenty'\n");
+}
+
+// --- good input --------------------------------------------------------------------------------
+
+TEST(Cli, CatalogGpus) {
+  const Result r = run({"catalog", "gpus"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.err, "");
+  EXPECT_NE(r.out.find("h100-sxm"), std::string::npos);
+}
+
+TEST(Cli, CatalogModelsJson) {
+  const Result r = run({"catalog", "models", "--format", "json"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.err, "");
+  ASSERT_FALSE(r.out.empty());
+  EXPECT_EQ(r.out.front(), '[');
+  EXPECT_NE(r.out.find("\"llama3-8b\""), std::string::npos);
+}
+
+TEST(Cli, EstimateExample) {
+  const Result r = run({"estimate", example("llama3-8b-lora.yaml")});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.err, "");
+  EXPECT_NE(r.out.find("Llama 3 8B"), std::string::npos);
+  EXPECT_NE(r.out.find("Fits: yes"), std::string::npos);
+}
+
+TEST(Cli, EstimateJson) {
+  const Result r = run({"estimate", example("llama3-8b-lora.yaml"), "--format", "json"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.err, "");
+  ASSERT_FALSE(r.out.empty());
+  EXPECT_EQ(r.out.front(), '{');
+}
+
+TEST(Cli, Help) {
+  const Result r = run({"--help"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.err, "");
+  EXPECT_NE(r.out.find("estimate"), std::string::npos);
+  EXPECT_NE(r.out.find("validate"), std::string::npos);
+  EXPECT_NE(r.out.find("catalog"), std::string::npos);
+}
+
+TEST(Cli, Version) {
+  const Result r = run({"--version"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(r.out, "0.1.0\n");
+}
+
+// --- user catalog files ------------------------------------------------------------------------
+
+const std::string kTestGpu =
+    "gpus:\n"
+    "  - id: test-gpu-200g\n"
+    "    name: Test GPU 200 GiB\n"
+    "    hbm_gib: 200\n"
+    "    hbm_bw_gbyte_s: 5000\n"
+    "    tflops: {bf16: 1000}\n"
+    "    source: unit test\n";
+
+TEST(Cli, UserCatalogAddsAGpu) {
+  const std::string cat = write_temp("catalog-new-gpu.yaml", kTestGpu);
+  const Result list = run({"--catalog", cat, "catalog", "gpus"});
+  EXPECT_EQ(list.code, 0);
+  EXPECT_EQ(list.err, "");
+  EXPECT_NE(list.out.find("test-gpu-200g"), std::string::npos);
+
+  const std::string wl = write_temp("new-gpu.yaml",
+                                    "model: llama3-8b\n"
+                                    "seq_len: 4096\n"
+                                    "cluster: {server: dgx-h100, gpu: test-gpu-200g}\n");
+  const Result est = run({"--catalog", cat, "estimate", wl});
+  EXPECT_EQ(est.code, 0) << est.err;
+  EXPECT_EQ(est.err, "");
+  EXPECT_NE(est.out.find("test-gpu-200g"), std::string::npos) << est.out;
+  EXPECT_NE(est.out.find("200.00 GiB"), std::string::npos) << est.out;
+
+  // Without the catalog file the GPU is unknown.
+  expect_bad_input({"estimate", wl},
+                   "scaleout: " + wl +
+                       ":3: cluster.gpu: unknown GPU 'test-gpu-200g' (expected one of: "
+                       "a100-pcie-40g, a100-pcie-80g, a100-sxm-40g, a100-sxm-80g, b200, gaudi3, "
+                       "gb200, h100-nvl, h100-pcie, h100-sxm, h100-sxm-96g, h200-nvl, ...)\n");
+}
+
+TEST(Cli, UserCatalogOverridesAGpu) {
+  const Result before = run({"estimate", example("llama3-8b-lora.yaml")});
+  ASSERT_EQ(before.code, 0);
+  EXPECT_NE(before.out.find("80.00 GiB"), std::string::npos) << before.out;
+
+  const std::string cat = write_temp("catalog-override.yaml",
+                                     "gpus:\n"
+                                     "  - id: h100-sxm\n"
+                                     "    hbm_gib: 16\n"
+                                     "    hbm_bw_gbyte_s: 3350\n"
+                                     "    tflops: {bf16: 989}\n"
+                                     "    source: unit test (shrunk H100)\n");
+  const Result after = run({"--catalog", cat, "estimate", example("llama3-8b-lora.yaml")});
+  EXPECT_EQ(after.code, 0) << after.err;
+  EXPECT_EQ(after.err, "");
+  EXPECT_NE(after.out.find("16.00 GiB"), std::string::npos) << after.out;
+  EXPECT_EQ(after.out.find("80.00 GiB"), std::string::npos) << after.out;
+  EXPECT_NE(after.out.find("Fits: NO"), std::string::npos) << after.out;
+}
+
+}  // namespace
+}  // namespace scaleout

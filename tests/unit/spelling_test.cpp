@@ -17,7 +17,12 @@ TEST(Spelling, ClosestMatchWithinCutOff) {
   EXPECT_EQ(closest_match("seqlen", keys), "seq_len");
   EXPECT_EQ(closest_match("precison", keys), "precision");
   EXPECT_EQ(closest_match("zzzzzzzz", keys), "");
-  EXPECT_EQ(closest_match("global_batch_size", keys), "global_batch");  // shared prefix
+  EXPECT_EQ(closest_match("global_batch_size", keys), "global_batch");
+  // Ties go to the longer shared prefix; a prefix of a candidate finds it.
+  EXPECT_EQ(closest_match("llama3-7b", {"llama2-7b", "llama3-8b"}), "llama3-8b");
+  EXPECT_EQ(closest_match("tpp", {"pp", "tp"}), "tp");
+  EXPECT_EQ(closest_match("h100", {"h800", "h100-sxm"}), "h100-sxm");
+  EXPECT_EQ(closest_match("tdp_watts", {"tdp_w", "name"}), "tdp_w");
 }
 
 TEST(Spelling, SuggestionListsChoicesWithoutCloseMatch) {

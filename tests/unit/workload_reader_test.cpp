@@ -1,1 +1,368 @@
-// placeholder
+// read_workload against the bundled examples and against one bad input per
+// kind of mistake. Each bad input must fail with the exact text the user sees:
+// "file:line: key: message (hint)".
+#include "io/workload_reader.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "io/catalog_reader.hpp"
+
+namespace scaleout::io {
+namespace {
+
+const Catalog& catalog() { return builtin_catalog(); }
+
+WorkloadFile read(const std::string& text, const std::string& dir = "") {
+  return read_workload(text, "w.yaml", dir, catalog());
+}
+
+// A valid workload, one key per line so that errors have known lines.
+const std::string kBase =
+    "model: llama3-8b\n"        // 1
+    "seq_len: 4096\n"           // 2
+    "global_batch: 64\n"        // 3
+    "precision: bf16\n"         // 4
+    "optimizer: adam\n"         // 5
+    "framework: megatron\n"     // 6
+    "layout:\n"                 // 7
+    "  tp: 2\n"                 // 8
+    "  micro_batch: 1\n"        // 9
+    "  recompute: selective\n"  // 10
+    "cluster:\n"                // 11
+    "  server: dgx-h100\n"      // 12
+    "  nodes: 1\n";             // 13
+
+// A valid LoRA fine-tune.
+const std::string kFinetune =
+    "model: llama3-8b\n"     // 1
+    "task: finetune\n"       // 2
+    "finetune:\n"            // 3
+    "  method: lora\n"       // 4
+    "  rank: 16\n"           // 5
+    "cluster:\n"             // 6
+    "  server: dgx-h100\n";  // 7
+
+// A small inline model; one key per line.
+const std::string kInline =
+    "model:\n"               // 1
+    "  layers: 4\n"          // 2
+    "  hidden: 1536\n"       // 3
+    "  heads: 12\n"          // 4
+    "  kv_heads: 4\n"        // 5
+    "  vocab: 1000\n"        // 6
+    "cluster:\n"             // 7
+    "  server: dgx-h100\n";  // 8
+
+// `text` with its first occurrence of `from` replaced by `to`; a text that
+// cannot parse when `from` is missing, so that a stale case fails loudly.
+std::string with(std::string text, const std::string& from, const std::string& to) {
+  const size_t at = text.find(from);
+  if (at == std::string::npos) return "edit failed: '" + from + "' not found";
+  return text.replace(at, from.size(), to);
+}
+
+struct BadCase {
+  const char* name;
+  std::string text;
+  std::string expected;  // e.what()
+};
+
+std::string error_of(const std::string& text, const std::string& dir = "") {
+  try {
+    read(text, dir);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "<no InputError>";
+}
+
+class WorkloadReaderBad : public testing::TestWithParam<BadCase> {};
+
+TEST_P(WorkloadReaderBad, ReportsFileLineKeyAndHint) {
+  EXPECT_EQ(error_of(GetParam().text), GetParam().expected) << GetParam().text;
+}
+
+const std::vector<BadCase> kBadCases = {
+    // --- misspelt keys ---------------------------------------------------------------------
+    {"MisspeltTopLevelKey", with(kBase, "seq_len:", "seq_lenght:"),
+     "w.yaml:2: seq_lenght: unknown key (did you mean 'seq_len'?)"},
+    {"MisspeltLayoutKey", with(kBase, "micro_batch:", "micro_bach:"),
+     "w.yaml:9: layout.micro_bach: unknown key (did you mean 'micro_batch'?)"},
+    {"MisspeltClusterKey", with(kBase, "nodes:", "node:"),
+     "w.yaml:13: cluster.node: unknown key (did you mean 'nodes'?)"},
+    {"MisspeltFinetuneKey", with(kFinetune, "rank:", "rnak:"),
+     "w.yaml:5: finetune.rnak: unknown key (did you mean 'rank'?)"},
+    {"MisspeltInlineModelKey", with(kInline, "hidden:", "hiden:"),
+     "w.yaml:3: model.hiden: unknown key (did you mean 'hidden'?)"},
+    {"MisspeltModelKey", with(kBase, "model:", "modle:"),
+     "w.yaml:1: modle: unknown key (did you mean 'model'?)"},
+    {"MisspeltServerKey", with(kBase, "server:", "sever:"),
+     "w.yaml:12: cluster.sever: unknown key (did you mean 'server'?)"},
+    {"DuplicateTopLevelKey", with(kBase, "global_batch: 64\n", "seq_len: 2048\n"),
+     "w.yaml:3: seq_len: duplicate key (it is already set on line 2; keep one)"},
+    {"DuplicateLayoutKey", with(kBase, "  micro_batch: 1\n", "  tp: 4\n"),
+     "w.yaml:9: layout.tp: duplicate key (it is already set on line 8; keep one)"},
+
+    // --- misspelt values -------------------------------------------------------------------
+    {"MisspeltPrecision", with(kBase, "bf16", "bf61"),
+     "w.yaml:4: precision: unknown value 'bf61' (did you mean 'bf16'?)"},
+    {"MisspeltRecompute", with(kBase, "selective", "selectve"),
+     "w.yaml:10: layout.recompute: unknown value 'selectve' (did you mean 'selective'?)"},
+    {"UnknownOptimizer", with(kBase, "optimizer: adam", "optimizer: adamw"),
+     "w.yaml:5: optimizer: unknown value 'adamw' (did you mean 'adam'?)"},
+    {"MisspeltTask", with(kBase, "optimizer: adam", "task: pretrian"),
+     "w.yaml:5: task: unknown value 'pretrian' (did you mean 'pretrain'?)"},
+    {"MisspeltFramework", with(kBase, "megatron", "megatorn"),
+     "w.yaml:6: framework: unknown value 'megatorn' (did you mean 'megatron'?)"},
+    {"MisspeltFinetuneMethod", with(kFinetune, "method: lora", "method: qlorra"),
+     "w.yaml:4: finetune.method: unknown value 'qlorra' (did you mean 'qlora'?)"},
+    {"NotABoolean", with(kBase, "  micro_batch: 1\n", "  sp: maybe\n"),
+     "w.yaml:9: layout.sp: expected true or false, got 'maybe'"},
+    {"InferenceNotSupported", with(kBase, "optimizer: adam", "task: inference"),
+     "w.yaml:5: task: inference sizing is not supported yet (use pretrain or finetune)"},
+
+    // --- wrong types -----------------------------------------------------------------------
+    {"ListForNumber", with(kBase, "seq_len: 4096", "seq_len: [1, 2]"),
+     "w.yaml:2: seq_len: expected a number, got a list"},
+    {"MappingForString", with(kBase, "framework: megatron", "framework: {name: megatron}"),
+     "w.yaml:6: framework: expected a string, got a mapping"},
+    {"WordForNumber", with(kBase, "tp: 2", "tp: abc"),
+     "w.yaml:8: layout.tp: expected a number, got 'abc'"},
+    {"LayoutNotAMapping",
+     with(kBase, "layout:\n  tp: 2\n  micro_batch: 1\n  recompute: selective\n",
+          "layout: [2, 1]\n"),
+     "w.yaml:7: layout: expected a mapping of keys to values, got a list"},
+    {"ModelIsAList", with(kBase, "model: llama3-8b", "model: [llama3-8b]"),
+     "w.yaml:1: model: expected a string, got a list"},
+    {"ModelMissing", with(kBase, "model: llama3-8b\n", ""),
+     "w.yaml:1: model: missing required key (name a zoo model (see `scaleout catalog models`), a "
+     "config.json path or a mapping)"},
+
+    // --- numbers out of range --------------------------------------------------------------
+    {"ZeroTp", with(kBase, "tp: 2", "tp: 0"),
+     "w.yaml:8: layout.tp: 0 is out of range (expected a whole number from 1 to 1000000)"},
+    {"NegativeSeqLen", with(kBase, "seq_len: 4096", "seq_len: -5"),
+     "w.yaml:2: seq_len: -5 is out of range (expected a whole number from 1 to 100000000)"},
+    {"FractionalTp", with(kBase, "tp: 2", "tp: 2.5"),
+     "w.yaml:8: layout.tp: expected a whole number, got 2.5"},
+    {"YamlNan", with(kBase, "seq_len: 4096", "seq_len: .nan"),
+     "w.yaml:2: seq_len: '.nan' is not a finite number (use a finite decimal value such as "
+     "1.5e12)"},
+    {"YamlInfinity", with(kBase, "optimizer: adam", "tokens: .inf"),
+     "w.yaml:5: tokens: '.inf' is not a finite number (use a finite decimal value such as 1.5e12)"},
+    {"YamlMinusInfinity", with(kBase, "optimizer: adam", "tokens: -.Inf"),
+     "w.yaml:5: tokens: '-.Inf' is not a finite number (use a finite decimal value such as "
+     "1.5e12)"},
+    {"PlainNan", with(kBase, "optimizer: adam", "tokens: nan"),
+     "w.yaml:5: tokens: 'nan' is not a finite number (use a finite decimal value such as 1.5e12)"},
+    {"OverflowingNumber", with(kBase, "optimizer: adam", "tokens: 1e999"),
+     "w.yaml:5: tokens: '1e999' is not a finite number (use a finite decimal value such as "
+     "1.5e12)"},
+    {"HugeTokens", with(kBase, "optimizer: adam", "tokens: 1e30"),
+     "w.yaml:5: tokens: 1e30 is out of range (expected a value from 0 to 1e+18)"},
+    {"HugeNodes", with(kBase, "nodes: 1", "nodes: 1e12"),
+     "w.yaml:13: cluster.nodes: 1e12 is out of range (expected a whole number from 1 to "
+     "1000000)"},
+    {"ZeroStageTooHigh", with(kBase, "  micro_batch: 1\n", "  zero: 4\n"),
+     "w.yaml:9: layout.zero: 4 is out of range (expected a whole number from 0 to 3)"},
+    {"TooManyGpusInCluster", with(kBase, "nodes: 1", "nodes: 200000"),
+     "w.yaml:12: cluster: 1600000 GPUs is more than the supported 1000000"},
+    {"LayoutProductOverflows",
+     with(kBase, "  micro_batch: 1\n", "  pp: 1000000\n  dp: 1000000\n  cp: 1000000\n"),
+     "w.yaml:8: layout: tp 2 x pp 1000000 x dp 1000000 x cp 1000000 is more than the supported "
+     "1000000 GPUs"},
+
+    // --- layouts that do not fit the model or the cluster -----------------------------------
+    {"TpDoesNotDivideHeads", with(kBase, "tp: 2", "tp: 3"),
+     "w.yaml:8: layout.tp: tp 3 does not divide the model's 32 attention heads (use a tp that "
+     "divides the head count, e.g. 1, 2, 4 or 8)"},
+    {"TpAndKvHeads", with(kInline, "cluster:", "layout: {tp: 6, micro_batch: 1}\ncluster:"),
+     "w.yaml:7: layout.tp: tp 6 and the model's 4 key/value heads do not divide one another (use "
+     "a tp that divides kv_heads or is a multiple of it)"},
+    {"PpLargerThanLayers", with(with(kBase, "tp: 2", "pp: 64"), "nodes: 1", "nodes: 8"),
+     "w.yaml:8: layout.pp: pp 64 is larger than the model's 32 layers (use at most one pipeline "
+     "stage per layer)"},
+    {"InterleaveWithoutPp", with(kBase, "micro_batch: 1", "interleave: 2"),
+     "w.yaml:9: layout.interleave: interleave > 1 needs pipeline parallelism (set layout.pp > 1 "
+     "or interleave: 1)"},
+    {"InterleaveDoesNotDivideLayers", with(kBase, "  tp: 2\n", "  pp: 4\n  interleave: 3\n"),
+     "w.yaml:9: layout.interleave: 32 layers do not split into pp 4 x interleave 3 equal chunks "
+     "(Megatron-LM's interleaved schedule needs layers divisible by pp * interleave)"},
+    {"CpDoesNotDivideSeqLen", with(with(kBase, "seq_len: 4096", "seq_len: 1000"), "tp: 2", "cp: 8"),
+     "w.yaml:8: layout.cp: seq_len 1000 is not divisible by 2 * cp = 16 (context parallelism "
+     "splits each sequence into 2*cp load-balanced chunks)"},
+    {"EpForDenseModel", with(kBase, "tp: 2", "ep: 2"),
+     "w.yaml:8: layout.ep: ep > 1 needs a mixture-of-experts model (set ep: 1 for dense models)"},
+    {"EpDoesNotDivideExperts",
+     with(with(kBase, "llama3-8b", "mixtral-8x7b"), "  micro_batch: 1\n",
+          "  ep: 3\n  micro_batch: 1\n"),
+     "w.yaml:9: layout.ep: ep 3 does not divide the model's 8 experts (choose ep among the "
+     "divisors of the expert count)"},
+    {"GlobalBatchNotMultiple", with(kBase, "global_batch: 64", "global_batch: 66"),
+     "w.yaml:3: global_batch: global_batch 66 is not a multiple of micro_batch 1 x dp 4 (each "
+     "step must be a whole number of micro-batches on every data-parallel rank)"},
+    {"LayoutGpusNotClusterGpus", with(kBase, "  micro_batch: 1\n", "  dp: 2\n"),
+     "w.yaml:8: layout: tp 2 x pp 1 x dp 2 x cp 1 = 4 GPUs, but the cluster has 8 (make the "
+     "parallel sizes multiply to nodes x GPUs per node, or leave dp out to derive it)"},
+    {"DpCannotBeDerived", with(with(kBase, "llama3-8b", "gpt-18.4b"), "tp: 2", "tp: 3"),
+     "w.yaml:8: layout: tp 3 x pp 1 x cp 1 = 3 does not divide the cluster's 8 GPUs, so dp cannot "
+     "be derived (choose tp, pp and cp whose product divides nodes x GPUs per node)"},
+    {"QloraWithFp8", with(kFinetune, "method: lora", "method: qlora") + "precision: fp8\n",
+     "w.yaml:8: precision: QLoRA computes in 16-bit; fp8 is not supported with it (use bf16)"},
+    {"FinetuneBlockWithPretrain", with(kFinetune, "task: finetune", "task: pretrain"),
+     "w.yaml:4: finetune: finetune settings need task: finetune (set task: finetune, or remove "
+     "the finetune block)"},
+
+    // --- names that are not in the catalog --------------------------------------------------
+    {"UnknownModel", with(kBase, "llama3-8b", "llama3-7b"),
+     "w.yaml:1: model: unknown model 'llama3-7b' (did you mean 'llama3-70b'?)"},
+    {"UnknownServer", with(kBase, "dgx-h100", "dgx-h10"),
+     "w.yaml:12: cluster.server: unknown server 'dgx-h10' (did you mean 'dgx-h100'?)"},
+    {"MissingServer", with(kBase, "  server: dgx-h100\n", ""),
+     "w.yaml:12: cluster.server: missing required key (e.g. server: dgx-h100)"},
+    {"UnknownGpu", with(kBase, "nodes: 1", "gpu: h100-sxn"),
+     "w.yaml:13: cluster.gpu: unknown GPU 'h100-sxn' (did you mean 'h100-sxm'?)"},
+    {"UnknownFabric", with(kBase, "nodes: 1", "fabric: ib-nd"),
+     "w.yaml:13: cluster.fabric: unknown fabric 'ib-nd' (did you mean 'ib-ndr'?)"},
+    {"MissingHfConfig", with(kBase, "model: llama3-8b", "model: configs/nope.json"),
+     "w.yaml:1: model: file 'configs/nope.json' not found (relative paths are resolved from the "
+     "workload file's folder)"},
+
+    // --- files that are not a workload ------------------------------------------------------
+    {"EmptyFile", "",
+     "w.yaml: workload file is empty (start from an example in examples/, e.g. "
+     "examples/llama3-8b-lora.yaml)"},
+    {"OnlyComments", "# nothing here yet\n",
+     "w.yaml: workload file is empty (start from an example in examples/, e.g. "
+     "examples/llama3-8b-lora.yaml)"},
+    {"TopLevelScalar", "llama3-8b\n",
+     "w.yaml:1: expected a mapping of keys to values, got a scalar"},
+    {"TopLevelList", "- model: llama3-8b\n- seq_len: 4096\n",
+     "w.yaml:1: expected a mapping of keys to values, got a list"},
+    {"InvalidYaml", with(kBase, "layout:\n  tp: 2\n", "layout: {tp: 2\n"),
+     "w.yaml:8: not valid YAML: end of map flow not found (check indentation, colons and "
+     "brackets)"},
+    {"TabIndentation", "model: llama3-8b\n\tseq_len: 4096\n",
+     "w.yaml:2: not valid YAML: illegal tab when looking for indentation (check indentation, "
+     "colons and brackets)"},
+    {"BinaryContent", std::string("model: llama3-8b\n\0\x01\x02", 20),
+     "w.yaml: file is binary (contains NUL bytes), expected YAML text"},
+
+    // --- inline models ----------------------------------------------------------------------
+    {"InlineModelWithoutLayers", with(kInline, "  layers: 4\n", ""),
+     "w.yaml:2: model.layers: missing required key"},
+    {"InlineHeadsDoNotDivideHidden", with(kInline, "hidden: 1536", "hidden: 1000"),
+     "w.yaml:4: model.heads: hidden 1000 is not divisible by heads 12 (set head_dim, or choose "
+     "heads that divide hidden)"},
+    {"InlineKvHeadsDoNotDivideHeads", with(kInline, "kv_heads: 4", "kv_heads: 5"),
+     "w.yaml:5: model.kv_heads: kv_heads 5 does not divide heads 12 (grouped-query attention "
+     "needs heads to be a multiple of kv_heads)"},
+    {"InlineUnknownKey", with(kInline, "  vocab: 1000\n", "  vocab: 1000\n  vocab_size: 1000\n"),
+     "w.yaml:7: model.vocab_size: unknown key (did you mean 'vocab'?)"},
+};
+
+INSTANTIATE_TEST_SUITE_P(WorkloadReader, WorkloadReaderBad, testing::ValuesIn(kBadCases),
+                         [](const testing::TestParamInfo<BadCase>& param_info) {
+                           return std::string(param_info.param.name);
+                         });
+
+// --- valid input -----------------------------------------------------------------------------
+
+TEST(WorkloadReader, BaseWorkloadIsValid) {
+  const WorkloadFile wf = read(kBase);
+  EXPECT_TRUE(wf.has_cluster);
+  EXPECT_TRUE(wf.has_layout);
+  EXPECT_EQ(wf.workload.seq_len, 4096);
+  EXPECT_EQ(wf.workload.layout.tp, 2);
+  EXPECT_EQ(wf.workload.cluster.server_id, "dgx-h100");
+}
+
+TEST(WorkloadReader, EveryExampleParses) {
+  const std::filesystem::path dir = std::filesystem::path(SCALEOUT_SOURCE_DIR) / "examples";
+  int count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".yaml") continue;
+    ++count;
+    SCOPED_TRACE(entry.path().string());
+    try {
+      const WorkloadFile wf = read_workload(read_text_file(entry.path().string()),
+                                            entry.path().string(), dir.string(), catalog());
+      EXPECT_TRUE(wf.has_cluster);
+      EXPECT_GT(wf.workload.model.layers, 0);
+    } catch (const InputError& e) {
+      ADD_FAILURE() << e.what();
+    }
+  }
+  EXPECT_GE(count, 7);
+}
+
+TEST(WorkloadReader, DpIsDerivedFromTheCluster) {
+  const WorkloadFile wf = read(with(kBase, "nodes: 1", "nodes: 2"));
+  EXPECT_EQ(wf.workload.layout.tp, 2);
+  EXPECT_EQ(wf.workload.layout.dp, 8);  // 2 nodes x 8 GPUs / tp 2
+  EXPECT_EQ(wf.workload.layout.gpus(), 16);
+}
+
+TEST(WorkloadReader, DpIsDerivedWithoutALayout) {
+  const WorkloadFile wf = read("model: llama3-8b\ncluster: {server: dgx-h100, nodes: 4}\n");
+  EXPECT_FALSE(wf.has_layout);
+  EXPECT_EQ(wf.workload.layout.dp, 32);
+}
+
+TEST(WorkloadReader, GivenDpIsKept) {
+  const WorkloadFile wf = read(with(kBase, "  micro_batch: 1\n", "  dp: 4\n"));
+  EXPECT_EQ(wf.workload.layout.dp, 4);
+}
+
+TEST(WorkloadReader, HfConfigRelativeToTheWorkloadFolder) {
+  const WorkloadFile wf =
+      read(with(kBase, "model: llama3-8b", "model: hf/llama3-8b.json"), SCALEOUT_TEST_DATA_DIR);
+  const ModelShape* zoo = catalog().find_model("llama3-8b");
+  ASSERT_NE(zoo, nullptr);
+  EXPECT_EQ(wf.workload.model.layers, zoo->layers);
+  EXPECT_EQ(wf.workload.model.hidden, zoo->hidden);
+  EXPECT_EQ(wf.workload.model.heads, zoo->heads);
+  EXPECT_EQ(wf.workload.model.kv_heads, zoo->kv_heads);
+  EXPECT_EQ(wf.workload.model.vocab, zoo->vocab);
+}
+
+TEST(WorkloadReader, MissingHfConfigNamesTheResolvedPath) {
+  EXPECT_EQ(error_of(with(kBase, "model: llama3-8b", "model: hf/nope.json"), "/data/wl"),
+            "w.yaml:1: model: file '/data/wl/hf/nope.json' not found (relative paths are "
+            "resolved from the workload file's folder)");
+}
+
+TEST(WorkloadReader, InlineModel) {
+  const WorkloadFile wf = read(kInline);
+  EXPECT_EQ(wf.workload.model.layers, 4);
+  EXPECT_EQ(wf.workload.model.hidden, 1536);
+  EXPECT_EQ(wf.workload.model.kv_heads, 4);
+}
+
+TEST(WorkloadReader, FinetuneBlock) {
+  const WorkloadFile wf = read(with(kFinetune, "rank: 16", "rank: 64"));
+  EXPECT_EQ(wf.workload.task, Task::finetune);
+  EXPECT_EQ(wf.workload.finetune.method, FinetuneMethod::lora);
+  EXPECT_EQ(wf.workload.finetune.rank, 64);
+}
+
+TEST(WorkloadReader, ErrorFieldsAreFilledIn) {
+  try {
+    read(with(kBase, "seq_len:", "seq_lenght:"));
+    FAIL() << "no InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file, "w.yaml");
+    EXPECT_EQ(e.line, 2);
+    EXPECT_EQ(e.key, "seq_lenght");
+    EXPECT_EQ(e.message, "unknown key");
+    EXPECT_EQ(e.hint, "did you mean 'seq_len'?");
+  }
+}
+
+}  // namespace
+}  // namespace scaleout::io

@@ -1,0 +1,80 @@
+#include "network/topology.hpp"
+
+#include <algorithm>
+
+namespace scaleout {
+
+ClusterLinks resolve_links(const Server& s, const Gpu& gpu, const Fabric* fabric, int nodes,
+                           const NetworkConstants& k) {
+  ClusterLinks l;
+  l.gpus_per_node = s.gpus_per_node;
+  l.nodes = nodes;
+  double intra_bw = s.intra_node_bw_Bps > 0 ? s.intra_node_bw_Bps : gpu.scaleup_bw_Bps;
+  if (intra_bw <= 0) intra_bw = gpu.host_link_Bps;
+  l.intra.bus_bw_Bps = intra_bw * k.intra_node_efficiency;
+  l.intra.hop_latency_s = s.intra_node == IntraNodeKind::pcie ? k.pcie_hop_s : k.nvlink_hop_s;
+
+  // Each GPU drives its share of the node's NICs (one rail per GPU on DGX-class
+  // nodes); a slower fabric port caps the NIC; oversubscription divides it.
+  double nic = s.nic_bw_Bps;
+  FabricKind kind = FabricKind::ib;
+  double oversubscription = 1.0;
+  if (fabric) {
+    nic = std::min(nic, fabric->port_bw_Bps);
+    kind = fabric->kind;
+    oversubscription = fabric->oversubscription;
+  }
+  const double eff = kind == FabricKind::ib     ? k.ib_efficiency
+                     : kind == FabricKind::roce ? k.roce_efficiency
+                     : kind == FabricKind::efa  ? k.efa_efficiency
+                                                : k.other_efficiency;
+  const double per_gpu = s.nics_per_node * nic / std::max(1, s.gpus_per_node);
+  l.inter.bus_bw_Bps = per_gpu * eff / oversubscription;
+  l.inter.hop_latency_s = k.net_hop_s + (fabric ? fabric->latency_s : 0.0);
+  return l;
+}
+
+GroupSpan span_of(int size, long long stride, int gpus_per_node) {
+  GroupSpan g;
+  g.size = size;
+  if (size <= 1) return g;
+  if (stride >= gpus_per_node) {
+    g.per_node = 1;
+  } else {
+    g.per_node = static_cast<int>(std::min<long long>(size, gpus_per_node / stride));
+  }
+  g.nodes = (size + g.per_node - 1) / g.per_node;
+  return g;
+}
+
+double collective_time_s(Collective c, double bytes, const GroupSpan& g, const ClusterLinks& l) {
+  if (g.size <= 1 || bytes <= 0) return 0;
+  if (g.nodes <= 1) return ring_time_s(c, bytes, g.size, l.intra);
+  if (l.inter.bus_bw_Bps <= 0) return 1e30;  // no scale-out network: unusable
+  if (g.per_node <= 1) return ring_time_s(c, bytes, g.size, l.inter);
+  switch (c) {
+    case Collective::all_reduce:
+      // NCCL hierarchy: reduce-scatter in the node, all-reduce of 1/g of the
+      // data across nodes on every rail at once, all-gather in the node.
+      return ring_time_s(Collective::reduce_scatter, bytes, g.per_node, l.intra) +
+             ring_time_s(Collective::all_reduce, bytes / g.per_node, g.nodes, l.inter) +
+             ring_time_s(Collective::all_gather, bytes, g.per_node, l.intra);
+    case Collective::reduce_scatter:
+    case Collective::all_gather:
+      return ring_time_s(c, bytes, g.per_node, l.intra) +
+             ring_time_s(c, bytes / g.per_node, g.nodes, l.inter);
+    case Collective::all_to_all: {
+      // (n - g)/n of each rank's data leaves the node over its rail.
+      const double n = g.size;
+      const double out_bytes = bytes * (n - g.per_node) / n;
+      const double in_bytes = bytes * (g.per_node - 1) / n;
+      return kNcclBaseLatency_s + l.inter.hop_latency_s + out_bytes / l.inter.bus_bw_Bps +
+             in_bytes / l.intra.bus_bw_Bps;
+    }
+    case Collective::send_recv:
+      return ring_time_s(c, bytes, 2, l.inter);
+  }
+  return 0;
+}
+
+}  // namespace scaleout

@@ -1,0 +1,58 @@
+// Where a parallel group's ranks sit on the cluster, and what its collectives
+// cost there: NVSwitch/PCIe inside a node, the GPU's own NIC rail between
+// nodes, hierarchical algorithms when a group spans both (docs/model.md,
+// "Communication").
+#pragma once
+
+#include "hw/hardware.hpp"
+#include "network/collectives.hpp"
+
+namespace scaleout {
+
+// Named constants of the network model, with their sources in docs/model.md.
+struct NetworkConstants {
+  // Large-message ring bus bandwidth as a share of the one-way link rate:
+  // 8xA100 234.9/300 = 78 %, 8xH200 367.6/450 = 82 % (ml-engineering network
+  // benchmarks, hardware-facts.md 3e): 0.80.
+  double intra_node_efficiency = 0.80;
+  // Inter-node all-reduce bus bandwidth per NIC: InfiniBand NDR 46-48 of 50 GB/s
+  // (NCCL maintainer, nccl-tests #290): 0.92; AWS EFAv4 36.95 of 50 GB/s
+  // (ml-engineering): 0.74; RoCE is taken between the two (0.85, an assumption
+  // until a measurement is in the catalog); Omni-Path and plain Ethernet 0.7.
+  double ib_efficiency = 0.92;
+  double roce_efficiency = 0.85;
+  double efa_efficiency = 0.74;
+  double other_efficiency = 0.70;
+  // NCCL hwLat per ring step, Simple protocol (tuning.cc): NVLink 3.4 us,
+  // PCIe 5.7 us, network 9.6 us.
+  double nvlink_hop_s = 3.4e-6;
+  double pcie_hop_s = 5.7e-6;
+  double net_hop_s = 9.6e-6;
+};
+
+// The links of one cluster, resolved once.
+struct ClusterLinks {
+  int gpus_per_node = 8;
+  int nodes = 1;
+  LinkLevel intra;  // inside a node (NVSwitch / NVLink / xGMI / PCIe)
+  LinkLevel inter;  // between nodes, per GPU (its share of the node's NICs)
+};
+
+ClusterLinks resolve_links(const Server& server, const Gpu& gpu, const Fabric* fabric, int nodes,
+                           const NetworkConstants& k = {});
+
+// A group of `size` ranks whose neighbours are `stride` ranks apart in the
+// global rank order (Megatron: TP innermost, then CP, DP, PP outermost).
+struct GroupSpan {
+  int size = 1;
+  int per_node = 1;  // group members on one node
+  int nodes = 1;     // nodes the group spans
+};
+
+GroupSpan span_of(int size, long long stride, int gpus_per_node);
+
+// Time of one collective of `bytes` over the group, hierarchical when the
+// group spans several nodes with several members on each.
+double collective_time_s(Collective c, double bytes, const GroupSpan& g, const ClusterLinks& l);
+
+}  // namespace scaleout

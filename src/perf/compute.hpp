@@ -1,0 +1,53 @@
+// Compute time of a transformer layer on one GPU: every operation timed as a
+// roofline, FLOPs at an achievable matmul rate versus bytes at HBM bandwidth
+// (docs/model.md, "Compute").
+#pragma once
+
+#include "hw/hardware.hpp"
+#include "workload/workload.hpp"
+
+namespace scaleout {
+
+// Named constants of the compute model; per GPU family (docs/model.md).
+struct ComputeConstants {
+  // Large-GEMM rate as a share of the dense peak: measured maximum achievable
+  // matmul FLOPS (ml-engineering MAMF: A100 271.2/312, H100 794.5/989).
+  double gemm_efficiency = 0.80;
+  // A GEMM dimension d runs at d / (d + gemm_half_dim) of the large-GEMM rate
+  // per dimension (small and skinny GEMMs fall far below peak).
+  double gemm_half_dim = 96;
+  // FlashAttention-2 kernels as a share of the dense peak (FA2 paper: 50-73 %
+  // forward on A100; FA3 paper: 35 % on H100).
+  double attention_efficiency = 0.55;
+  // Achievable share of HBM bandwidth for streaming element-wise kernels.
+  double hbm_efficiency = 0.80;
+};
+
+ComputeConstants compute_constants(const Gpu& gpu);
+
+// Times in seconds and FLOPs for one micro-batch on one GPU.
+struct OpTimes {
+  double gemm_s = 0;         // dense matmuls (projections, MLP, experts, router)
+  double attention_s = 0;    // attention core (QK^T, softmax, AV)
+  double elementwise_s = 0;  // norms, activations, residuals, dropout, rotary
+  double flops = 0;          // FLOPs executed
+  double total() const { return gemm_s + attention_s + elementwise_s; }
+};
+
+// Forward pass of one transformer layer (moe_layer: the MLP is a MoE block).
+OpTimes layer_forward(const Workload& w, const Gpu& gpu, const ComputeConstants& k, bool moe_layer);
+// Backward pass of one layer (dgrad and wgrad; LoRA skips the frozen wgrad).
+OpTimes layer_backward(const Workload& w, const Gpu& gpu, const ComputeConstants& k,
+                       bool moe_layer);
+// The attention core alone (what selective recomputation repeats).
+OpTimes attention_core_forward(const Workload& w, const Gpu& gpu, const ComputeConstants& k);
+// Output projection, softmax and cross-entropy, forward and backward (last stage).
+OpTimes logits_forward_backward(const Workload& w, const Gpu& gpu, const ComputeConstants& k);
+// Embedding lookup and its gradient (first stage).
+OpTimes embedding_forward_backward(const Workload& w, const Gpu& gpu, const ComputeConstants& k);
+
+// Time of one GEMM [m x k] * [k x n] in the given precision, as a roofline.
+double gemm_time_s(double m, double n, double kdim, double peak_flops, double hbm_Bps,
+                   const ComputeConstants& k);
+
+}  // namespace scaleout

@@ -1,0 +1,250 @@
+#include "perf/step.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "memory/memory.hpp"
+#include "model/params.hpp"
+
+namespace scaleout {
+
+PerfConstants perf_constants(const Gpu& gpu) {
+  PerfConstants k;
+  k.compute = compute_constants(gpu);
+  return k;
+}
+
+double model_flops_per_token(const ModelShape& m, long long seq_len) {
+  const ParamCounts pc = count_params(m);
+  const double n = pc.active - static_cast<double>(m.vocab) * static_cast<double>(m.hidden);
+  const double width =
+      m.is_mla()
+          ? m.heads * (m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim + m.mla.v_head_dim) / 2.0
+          : static_cast<double>(m.heads) * m.head_size();
+  return 6.0 * n + 12.0 * m.layers * width * static_cast<double>(seq_len);
+}
+
+namespace {
+
+struct StageTime {
+  double compute = 0;  // forward + backward + recompute, per micro-batch
+  double tp = 0, cp = 0, ep = 0;
+  double flops = 0;         // hardware FLOPs per micro-batch
+  double fsdp_exposed = 0;  // ZeRO-3 gathers not hidden behind the layers, per micro-batch
+  double total() const { return compute + tp + cp + ep + fsdp_exposed; }
+};
+
+double optimizer_bytes_per_param(Optimizer o) {
+  // Read and write of master weights, moments; read gradient, write 16-bit weight.
+  switch (o) {
+    case Optimizer::adam:
+      return 8.0 + 8.0 + 8.0 + 4.0 + 2.0;
+    case Optimizer::adam8bit:
+      return 8.0 + 4.0 + 4.0 + 2.0;
+    case Optimizer::sgd:
+      return 8.0 + 8.0 + 4.0 + 2.0;
+    case Optimizer::adafactor:
+      return 8.0 + 4.0 + 2.0;
+  }
+  return 30.0;
+}
+
+}  // namespace
+
+StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& gpu,
+                           const Fabric* fabric, const PerfConstants& k) {
+  const ModelShape& m = w.model;
+  const Layout& ly = w.layout;
+  const int p = std::max(1, ly.pp);
+  const double v = std::max(1, ly.interleave);
+  const ClusterLinks links = resolve_links(server, gpu, fabric, w.cluster.nodes, k.network);
+  const int gpn = server.gpus_per_node;
+
+  // Groups in Megatron order: TP innermost, then CP, then DP (EP carved from
+  // DP x CP), PP outermost.
+  const GroupSpan tp_g = span_of(ly.tp, 1, gpn);
+  const GroupSpan cp_g = span_of(ly.cp, ly.tp, gpn);
+  const GroupSpan ep_g = span_of(ly.ep, static_cast<long long>(ly.tp), gpn);
+  const GroupSpan pp_g = span_of(p, static_cast<long long>(ly.tp) * ly.cp * ly.dp, gpn);
+
+  const double tokens_mb = static_cast<double>(w.seq_len) * ly.micro_batch / ly.cp;
+  const double h = static_cast<double>(m.hidden);
+  const double act_bytes = 2.0;
+  const bool lora = w.task == Task::finetune && w.finetune.method != FinetuneMethod::full;
+
+  // Per-layer times of one micro-batch.
+  auto layer_time = [&](bool moe_layer, StageTime& st) {
+    const OpTimes f = layer_forward(w, gpu, k.compute, moe_layer);
+    const OpTimes b = layer_backward(w, gpu, k.compute, moe_layer);
+    double compute = f.total() + b.total();
+    double flops = f.flops + b.flops;
+    // TP: two all-reduces (or reduce-scatter + all-gather pairs with SP) of
+    // T*h 16-bit values forward and two backward (Megatron-LM).
+    const double tp_one =
+        collective_time_s(Collective::all_reduce, tokens_mb * h * act_bytes, tp_g, links);
+    double tp = 4.0 * tp_one;
+    double ep = 0;
+    if (moe_layer && ly.ep > 1) {
+      const double a2a_bytes = tokens_mb * m.moe.top_k * m.moe.capacity_factor * h * act_bytes;
+      ep = 4.0 * collective_time_s(Collective::all_to_all, a2a_bytes, ep_g, links);
+    }
+    double cp = 0;
+    if (ly.cp > 1) {
+      // Ring attention passes K and V blocks cp-1 times forward (and K, V and
+      // their gradients backward), hidden behind the attention kernels.
+      const double kv_local = std::max(1.0, static_cast<double>(m.kv_heads) / ly.tp) *
+                              m.head_size() * 2.0 * act_bytes * tokens_mb;
+      const double hop = collective_time_s(Collective::send_recv, kv_local, cp_g, links);
+      const double comm = (ly.cp - 1) * hop * 3.0;
+      const double attn = attention_core_forward(w, gpu, k.compute).total() * 3.5;
+      cp = std::max(0.0, comm - attn);
+    }
+    if (ly.recompute == Recompute::full) {
+      compute += f.total();
+      flops += f.flops;
+      tp += 2.0 * tp_one;
+      if (moe_layer && ly.ep > 1) ep *= 1.5;
+    } else if (ly.recompute == Recompute::selective) {
+      const OpTimes a = attention_core_forward(w, gpu, k.compute);
+      compute += a.total();
+      flops += a.flops;
+    }
+    st.compute += compute;
+    st.flops += flops;
+    st.tp += tp;
+    st.ep += ep;
+    st.cp += cp;
+    // ZeRO-3 / FSDP: gather the layer's weights forward and backward, reduce-
+    // scatter its gradients; prefetching hides them behind the layer's compute.
+    if (ly.zero >= 3 && ly.dp * ly.cp > 1) {
+      const double layer_params =
+          (attention_params_per_layer(m) +
+           (moe_layer ? m.moe.experts * mlp_params(m, m.moe.expert_ffn) / ly.ep
+                      : mlp_params(m, m.ffn))) /
+          ly.tp;
+      const GroupSpan shard_g = span_of(ly.dp * ly.cp, ly.tp, gpn);
+      const double gather =
+          collective_time_s(Collective::all_gather, layer_params * 2.0, shard_g, links);
+      const double grad_bytes = lora ? 0.0 : layer_params * state_policy(w).grad_bytes;
+      const double reduce =
+          collective_time_s(Collective::reduce_scatter, grad_bytes, shard_g, links);
+      const double comm = 2.0 * gather + reduce;
+      st.fsdp_exposed += std::max(0.0, comm - compute);
+    }
+  };
+
+  // Stages: layers split evenly, the first L mod p stages one more; the
+  // first holds the embedding, the last the output layer and loss.
+  const int moe_first = m.is_moe() ? m.moe.dense_layers : m.layers;
+  StageTime slowest;
+  for (int s : {0, p - 1}) {
+    StageTime st;
+    const int base = m.layers / p;
+    const int extra = m.layers % p;
+    const int first = s * base + std::min(s, extra);
+    const int count = base + (s < extra ? 1 : 0);
+    // Layers of one kind cost the same: time one of each and multiply.
+    const int moe_here = std::max(0, first + count - std::max(first, moe_first));
+    const int dense_here = count - moe_here;
+    StageTime one;
+    if (dense_here > 0) {
+      layer_time(false, one);
+      st.compute += dense_here * one.compute;
+      st.flops += dense_here * one.flops;
+      st.tp += dense_here * one.tp;
+      st.cp += dense_here * one.cp;
+      st.fsdp_exposed += dense_here * one.fsdp_exposed;
+    }
+    if (moe_here > 0) {
+      StageTime e;
+      layer_time(true, e);
+      st.compute += moe_here * e.compute;
+      st.flops += moe_here * e.flops;
+      st.tp += moe_here * e.tp;
+      st.ep += moe_here * e.ep;
+      st.cp += moe_here * e.cp;
+      st.fsdp_exposed += moe_here * e.fsdp_exposed;
+    }
+    if (s == 0) {
+      const OpTimes e = embedding_forward_backward(w, gpu, k.compute);
+      st.compute += e.total();
+    }
+    if (s == p - 1) {
+      const OpTimes o = logits_forward_backward(w, gpu, k.compute);
+      st.compute += o.total();
+      st.flops += o.flops;
+    }
+    if (st.total() > slowest.total()) slowest = st;
+  }
+
+  StepEstimate out;
+  const double global_batch = w.global_batch > 0 ? static_cast<double>(w.global_batch)
+                                                 : static_cast<double>(ly.micro_batch) * ly.dp;
+  const double mb = std::max(1.0, global_batch / (static_cast<double>(ly.micro_batch) * ly.dp));
+  out.microbatches = mb;
+  StepBreakdown& br = out.breakdown;
+  br.compute = mb * slowest.compute;
+  br.tp_comm = mb * slowest.tp;
+  br.cp_comm = mb * slowest.cp;
+  br.ep_comm = mb * slowest.ep;
+  br.dp_comm = mb * slowest.fsdp_exposed;
+  // Pipeline: (p-1)/v stage-times of fill and drain (Narayanan et al. 2021 §2.2);
+  // one activation (gradient) crosses each stage boundary per chunk and micro-batch.
+  if (p > 1) {
+    br.bubble = (p - 1) / v * slowest.total();
+    const double seq_div = (ly.sp && ly.tp > 1) ? ly.tp : 1.0;
+    const double pp_bytes = tokens_mb * h * act_bytes / seq_div;
+    br.pp_comm = 2.0 * v * mb * collective_time_s(Collective::send_recv, pp_bytes, pp_g, links);
+  }
+
+  // Data-parallel gradient reduction of the stage's parameters, overlapped with
+  // the last micro-batch's backward pass; ZeRO-1/2 also all-gather the updated
+  // 16-bit weights after the optimizer step.
+  const MemoryEstimate mem = estimate_memory(w, gpu);
+  const double stage_params = mem.peak.params;
+  const double trainable = mem.peak.trainable_params;
+  const StatePolicy pol = state_policy(w);
+  if (ly.zero < 3 && ly.dp * ly.cp > 1) {
+    const GroupSpan shard_g = span_of(ly.dp * ly.cp, ly.tp, gpn);
+    const double grad_bytes = trainable * pol.grad_bytes;
+    double dp = 0;
+    if (ly.zero == 0) {
+      dp = collective_time_s(Collective::all_reduce, grad_bytes, shard_g, links);
+    } else {
+      dp = collective_time_s(Collective::reduce_scatter, grad_bytes, shard_g, links) +
+           collective_time_s(Collective::all_gather, trainable * 2.0, shard_g, links);
+    }
+    const double backward_last = slowest.compute * 2.0 / 3.0;
+    br.dp_comm += std::max(0.0, dp - backward_last);
+  }
+  (void)stage_params;
+
+  // Optimizer: a memory-bound pass over the local (sharded) optimizer state.
+  const double shard = ly.zero >= 1 ? static_cast<double>(ly.dp) * ly.cp : 1.0;
+  br.optimizer = trainable / shard * optimizer_bytes_per_param(w.optimizer) /
+                 (gpu.hbm_bw_Bps * k.compute.hbm_efficiency);
+  if (ly.offload_optimizer) {
+    // Gradients down and weights up over PCIe, Adam on the host.
+    br.optimizer = trainable / shard * (4.0 + 2.0) / std::max(1.0, gpu.host_link_Bps);
+  }
+  br.other = k.step_overhead_s;
+
+  out.step_s = br.total();
+  out.tokens_per_step = global_batch * static_cast<double>(w.seq_len);
+  const double gpus = static_cast<double>(ly.gpus());
+  out.tokens_per_s = out.tokens_per_step / out.step_s;
+  out.tokens_per_s_per_gpu = out.tokens_per_s / gpus;
+  out.model_flops_per_step = out.tokens_per_step * model_flops_per_token(m, w.seq_len);
+  // Executed FLOPs: every micro-batch on every stage, data-parallel replicas.
+  out.hardware_flops_per_step = mb * slowest.flops * p * ly.dp * ly.cp * ly.tp;
+  double peak = gpu.peak_flops(w.precision);
+  if (peak <= 0) peak = gpu.bf16_flops > 0 ? gpu.bf16_flops : gpu.fp16_flops;
+  out.mfu = out.model_flops_per_step / (out.step_s * gpus * peak);
+  out.hfu = out.hardware_flops_per_step / (out.step_s * gpus * peak);
+  if (w.tokens > 0) out.time_to_train_s = w.tokens / out.tokens_per_step * out.step_s;
+  out.network_wait_fraction =
+      (br.tp_comm + br.cp_comm + br.ep_comm + br.pp_comm + br.dp_comm) / out.step_s;
+  return out;
+}
+
+}  // namespace scaleout

@@ -1,0 +1,61 @@
+// Time of one training step on the actual topology: compute per micro-batch
+// and stage, pipeline schedule, exposed TP/CP/EP/PP/DP communication and the
+// optimizer; tokens/s, MFU, HFU and time-to-train (docs/model.md, "Step time").
+#pragma once
+
+#include "hw/hardware.hpp"
+#include "network/topology.hpp"
+#include "perf/compute.hpp"
+#include "workload/workload.hpp"
+
+namespace scaleout {
+
+// Exposed (not overlapped) parts of a step; they add up to the step time.
+struct StepBreakdown {
+  double compute = 0;    // forward, backward and recompute of the slowest stage
+  double tp_comm = 0;    // tensor-parallel all-reduces / reduce-scatter + all-gather
+  double cp_comm = 0;    // context-parallel K/V exchange not hidden behind attention
+  double ep_comm = 0;    // expert-parallel all-to-all
+  double pp_comm = 0;    // pipeline send/recv
+  double dp_comm = 0;    // gradient reduction and ZeRO/FSDP gathers not hidden by compute
+  double bubble = 0;     // pipeline fill and drain
+  double optimizer = 0;  // optimizer step over the local state
+  double other = 0;      // fixed per-step work (none modelled yet)
+  double total() const {
+    return compute + tp_comm + cp_comm + ep_comm + pp_comm + dp_comm + bubble + optimizer + other;
+  }
+};
+
+struct StepEstimate {
+  StepBreakdown breakdown;
+  double step_s = 0;
+  double microbatches = 0;  // m = B / (b * dp)
+  double tokens_per_step = 0;
+  double tokens_per_s = 0;
+  double tokens_per_s_per_gpu = 0;
+  double model_flops_per_step = 0;     // 6N + 12 L h s per token (PaLM, App. B)
+  double hardware_flops_per_step = 0;  // FLOPs executed, recomputation included
+  double mfu = 0;
+  double hfu = 0;
+  double time_to_train_s = 0;  // 0 when the workload gives no token count
+  double network_wait_fraction = 0;
+};
+
+struct PerfConstants {
+  ComputeConstants compute;
+  NetworkConstants network;
+  // Fixed time per step for work the model does not see (data loading,
+  // logging, kernel-launch gaps), seconds.
+  double step_overhead_s = 0;
+};
+
+PerfConstants perf_constants(const Gpu& gpu);
+
+// Model FLOPs per token: 6 * (active parameters without the input embedding)
+// + 12 * L * (attention width) * s (Chowdhery et al. 2022, App. B).
+double model_flops_per_token(const ModelShape& m, long long seq_len);
+
+StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& gpu,
+                           const Fabric* fabric, const PerfConstants& k);
+
+}  // namespace scaleout
