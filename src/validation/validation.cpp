@@ -9,7 +9,36 @@
 
 namespace scaleout {
 
-bool metric_supported(const std::string& metric) { return metric == "peak_mem_gib"; }
+bool metric_supported(const std::string& metric) {
+  return metric == "peak_mem_gib" || metric == "step_time_s" || metric == "tokens_per_s_per_gpu" ||
+         metric == "mfu";
+}
+
+Server server_of(const ValidationRow& r, const Gpu& gpu) {
+  Server s;
+  s.id = "row:" + r.id;
+  s.gpu_id = gpu.id;
+  s.gpus_per_node = static_cast<int>(r.gpus_per_node.value_or(8));
+  const bool switched = gpu.scaleup_bw_Bps > 0 && gpu.family != "ada";
+  s.intra_node = switched ? IntraNodeKind::nvswitch : IntraNodeKind::pcie;
+  s.intra_node_bw_Bps = switched ? gpu.scaleup_bw_Bps : gpu.host_link_Bps;
+  s.scaleup_domain_gpus = s.gpus_per_node;
+  const double default_gbps = gpu.family == "volta" ? 100.0 : gpu.family == "ampere" ? 200.0 : 400.0;
+  s.nics_per_node = static_cast<int>(r.nics_per_node.value_or(s.gpus_per_node));
+  s.nic_bw_Bps = r.nic_gbps.value_or(default_gbps) * 1e9 / 8.0;
+  s.source = "validation row " + r.id;
+  return s;
+}
+
+std::optional<Fabric> fabric_of(const ValidationRow& r, const Server& server) {
+  Fabric f;
+  f.id = r.fabric.empty() ? "row-network" : r.fabric;
+  f.kind = r.fabric == "roce" ? FabricKind::roce
+           : r.fabric == "eth" ? FabricKind::ethernet
+                               : FabricKind::ib;
+  f.port_bw_Bps = server.nic_bw_Bps;
+  return f;
+}
 
 namespace {
 
@@ -65,7 +94,7 @@ struct Unknown {
 
 }  // namespace
 
-RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const OverheadModel& ovh) {
+RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const ModelTuning& tuning) {
   RowResult out;
   out.id = r.id;
   out.group = r.group;
@@ -186,14 +215,25 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Over
 
   // The planner's choice for unknown cells: the first combination, in order
   // of preference, that fits; if none fits, the one with the least memory.
+  const Server server = server_of(r, *gpu);
+  const std::optional<Fabric> fabric = fabric_of(r, server);
+  PerfConstants perf = perf_constants(*gpu);
+  if (tuning.gemm_half_dim) perf.compute.gemm_half_dim = *tuning.gemm_half_dim;
+  if (tuning.gemm_efficiency_scale) perf.compute.gemm_efficiency *= *tuning.gemm_efficiency_scale;
+  if (tuning.step_overhead_s) perf.step_overhead_s = *tuning.step_overhead_s;
+  auto step_of = [&](Workload x) {
+    x.cluster.nodes = static_cast<int>((gpus + server.gpus_per_node - 1) / server.gpus_per_node);
+    return estimate_step(x, server, *gpu, fabric ? &*fabric : nullptr, perf);
+  };
+
   size_t combos = 1;
   for (const Unknown& u : unknowns) combos *= u.options.size();
   std::optional<Workload> chosen;
   std::vector<size_t> chosen_idx, best_idx;
   Workload best_w = w;
-  double best_total = 0;
+  double best_total = 0, chosen_step = 0;
   bool any = false;
-  for (size_t c = 0; c < combos && !chosen; ++c) {
+  for (size_t c = 0; c < combos; ++c) {
     // Lexicographic order: the first unknown varies slowest.
     std::vector<size_t> idx(unknowns.size());
     size_t rest = c;
@@ -204,7 +244,7 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Over
     Workload cand = w;
     for (size_t i = 0; i < unknowns.size(); ++i) unknowns[i].options[idx[i]](cand);
     if (!check_layout(cand, 0).empty()) continue;
-    const MemoryEstimate est = estimate_memory(cand, *gpu, ovh);
+    const MemoryEstimate est = estimate_memory(cand, *gpu, tuning.overhead);
     if (!any || est.total() < best_total) {
       best_total = est.total();
       best_idx = idx;
@@ -212,8 +252,13 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Over
       any = true;
     }
     if (est.fits) {
-      chosen = cand;
-      chosen_idx = idx;
+      // The fastest setting that fits.
+      const double step = step_of(cand).step_s;
+      if (!chosen || step < chosen_step) {
+        chosen = cand;
+        chosen_idx = idx;
+        chosen_step = step;
+      }
     }
   }
   if (!any) {
@@ -231,14 +276,21 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Over
   }
   for (size_t i = 0; i < filled.size(); ++i) out.filled += (i ? "; " : "") + filled[i];
 
-  const MemoryEstimate est = estimate_memory(*chosen, *gpu, ovh);
+  const MemoryEstimate est = estimate_memory(*chosen, *gpu, tuning.overhead);
   out.memory_evaluated = true;
   out.fits = est.fits;
   out.peak_bytes = est.total();
+  const StepEstimate step = step_of(*chosen);
+  out.step_s = step.step_s;
+  out.network_wait_fraction = step.network_wait_fraction;
   if (r.metric == "peak_mem_gib") {
     out.predicted = est.total() / (1024.0 * 1024.0 * 1024.0);
-  } else if (!metric_supported(r.metric)) {
-    out.skipped = fmt::format("metric {} needs the step-time model (not in this build)", r.metric);
+  } else if (r.metric == "step_time_s") {
+    out.predicted = step.step_s;
+  } else if (r.metric == "tokens_per_s_per_gpu") {
+    out.predicted = step.tokens_per_s_per_gpu;
+  } else if (r.metric == "mfu") {
+    out.predicted = step.mfu;
   }
   if (out.predicted && out.measured != 0) {
     out.error = (*out.predicted - out.measured) / out.measured;
@@ -247,11 +299,11 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Over
 }
 
 ValidationReport validate_rows(const std::vector<ValidationRow>& rows, const Catalog& catalog,
-                               const OverheadModel& overhead) {
+                               const ModelTuning& tuning) {
   ValidationReport rep;
   std::map<std::string, double> sum_metric, sum_group;
   for (const ValidationRow& r : rows) {
-    RowResult res = predict_row(r, catalog, overhead);
+    RowResult res = predict_row(r, catalog, tuning);
     if (res.memory_evaluated && !res.fits) ++rep.false_oom;
     MetricSummary& m = rep.by_metric[res.metric];
     MetricSummary& g = rep.by_group[res.group];

@@ -10,6 +10,7 @@
 
 #include "hw/catalog.hpp"
 #include "memory/memory.hpp"
+#include "perf/step.hpp"
 
 namespace scaleout {
 
@@ -45,6 +46,8 @@ struct RowResult {
   double peak_bytes = 0;
   double capacity_bytes = 0;
   std::string gpu_id;
+  double step_s = 0;                // predicted step time (0 when not evaluated)
+  double network_wait_fraction = 0;
   std::string filled;   // "micro_batch=1 (megatron default); ..."
   std::string skipped;  // why the metric was not predicted
 };
@@ -65,10 +68,25 @@ struct ValidationReport {
 // Metrics this build predicts. Others are reported as skipped with a reason.
 bool metric_supported(const std::string& metric);
 
+// Model constants a validation run may override (calibration experiments).
+struct ModelTuning {
+  OverheadModel overhead;
+  // Applied on top of perf_constants(gpu) when set.
+  std::optional<double> gemm_half_dim;
+  std::optional<double> gemm_efficiency_scale;  // multiplies the family's MAMF share
+  std::optional<double> step_overhead_s;
+};
+
 RowResult predict_row(const ValidationRow& row, const Catalog& catalog,
-                      const OverheadModel& overhead = {});
+                      const ModelTuning& tuning = {});
 
 ValidationReport validate_rows(const std::vector<ValidationRow>& rows, const Catalog& catalog,
-                               const OverheadModel& overhead = {});
+                               const ModelTuning& tuning = {});
+
+// The cluster a row describes: GPUs per node and scale-out NICs as given,
+// otherwise one NIC per GPU at the rate of the GPU's generation (EDR for
+// Volta, HDR for Ampere, NDR for Hopper and later).
+Server server_of(const ValidationRow& row, const Gpu& gpu);
+std::optional<Fabric> fabric_of(const ValidationRow& row, const Server& server);
 
 }  // namespace scaleout
