@@ -41,8 +41,10 @@ double peak(const Gpu& gpu, Precision p) {
   return f;
 }
 
-double elementwise_s(double bytes, const Gpu& gpu, const ComputeConstants& k) {
-  return bytes / (gpu.hbm_bw_Bps * k.hbm_efficiency);
+// `count` element-wise kernels moving `bytes` in all, each at least the kernel floor.
+double elementwise_s(double bytes, const Gpu& gpu, const ComputeConstants& k, double count = 1) {
+  if (bytes <= 0 || count <= 0) return 0;
+  return count * std::max(bytes / count / (gpu.hbm_bw_Bps * k.hbm_efficiency), k.kernel_floor_s);
 }
 
 struct LayerDims {
@@ -84,8 +86,9 @@ OpTimes layer_gemms(const Workload& w, const Gpu& gpu, const ComputeConstants& k
   const double bw = gpu.hbm_bw_Bps;
   OpTimes o;
   auto gemm = [&](double mm, double nn, double kk, double scale) {
-    o.gemm_s += scale * gemm_time_s(mm, nn, kk, pk, bw, k);
+    o.gemm_s += scale * std::max(gemm_time_s(mm, nn, kk, pk, bw, k), k.kernel_floor_s);
     o.flops += scale * 2.0 * mm * nn * kk;
+    o.kernels += scale;
   };
   const bool lora = w.task == Task::finetune && w.finetune.method != FinetuneMethod::full;
   const double s_base = lora ? frozen_scale : trained_scale;
@@ -136,23 +139,40 @@ OpTimes layer_gemms(const Workload& w, const Gpu& gpu, const ComputeConstants& k
   return o;
 }
 
-// Bytes element-wise kernels move per token in one layer's forward pass
-// (16-bit values; read + write).
-double elementwise_bytes_per_token(const Workload& w, bool moe_layer) {
+// Element-wise kernels of one layer's forward pass: bytes moved per token
+// (16-bit values; read + write) and kernel count.
+struct Elementwise {
+  double bytes_per_token = 0;
+  double kernels = 0;
+};
+
+Elementwise elementwise_per_token(const Workload& w, bool moe_layer) {
   const ModelShape& m = w.model;
   const LayerDims d = dims(w);
   const double seq_div = (w.layout.sp && w.layout.tp > 1) ? d.t : 1.0;
-  double b = 0;
-  b += 2 * 4.0 * d.h / seq_div;                 // two norms: read + write
-  b += 2 * 6.0 * d.h / seq_div;                 // two residual adds
-  if (m.dropout) b += 2 * 5.0 * d.h / seq_div;  // two dropouts with masks
-  const double f =
-      moe_layer ? static_cast<double>(m.moe.expert_ffn) / d.t * m.moe.top_k * m.moe.capacity_factor
-                : d.f_local;
-  b += (m.mlp == MlpKind::swiglu ? 6.0 : 4.0) * f;                        // activation function
-  if (m.position == PositionKind::rope) b += 4.0 * (d.q_dim + d.kv_dim);  // rotary on q, k
-  if (moe_layer) b += 2 * 4.0 * d.h * m.moe.top_k;                        // permute / unpermute
-  return b;
+  Elementwise e;
+  auto op = [&](double bytes) {
+    e.bytes_per_token += bytes;
+    e.kernels += 1;
+  };
+  op(4.0 * d.h / seq_div);  // norm before attention
+  op(4.0 * d.h / seq_div);  // norm before the MLP
+  op(6.0 * d.h / seq_div);  // residual add after attention
+  op(6.0 * d.h / seq_div);  // residual add after the MLP
+  if (m.dropout) {
+    op(5.0 * d.h / seq_div);  // dropout after attention, with its mask
+    op(5.0 * d.h / seq_div);  // dropout after the MLP
+  }
+  const double f = moe_layer ? static_cast<double>(m.moe.expert_ffn) / d.t * m.moe.top_k *
+                                   m.moe.capacity_factor
+                             : d.f_local;
+  op((m.mlp == MlpKind::swiglu ? 6.0 : 4.0) * f);  // activation function
+  if (m.position == PositionKind::rope) op(4.0 * (d.q_dim + d.kv_dim));  // rotary on q, k
+  if (moe_layer) {
+    op(4.0 * d.h * m.moe.top_k);  // permute
+    op(4.0 * d.h * m.moe.top_k);  // unpermute
+  }
+  return e;
 }
 
 }  // namespace
@@ -181,7 +201,8 @@ OpTimes attention_core_forward(const Workload& w, const Gpu& gpu, const ComputeC
   const double causal = w.layout.flash_attention ? 0.5 : 1.0;
   o.flops = 2.0 * d.tokens * d.seq_kv * heads * (qk_dim + v_dim) * causal;
   if (w.layout.flash_attention) {
-    o.attention_s = o.flops / (pk * k.attention_efficiency);
+    o.attention_s = std::max(o.flops / (pk * k.attention_efficiency), k.kernel_floor_s);
+    o.kernels = 1;
   } else {
     // Batched GEMMs of shape (s x d) * (d x s) and (s x s) * (s x d), and the
     // scores written, soft-maxed (and dropped out) through HBM.
@@ -190,7 +211,8 @@ OpTimes attention_core_forward(const Workload& w, const Gpu& gpu, const ComputeC
     o.attention_s = batches * (gemm_time_s(sq, d.seq_kv, qk_dim, pk, gpu.hbm_bw_Bps, k) +
                                gemm_time_s(sq, v_dim, d.seq_kv, pk, gpu.hbm_bw_Bps, k));
     const double score_bytes = (m.dropout ? 9.0 : 4.0) * d.tokens * d.seq_kv * heads;
-    o.elementwise_s = elementwise_s(score_bytes, gpu, k);
+    o.elementwise_s = elementwise_s(score_bytes, gpu, k, m.dropout ? 2.0 : 1.0);
+    o.kernels = 2.0 + (m.dropout ? 2.0 : 1.0);
   }
   return o;
 }
@@ -202,8 +224,9 @@ OpTimes layer_forward(const Workload& w, const Gpu& gpu, const ComputeConstants&
   o.attention_s += a.attention_s;
   o.elementwise_s += a.elementwise_s;
   o.flops += a.flops;
-  o.elementwise_s +=
-      elementwise_s(dims(w).tokens * elementwise_bytes_per_token(w, moe_layer), gpu, k);
+  const Elementwise e = elementwise_per_token(w, moe_layer);
+  o.elementwise_s += elementwise_s(dims(w).tokens * e.bytes_per_token, gpu, k, e.kernels);
+  o.kernels += a.kernels + e.kernels;
   return o;
 }
 
@@ -218,8 +241,9 @@ OpTimes layer_backward(const Workload& w, const Gpu& gpu, const ComputeConstants
   o.attention_s += attn_scale * a.attention_s;
   o.elementwise_s += 2.0 * a.elementwise_s;
   o.flops += attn_scale * a.flops;
-  o.elementwise_s +=
-      2.0 * elementwise_s(dims(w).tokens * elementwise_bytes_per_token(w, moe_layer), gpu, k);
+  const Elementwise e = elementwise_per_token(w, moe_layer);
+  o.elementwise_s += 2.0 * elementwise_s(dims(w).tokens * e.bytes_per_token, gpu, k, e.kernels);
+  o.kernels += 2.0 * (a.kernels + e.kernels);
   return o;
 }
 
@@ -232,7 +256,7 @@ OpTimes logits_forward_backward(const Workload& w, const Gpu& gpu, const Compute
   o.gemm_s = 3.0 * gemm_time_s(d.tokens, v_local, d.h, pk, gpu.hbm_bw_Bps, k);
   o.flops = 3.0 * 2.0 * d.tokens * v_local * d.h;
   // Softmax + cross-entropy forward and backward: a few passes over the logits.
-  o.elementwise_s = elementwise_s(d.tokens * v_local * 16.0, gpu, k);
+  o.elementwise_s = elementwise_s(d.tokens * v_local * 16.0, gpu, k, 4.0);
   return o;
 }
 
@@ -240,7 +264,7 @@ OpTimes embedding_forward_backward(const Workload& w, const Gpu& gpu, const Comp
   const LayerDims d = dims(w);
   OpTimes o;
   // Gather rows forward, scatter-add the gradient backward.
-  o.elementwise_s = elementwise_s(d.tokens * d.h * 2.0 * 4.0, gpu, k);
+  o.elementwise_s = elementwise_s(d.tokens * d.h * 2.0 * 4.0, gpu, k, 2.0);
   return o;
 }
 

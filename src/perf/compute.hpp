@@ -21,6 +21,9 @@ struct ComputeConstants {
   double attention_efficiency = 0.55;
   // Achievable share of HBM bandwidth for streaming element-wise kernels.
   double hbm_efficiency = 0.80;
+  // No kernel takes less than this: the host-side dispatch and launch time of
+  // one eager PyTorch operator bounds small kernels (fitted, docs/validation.md).
+  double kernel_floor_s = 0.0;
 };
 
 ComputeConstants compute_constants(const Gpu& gpu);
@@ -31,6 +34,7 @@ struct OpTimes {
   double attention_s = 0;    // attention core (QK^T, softmax, AV)
   double elementwise_s = 0;  // norms, activations, residuals, dropout, rotary
   double flops = 0;          // FLOPs executed
+  double kernels = 0;        // kernel launches
   double total() const { return gemm_s + attention_s + elementwise_s; }
 };
 

@@ -142,8 +142,14 @@ std::string validate_json(const ValidationReport& r) {
   };
   ordered_json j;
   j["rows"] = rows;
+  ordered_json ranks = ordered_json::array();
+  for (const RankCorrelation& c : r.rank_correlation) {
+    ranks.push_back(
+        {{"group", c.group}, {"model", c.model}, {"count", c.count}, {"spearman", c.spearman}});
+  }
   j["summary"] = {{"by_metric", summary(r.by_metric)},
                   {"by_group", summary(r.by_group)},
+                  {"rank_correlation", ranks},
                   {"false_oom", r.false_oom}};
   return j.dump(2) + "\n";
 }

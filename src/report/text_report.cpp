@@ -109,6 +109,13 @@ std::string validate_text(const ValidationReport& r) {
     o += fmt::format("  {:<22} {:>4} rows  {:>8}  ({} not predicted)\n", k, s.count,
                      s.count ? pct(s.mape) : "-", s.skipped);
   }
+  if (!r.rank_correlation.empty()) {
+    o += "Rank correlation (Spearman) of predicted and measured, per model\n";
+    for (const RankCorrelation& c : r.rank_correlation) {
+      o += fmt::format("  {:<14} {:<22} {:>4} rows  {:>6.3f}\n", c.group, c.model, c.count,
+                       c.spearman);
+    }
+  }
   o += fmt::format("False out-of-memory verdicts: {}\n", r.false_oom);
   return o;
 }

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <algorithm>
 #include <functional>
+#include <tuple>
 
 #include "workload/checks.hpp"
 
@@ -130,9 +132,13 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
   ly.cp = static_cast<int>(r.cp.value_or(1));
   ly.ep = static_cast<int>(r.ep.value_or(1));
   ly.sp = r.sp == "y";
-  ly.flash_attention = true;
+  // The schema has no FlashAttention column: the Megatron-LM / Megatron-DeepSpeed
+  // runs cited predate Megatron's FlashAttention support and use its fused
+  // softmax; the other frameworks' runs use FlashAttention kernels.
+  ly.flash_attention = !megatron_family(w.framework);
 
   std::vector<std::string> filled;
+  if (!ly.flash_attention) filled.push_back("flash_attention=off (unfused softmax of the era)");
   std::vector<Unknown> unknowns;
   const long long gpus = *r.num_gpus;
   const int per_node = static_cast<int>(r.gpus_per_node.value_or(8));
@@ -221,6 +227,7 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
   if (tuning.gemm_half_dim) perf.compute.gemm_half_dim = *tuning.gemm_half_dim;
   if (tuning.gemm_efficiency_scale) perf.compute.gemm_efficiency *= *tuning.gemm_efficiency_scale;
   if (tuning.step_overhead_s) perf.step_overhead_s = *tuning.step_overhead_s;
+  if (tuning.kernel_floor_s) perf.compute.kernel_floor_s = *tuning.kernel_floor_s;
   auto step_of = [&](Workload x) {
     x.cluster.nodes = static_cast<int>((gpus + server.gpus_per_node - 1) / server.gpus_per_node);
     return estimate_step(x, server, *gpu, fabric ? &*fabric : nullptr, perf);
@@ -298,6 +305,42 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
   return out;
 }
 
+namespace {
+std::vector<double> ranks(const std::vector<double>& x) {
+  std::vector<size_t> order(x.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return x[a] < x[b]; });
+  std::vector<double> r(x.size());
+  for (size_t i = 0; i < order.size();) {
+    size_t j = i;
+    while (j + 1 < order.size() && x[order[j + 1]] == x[order[i]]) ++j;
+    for (size_t k = i; k <= j; ++k) r[order[k]] = (static_cast<double>(i + j) / 2.0) + 1.0;
+    i = j + 1;
+  }
+  return r;
+}
+}  // namespace
+
+double spearman(const std::vector<double>& a, const std::vector<double>& b) {
+  const size_t n = a.size();
+  if (n < 2 || b.size() != n) return 0;
+  const std::vector<double> ra = ranks(a), rb = ranks(b);
+  double ma = 0, mb = 0;
+  for (size_t i = 0; i < n; ++i) {
+    ma += ra[i];
+    mb += rb[i];
+  }
+  ma /= static_cast<double>(n);
+  mb /= static_cast<double>(n);
+  double sab = 0, saa = 0, sbb = 0;
+  for (size_t i = 0; i < n; ++i) {
+    sab += (ra[i] - ma) * (rb[i] - mb);
+    saa += (ra[i] - ma) * (ra[i] - ma);
+    sbb += (rb[i] - mb) * (rb[i] - mb);
+  }
+  return saa > 0 && sbb > 0 ? sab / std::sqrt(saa * sbb) : 0.0;
+}
+
 ValidationReport validate_rows(const std::vector<ValidationRow>& rows, const Catalog& catalog,
                                const ModelTuning& tuning) {
   ValidationReport rep;
@@ -317,6 +360,23 @@ ValidationReport validate_rows(const std::vector<ValidationRow>& rows, const Cat
       ++g.skipped;
     }
     rep.rows.push_back(std::move(res));
+  }
+  // Rank correlation within each (group, model, metric) with enough rows.
+  std::map<std::tuple<std::string, std::string, std::string>,
+           std::pair<std::vector<double>, std::vector<double>>>
+      series;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const RowResult& res = rep.rows[i];
+    if (!res.predicted) continue;
+    auto& [pred, meas] = series[{rows[i].group, rows[i].model, rows[i].metric}];
+    pred.push_back(*res.predicted);
+    meas.push_back(res.measured);
+  }
+  for (const auto& [key, pm] : series) {
+    if (pm.first.size() < 5) continue;
+    rep.rank_correlation.push_back({std::get<0>(key), std::get<1>(key),
+                                    static_cast<int>(pm.first.size()),
+                                    spearman(pm.first, pm.second)});
   }
   for (auto& [k, s] : rep.by_metric) s.mape = s.count ? sum_metric[k] / s.count : 0.0;
   for (auto& [k, s] : rep.by_group) s.mape = s.count ? sum_group[k] / s.count : 0.0;

@@ -58,8 +58,17 @@ struct MetricSummary {
   int skipped = 0;
 };
 
+// Spearman rank correlation between predicted and measured values within one
+// model of one group (a planner must rank layouts, not only average them).
+struct RankCorrelation {
+  std::string group, model;
+  int count = 0;
+  double spearman = 0;
+};
+
 struct ValidationReport {
   std::vector<RowResult> rows;
+  std::vector<RankCorrelation> rank_correlation;  // models with at least 5 predicted rows
   std::map<std::string, MetricSummary> by_metric;
   std::map<std::string, MetricSummary> by_group;
   int false_oom = 0;  // rows that really ran but are predicted not to fit
@@ -75,10 +84,14 @@ struct ModelTuning {
   std::optional<double> gemm_half_dim;
   std::optional<double> gemm_efficiency_scale;  // multiplies the family's MAMF share
   std::optional<double> step_overhead_s;
+  std::optional<double> kernel_floor_s;
 };
 
 RowResult predict_row(const ValidationRow& row, const Catalog& catalog,
                       const ModelTuning& tuning = {});
+
+// Spearman's rho of two equally long series (average ranks for ties).
+double spearman(const std::vector<double>& a, const std::vector<double>& b);
 
 ValidationReport validate_rows(const std::vector<ValidationRow>& rows, const Catalog& catalog,
                                const ModelTuning& tuning = {});

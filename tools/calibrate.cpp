@@ -1,0 +1,101 @@
+// Calibration experiments: validation MAPE for a grid of model constants,
+// on a fit set and on held-out sets (docs/validation.md records the result).
+//
+//   scaleout_calibrate FIT.csv[:odd|:even] [HOLDOUT.csv ...]
+//       --kernel-floor 0,5e-6,1e-5 --half-dim 64,96,128 --gemm-scale 0.9,1.0
+//
+// ":odd" / ":even" keeps every other row of a file (by position), so one
+// file can be split into a fit half and a held-out half.
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "io/catalog_reader.hpp"
+#include "io/validation_csv.hpp"
+#include "io/workload_reader.hpp"
+#include "validation/validation.hpp"
+
+namespace {
+
+std::vector<double> list(const char* s) {
+  std::vector<double> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ',')) out.push_back(std::atof(item.c_str()));
+  return out;
+}
+
+struct Set {
+  std::string name;
+  std::vector<scaleout::ValidationRow> rows;
+};
+
+Set load(const std::string& spec) {
+  std::string path = spec, part;
+  if (const auto colon = spec.rfind(':'); colon != std::string::npos) {
+    path = spec.substr(0, colon);
+    part = spec.substr(colon + 1);
+  }
+  auto rows = scaleout::io::read_validation_csv(scaleout::io::read_text_file(path), path);
+  Set s{spec, {}};
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (part == "odd" && i % 2 == 0) continue;
+    if (part == "even" && i % 2 == 1) continue;
+    if (rows[i].metric == "peak_mem_gib") continue;
+    s.rows.push_back(rows[i]);
+  }
+  return s;
+}
+
+double mape(const scaleout::ValidationReport& r) {
+  double sum = 0;
+  int n = 0;
+  for (const auto& row : r.rows) {
+    if (!row.error) continue;
+    sum += std::abs(*row.error);
+    ++n;
+  }
+  return n ? sum / n : 0.0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<Set> sets;
+  std::vector<double> floors = {0}, dims = {96}, scales = {1.0};
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--kernel-floor" && i + 1 < argc) floors = list(argv[++i]);
+    else if (a == "--half-dim" && i + 1 < argc) dims = list(argv[++i]);
+    else if (a == "--gemm-scale" && i + 1 < argc) scales = list(argv[++i]);
+    else sets.push_back(load(a));
+  }
+  if (sets.empty()) {
+    std::fprintf(stderr, "usage: scaleout_calibrate FIT.csv[:odd|:even] [HOLDOUT.csv ...] "
+                         "[--kernel-floor L] [--half-dim L] [--gemm-scale L]\n");
+    return 2;
+  }
+  const scaleout::Catalog& catalog = scaleout::io::builtin_catalog();
+  std::printf("%-12s %-9s %-10s", "kernel_floor", "half_dim", "gemm_scale");
+  for (const Set& s : sets) std::printf(" %24s", s.name.substr(s.name.rfind('/') + 1).c_str());
+  std::printf("\n");
+  for (double f : floors) {
+    for (double d : dims) {
+      for (double g : scales) {
+        scaleout::ModelTuning t;
+        t.kernel_floor_s = f;
+        t.gemm_half_dim = d;
+        t.gemm_efficiency_scale = g;
+        std::printf("%-12g %-9g %-10g", f, d, g);
+        for (const Set& s : sets) {
+          std::printf(" %23.1f%%", 100.0 * mape(scaleout::validate_rows(s.rows, catalog, t)));
+        }
+        std::printf("\n");
+        std::fflush(stdout);
+      }
+    }
+  }
+  return 0;
+}
