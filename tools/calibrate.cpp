@@ -64,36 +64,41 @@ double mape(const scaleout::ValidationReport& r) {
 
 int main(int argc, char** argv) {
   std::vector<Set> sets;
-  std::vector<double> floors = {0}, dims = {96}, scales = {1.0};
+  std::vector<double> floors = {-1}, dims = {-1}, scales = {1.0}, traffic = {-1};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--kernel-floor" && i + 1 < argc) floors = list(argv[++i]);
     else if (a == "--half-dim" && i + 1 < argc) dims = list(argv[++i]);
     else if (a == "--gemm-scale" && i + 1 < argc) scales = list(argv[++i]);
+    else if (a == "--elementwise" && i + 1 < argc) traffic = list(argv[++i]);
     else sets.push_back(load(a));
   }
   if (sets.empty()) {
     std::fprintf(stderr, "usage: scaleout_calibrate FIT.csv[:odd|:even] [HOLDOUT.csv ...] "
-                         "[--kernel-floor L] [--half-dim L] [--gemm-scale L]\n");
+                         "[--kernel-floor L] [--half-dim L] [--gemm-scale L] [--elementwise L]\n");
     return 2;
   }
   const scaleout::Catalog& catalog = scaleout::io::builtin_catalog();
-  std::printf("%-12s %-9s %-10s", "kernel_floor", "half_dim", "gemm_scale");
+  std::printf("%-12s %-9s %-10s %-11s", "kernel_floor", "half_dim", "gemm_scale", "elementwise");
   for (const Set& s : sets) std::printf(" %24s", s.name.substr(s.name.rfind('/') + 1).c_str());
   std::printf("\n");
   for (double f : floors) {
     for (double d : dims) {
       for (double g : scales) {
-        scaleout::ModelTuning t;
-        t.kernel_floor_s = f;
-        t.gemm_half_dim = d;
-        t.gemm_efficiency_scale = g;
-        std::printf("%-12g %-9g %-10g", f, d, g);
-        for (const Set& s : sets) {
-          std::printf(" %23.1f%%", 100.0 * mape(scaleout::validate_rows(s.rows, catalog, t)));
+        for (double e : traffic) {
+          // A negative value keeps the built-in constant.
+          scaleout::ModelTuning t;
+          if (f >= 0) t.kernel_floor_s = f;
+          if (d >= 0) t.gemm_half_dim = d;
+          t.gemm_efficiency_scale = g;
+          if (e >= 0) t.elementwise_traffic = e;
+          std::printf("%-12g %-9g %-10g %-11g", f, d, g, e);
+          for (const Set& s : sets) {
+            std::printf(" %23.1f%%", 100.0 * mape(scaleout::validate_rows(s.rows, catalog, t)));
+          }
+          std::printf("\n");
+          std::fflush(stdout);
         }
-        std::printf("\n");
-        std::fflush(stdout);
       }
     }
   }

@@ -14,9 +14,11 @@ ComputeConstants compute_constants(const Gpu& gpu) {
     k.attention_efficiency = 0.60;  // FA2 paper: 50-73 % of peak (forward) on A100
   } else if (gpu.family == "hopper") {
     k.gemm_efficiency = 794.5 / 989.0;
+    k.fp8_gemm_efficiency = 1402.6 / 1979.0;
     k.attention_efficiency = 0.35;  // FA3 paper: FA2 reaches 35 % of peak on H100
   } else if (gpu.family == "blackwell") {
     k.gemm_efficiency = 1745.0 / 2250.0;
+    k.fp8_gemm_efficiency = 3432.5 / 4500.0;
     k.attention_efficiency = 0.35;
   } else if (gpu.family == "cdna3") {
     k.gemm_efficiency = 668.4 / 1307.4;
@@ -44,7 +46,8 @@ double peak(const Gpu& gpu, Precision p) {
 // `count` element-wise kernels moving `bytes` in all, each at least the kernel floor.
 double elementwise_s(double bytes, const Gpu& gpu, const ComputeConstants& k, double count = 1) {
   if (bytes <= 0 || count <= 0) return 0;
-  return count * std::max(bytes / count / (gpu.hbm_bw_Bps * k.hbm_efficiency), k.kernel_floor_s);
+  const double moved = bytes * k.elementwise_traffic;
+  return count * std::max(moved / count / (gpu.hbm_bw_Bps * k.hbm_efficiency), k.kernel_floor_s);
 }
 
 struct LayerDims {
@@ -83,10 +86,12 @@ OpTimes layer_gemms(const Workload& w, const Gpu& gpu, const ComputeConstants& k
   const ModelShape& m = w.model;
   const LayerDims d = dims(w);
   const double pk = peak(gpu, w.precision);
+  const double eff = w.precision == Precision::fp8 && gpu.fp8_flops > 0 ? k.fp8_gemm_efficiency
+                                                                        : k.gemm_efficiency;
   const double bw = gpu.hbm_bw_Bps;
   OpTimes o;
   auto gemm = [&](double mm, double nn, double kk, double scale) {
-    o.gemm_s += scale * std::max(gemm_time_s(mm, nn, kk, pk, bw, k), k.kernel_floor_s);
+    o.gemm_s += scale * std::max(gemm_time_s(mm, nn, kk, pk, bw, k, eff), k.kernel_floor_s);
     o.flops += scale * 2.0 * mm * nn * kk;
     o.kernels += scale;
   };
@@ -178,11 +183,11 @@ Elementwise elementwise_per_token(const Workload& w, bool moe_layer) {
 }  // namespace
 
 double gemm_time_s(double m, double n, double kdim, double peak_flops, double hbm_Bps,
-                   const ComputeConstants& k) {
+                   const ComputeConstants& k, double efficiency) {
   if (m <= 0 || n <= 0 || kdim <= 0) return 0;
   const double d0 = k.gemm_half_dim;
   const double shape = m / (m + d0) * (n / (n + d0)) * (kdim / (kdim + d0));
-  const double compute = 2.0 * m * n * kdim / (peak_flops * k.gemm_efficiency * shape);
+  const double compute = 2.0 * m * n * kdim / (peak_flops * efficiency * shape);
   const double memory = 2.0 * (m * kdim + kdim * n + m * n) / (hbm_Bps * k.hbm_efficiency);
   return std::max(compute, memory);
 }
@@ -208,8 +213,8 @@ OpTimes attention_core_forward(const Workload& w, const Gpu& gpu, const ComputeC
     // scores written, soft-maxed (and dropped out) through HBM.
     const double batches = w.layout.micro_batch * heads;
     const double sq = d.tokens / w.layout.micro_batch;
-    o.attention_s = batches * (gemm_time_s(sq, d.seq_kv, qk_dim, pk, gpu.hbm_bw_Bps, k) +
-                               gemm_time_s(sq, v_dim, d.seq_kv, pk, gpu.hbm_bw_Bps, k));
+    o.attention_s = batches * (gemm_time_s(sq, d.seq_kv, qk_dim, pk, gpu.hbm_bw_Bps, k, k.gemm_efficiency) +
+                               gemm_time_s(sq, v_dim, d.seq_kv, pk, gpu.hbm_bw_Bps, k, k.gemm_efficiency));
     const double score_bytes = (m.dropout ? 9.0 : 4.0) * d.tokens * d.seq_kv * heads;
     o.elementwise_s = elementwise_s(score_bytes, gpu, k, m.dropout ? 2.0 : 1.0);
     o.kernels = 2.0 + (m.dropout ? 2.0 : 1.0);
@@ -253,7 +258,7 @@ OpTimes logits_forward_backward(const Workload& w, const Gpu& gpu, const Compute
   const double pk = peak(gpu, w.precision == Precision::fp8 ? Precision::bf16 : w.precision);
   OpTimes o;
   // Output projection forward, dgrad and wgrad (the head stays 16-bit under FP8 recipes).
-  o.gemm_s = 3.0 * gemm_time_s(d.tokens, v_local, d.h, pk, gpu.hbm_bw_Bps, k);
+  o.gemm_s = 3.0 * gemm_time_s(d.tokens, v_local, d.h, pk, gpu.hbm_bw_Bps, k, k.gemm_efficiency);
   o.flops = 3.0 * 2.0 * d.tokens * v_local * d.h;
   // Softmax + cross-entropy forward and backward: a few passes over the logits.
   o.elementwise_s = elementwise_s(d.tokens * v_local * 16.0, gpu, k, 4.0);

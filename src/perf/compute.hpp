@@ -13,6 +13,8 @@ struct ComputeConstants {
   // Large-GEMM rate as a share of the dense peak: measured maximum achievable
   // matmul FLOPS (ml-engineering MAMF: A100 271.2/312, H100 794.5/989).
   double gemm_efficiency = 0.80;
+  // The same for FP8 GEMMs against the FP8 peak (H100 1402.6/1979, B200 3432.5/4500).
+  double fp8_gemm_efficiency = 0.70;
   // A GEMM dimension d runs at d / (d + gemm_half_dim) of the large-GEMM rate
   // per dimension (small and skinny GEMMs fall far below peak).
   double gemm_half_dim = 96;
@@ -24,6 +26,10 @@ struct ComputeConstants {
   // No kernel takes less than this: the host-side dispatch and launch time of
   // one eager PyTorch operator bounds small kernels (fitted, docs/validation.md).
   double kernel_floor_s = 0.0;
+  // Element-wise traffic relative to the fused kernels counted in
+  // docs/model.md: eager PyTorch runs unfused casts, copies and bias adds
+  // (fitted per framework, docs/validation.md).
+  double elementwise_traffic = 1.0;
 };
 
 ComputeConstants compute_constants(const Gpu& gpu);
@@ -52,6 +58,6 @@ OpTimes embedding_forward_backward(const Workload& w, const Gpu& gpu, const Comp
 
 // Time of one GEMM [m x k] * [k x n] in the given precision, as a roofline.
 double gemm_time_s(double m, double n, double kdim, double peak_flops, double hbm_Bps,
-                   const ComputeConstants& k);
+                   const ComputeConstants& k, double efficiency);
 
 }  // namespace scaleout

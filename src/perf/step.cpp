@@ -8,10 +8,43 @@
 
 namespace scaleout {
 
-PerfConstants perf_constants(const Gpu& gpu) {
+PerfConstants perf_constants(const Gpu& gpu, Framework framework) {
   PerfConstants k;
   k.compute = compute_constants(gpu);
+  const FrameworkConstants f = framework_constants(framework);
+  k.compute.gemm_efficiency *= f.compute_efficiency;
+  k.compute.fp8_gemm_efficiency *= f.compute_efficiency;
+  k.compute.attention_efficiency *= f.compute_efficiency;
+  k.compute.kernel_floor_s = f.kernel_floor_s;
+  k.zero3_overlap = f.zero3_overlap;
   return k;
+}
+
+FrameworkConstants framework_constants(Framework framework) {
+  FrameworkConstants f;
+  switch (framework) {
+    case Framework::megatron:
+    case Framework::nemo:
+      break;  // fused kernels: the reference the GPU-family constants describe
+    case Framework::deepspeed:
+      // Megatron-DeepSpeed: Megatron's kernels under DeepSpeed's engine; small
+      // kernels wait on the host (fitted on the even rows of vtrain-single).
+      f.kernel_floor_s = kDeepSpeedKernelFloor_s;
+      // ZeRO-3 parameter gathers of 2021-era DeepSpeed are not hidden behind
+      // compute (Narayanan et al. 2021, Table 2: no speed-up from 768 to 1536 GPUs).
+      f.zero3_overlap = false;
+      break;
+    case Framework::fsdp:
+    case Framework::torchtitan:
+    case Framework::mosaic:
+    case Framework::other:
+      // Eager PyTorch with FSDP: unfused element-wise ops, casts and
+      // communication kernels competing for SMs (fitted on the even A100 rows
+      // of mosaic, torchtitan and flashattn in data/validation/training.csv).
+      f.compute_efficiency = kEagerComputeEfficiency;
+      break;
+  }
+  return f;
 }
 
 double model_flops_per_token(const ModelShape& m, long long seq_len) {
@@ -105,9 +138,17 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
       tp += 2.0 * tp_one;
       if (moe_layer && ly.ep > 1) ep *= 1.5;
     } else if (ly.recompute == Recompute::selective) {
-      const OpTimes a = attention_core_forward(w, gpu, k.compute);
-      compute += a.total();
-      flops += a.flops;
+      if (w.framework == Framework::torchtitan) {
+        // Op-level SAC keeps every second matmul output: the others and all
+        // element-wise ops run again; the attention output is kept.
+        const OpTimes a = attention_core_forward(w, gpu, k.compute);
+        compute += 0.5 * f.gemm_s + (f.elementwise_s - a.elementwise_s);
+        flops += 0.5 * (f.flops - a.flops);
+      } else {
+        const OpTimes a = attention_core_forward(w, gpu, k.compute);
+        compute += a.total();
+        flops += a.flops;
+      }
     }
     st.compute += compute;
     st.flops += flops;
@@ -129,7 +170,7 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
       const double reduce =
           collective_time_s(Collective::reduce_scatter, grad_bytes, shard_g, links);
       const double comm = 2.0 * gather + reduce;
-      st.fsdp_exposed += std::max(0.0, comm - compute);
+      st.fsdp_exposed += k.zero3_overlap ? std::max(0.0, comm - compute) : comm;
     }
   };
 

@@ -41,15 +41,30 @@ struct StepEstimate {
   double network_wait_fraction = 0;
 };
 
+// How a training framework runs the same model (docs/model.md, "Frameworks").
+struct FrameworkConstants {
+  double compute_efficiency = 1.0;  // multiplies the GPU family's kernel efficiencies
+  double kernel_floor_s = 0.0;      // shortest kernel, host-bound
+  bool zero3_overlap = true;        // ZeRO-3/FSDP gathers prefetched behind compute
+};
+
+// Fitted constants (docs/validation.md gives the fit and held-out errors).
+inline constexpr double kEagerComputeEfficiency = 0.75;
+inline constexpr double kDeepSpeedKernelFloor_s = 55e-6;
+
+FrameworkConstants framework_constants(Framework framework);
+
 struct PerfConstants {
   ComputeConstants compute;
   NetworkConstants network;
+  bool zero3_overlap = true;
   // Fixed time per step for work the model does not see (data loading,
   // logging, kernel-launch gaps), seconds.
   double step_overhead_s = 0;
 };
 
-PerfConstants perf_constants(const Gpu& gpu);
+// The constants for a GPU family and a training framework.
+PerfConstants perf_constants(const Gpu& gpu, Framework framework);
 
 // Model FLOPs per token: 6 * (active parameters without the input embedding)
 // + 12 * L * (attention width) * s (Chowdhery et al. 2022, App. B).

@@ -223,11 +223,12 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
   // of preference, that fits; if none fits, the one with the least memory.
   const Server server = server_of(r, *gpu);
   const std::optional<Fabric> fabric = fabric_of(r, server);
-  PerfConstants perf = perf_constants(*gpu);
+  PerfConstants perf = perf_constants(*gpu, w.framework);
   if (tuning.gemm_half_dim) perf.compute.gemm_half_dim = *tuning.gemm_half_dim;
   if (tuning.gemm_efficiency_scale) perf.compute.gemm_efficiency *= *tuning.gemm_efficiency_scale;
   if (tuning.step_overhead_s) perf.step_overhead_s = *tuning.step_overhead_s;
   if (tuning.kernel_floor_s) perf.compute.kernel_floor_s = *tuning.kernel_floor_s;
+  if (tuning.elementwise_traffic) perf.compute.elementwise_traffic = *tuning.elementwise_traffic;
   auto step_of = [&](Workload x) {
     x.cluster.nodes = static_cast<int>((gpus + server.gpus_per_node - 1) / server.gpus_per_node);
     return estimate_step(x, server, *gpu, fabric ? &*fabric : nullptr, perf);

@@ -85,6 +85,7 @@ struct ModelTuning {
   std::optional<double> gemm_efficiency_scale;  // multiplies the family's MAMF share
   std::optional<double> step_overhead_s;
   std::optional<double> kernel_floor_s;
+  std::optional<double> elementwise_traffic;
 };
 
 RowResult predict_row(const ValidationRow& row, const Catalog& catalog,
