@@ -51,6 +51,9 @@ std::string run_estimate(const Options& o) {
   r.fabric_id = r.workload.cluster.fabric_id;
   r.params = count_params(r.workload.model);
   r.memory = estimate_memory(r.workload, r.gpu);
+  const Fabric* fabric = r.fabric_id.empty() ? nullptr : catalog.find_fabric(r.fabric_id);
+  r.step = estimate_step(r.workload, r.server, r.gpu, fabric,
+                         perf_constants(r.gpu, r.workload.framework));
   return o.format == "json" ? report::estimate_json(r) : report::estimate_text(r);
 }
 

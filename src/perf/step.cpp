@@ -17,6 +17,7 @@ PerfConstants perf_constants(const Gpu& gpu, Framework framework) {
   k.compute.attention_efficiency *= f.compute_efficiency;
   k.compute.kernel_floor_s = f.kernel_floor_s;
   k.zero3_overlap = f.zero3_overlap;
+  k.zero3_per_tensor = f.zero3_per_tensor;
   return k;
 }
 
@@ -33,6 +34,7 @@ FrameworkConstants framework_constants(Framework framework) {
       // ZeRO-3 parameter gathers of 2021-era DeepSpeed are not hidden behind
       // compute (Narayanan et al. 2021, Table 2: no speed-up from 768 to 1536 GPUs).
       f.zero3_overlap = false;
+      f.zero3_per_tensor = true;
       break;
     case Framework::fsdp:
     case Framework::torchtitan:
@@ -164,11 +166,16 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
                       : mlp_params(m, m.ffn))) /
           ly.tp;
       const GroupSpan shard_g = span_of(ly.dp * ly.cp, ly.tp, gpn);
-      const double gather =
-          collective_time_s(Collective::all_gather, layer_params * 2.0, shard_g, links);
+      // FSDP gathers one flat buffer per block; DeepSpeed ZeRO-3 one collective
+      // per weight tensor (QKV, output, the MLP matrices), each paying the
+      // ring's latency across all shard ranks.
+      const double pieces =
+          k.zero3_per_tensor ? 2.0 + (m.mlp == MlpKind::swiglu ? 3.0 : 2.0) : 1.0;
+      const double gather = pieces * collective_time_s(Collective::all_gather,
+                                                       layer_params * 2.0 / pieces, shard_g, links);
       const double grad_bytes = lora ? 0.0 : layer_params * state_policy(w).grad_bytes;
       const double reduce =
-          collective_time_s(Collective::reduce_scatter, grad_bytes, shard_g, links);
+          pieces * collective_time_s(Collective::reduce_scatter, grad_bytes / pieces, shard_g, links);
       const double comm = 2.0 * gather + reduce;
       st.fsdp_exposed += k.zero3_overlap ? std::max(0.0, comm - compute) : comm;
     }

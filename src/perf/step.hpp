@@ -46,6 +46,7 @@ struct FrameworkConstants {
   double compute_efficiency = 1.0;  // multiplies the GPU family's kernel efficiencies
   double kernel_floor_s = 0.0;      // shortest kernel, host-bound
   bool zero3_overlap = true;        // ZeRO-3/FSDP gathers prefetched behind compute
+  bool zero3_per_tensor = false;    // one gather per weight tensor instead of per block
 };
 
 // Fitted constants (docs/validation.md gives the fit and held-out errors).
@@ -58,6 +59,7 @@ struct PerfConstants {
   ComputeConstants compute;
   NetworkConstants network;
   bool zero3_overlap = true;
+  bool zero3_per_tensor = false;
   // Fixed time per step for work the model does not see (data loading,
   // logging, kernel-launch gaps), seconds.
   double step_overhead_s = 0;

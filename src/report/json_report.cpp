@@ -111,6 +111,26 @@ std::string estimate_json(const EstimateResult& r) {
                  {"trainable_params_per_gpu", st.trainable_params},
                  {"activation_bytes_per_layer", mem.activation_bytes_per_layer},
                  {"host_offload_bytes", mem.host_offload_bytes}};
+  const StepEstimate& t = r.step;
+  const StepBreakdown& b = t.breakdown;
+  j["time"] = {{"step_s", t.step_s},
+               {"tokens_per_s", t.tokens_per_s},
+               {"tokens_per_s_per_gpu", t.tokens_per_s_per_gpu},
+               {"mfu", t.mfu},
+               {"hfu", t.hfu},
+               {"time_to_train_s", t.time_to_train_s},
+               {"microbatches", t.microbatches},
+               {"network_wait_fraction", t.network_wait_fraction},
+               {"breakdown_s",
+                {{"compute", b.compute},
+                 {"tp_comm", b.tp_comm},
+                 {"cp_comm", b.cp_comm},
+                 {"ep_comm", b.ep_comm},
+                 {"pp_comm", b.pp_comm},
+                 {"dp_comm", b.dp_comm},
+                 {"bubble", b.bubble},
+                 {"optimizer", b.optimizer},
+                 {"other", b.other}}}};
   return j.dump(2) + "\n";
 }
 

@@ -7,6 +7,7 @@
 #include "hw/catalog.hpp"
 #include "memory/memory.hpp"
 #include "model/params.hpp"
+#include "perf/step.hpp"
 #include "validation/validation.hpp"
 #include "workload/workload.hpp"
 
@@ -20,6 +21,7 @@ struct EstimateResult {
   std::string fabric_id;
   ParamCounts params;
   MemoryEstimate memory;
+  StepEstimate step;
 };
 
 std::string estimate_text(const EstimateResult& r);

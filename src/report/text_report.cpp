@@ -78,6 +78,30 @@ std::string estimate_text(const EstimateResult& r) {
     o += fmt::format("  {:<24}{:>12}\n", "offloaded to host", gib(mem.host_offload_bytes));
   }
   o += "\n";
+  const StepEstimate& t = r.step;
+  const StepBreakdown& b = t.breakdown;
+  o += fmt::format("Step time {:.3f} s ({:g} micro-batches), {:.0f} tokens/s ({:.0f} per GPU)\n",
+                   t.step_s, t.microbatches, t.tokens_per_s, t.tokens_per_s_per_gpu);
+  o += fmt::format("  MFU {}, HFU {}, GPUs wait on the network {} of the step\n", pct(t.mfu),
+                   pct(t.hfu), pct(t.network_wait_fraction));
+  auto part = [&](const char* name, double s) {
+    if (s <= 0) return;
+    o += fmt::format("  {:<24}{:>10.3f} s  {:>6}\n", name, s, pct(s / t.step_s));
+  };
+  part("compute", b.compute);
+  part("tensor-parallel comm", b.tp_comm);
+  part("context-parallel comm", b.cp_comm);
+  part("expert-parallel comm", b.ep_comm);
+  part("pipeline comm", b.pp_comm);
+  part("data-parallel comm", b.dp_comm);
+  part("pipeline bubble", b.bubble);
+  part("optimizer", b.optimizer);
+  part("other", b.other);
+  if (t.time_to_train_s > 0) {
+    o += fmt::format("Time to train {:.1f} days for {:.3g} tokens (no failures counted)\n",
+                     t.time_to_train_s / 86400.0, w.tokens);
+  }
+  o += "\n";
   if (mem.fits) {
     o += fmt::format("Fits: yes, {} headroom ({} of capacity)\n", gib(mem.headroom_bytes),
                      pct(mem.headroom_bytes / mem.capacity_bytes));

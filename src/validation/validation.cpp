@@ -229,8 +229,16 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
   if (tuning.step_overhead_s) perf.step_overhead_s = *tuning.step_overhead_s;
   if (tuning.kernel_floor_s) perf.compute.kernel_floor_s = *tuning.kernel_floor_s;
   if (tuning.elementwise_traffic) perf.compute.elementwise_traffic = *tuning.elementwise_traffic;
+  if (!r.global_batch) {
+    filled.push_back(
+        "global_batch: 8 micro-batches per pipeline stage (planner's choice; the bubble "
+        "(p-1)/m stays under 1/8)");
+  }
   auto step_of = [&](Workload x) {
     x.cluster.nodes = static_cast<int>((gpus + server.gpus_per_node - 1) / server.gpus_per_node);
+    if (x.global_batch == 0) {
+      x.global_batch = 8LL * x.layout.pp * x.layout.micro_batch * x.layout.dp;
+    }
     return estimate_step(x, server, *gpu, fabric ? &*fabric : nullptr, perf);
   };
 
