@@ -67,15 +67,21 @@ int main(int argc, char** argv) {
   std::vector<double> floors = {-1}, dims = {-1}, scales = {1.0}, traffic = {-1};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--kernel-floor" && i + 1 < argc) floors = list(argv[++i]);
-    else if (a == "--half-dim" && i + 1 < argc) dims = list(argv[++i]);
-    else if (a == "--gemm-scale" && i + 1 < argc) scales = list(argv[++i]);
-    else if (a == "--elementwise" && i + 1 < argc) traffic = list(argv[++i]);
-    else sets.push_back(load(a));
+    if (a == "--kernel-floor" && i + 1 < argc)
+      floors = list(argv[++i]);
+    else if (a == "--half-dim" && i + 1 < argc)
+      dims = list(argv[++i]);
+    else if (a == "--gemm-scale" && i + 1 < argc)
+      scales = list(argv[++i]);
+    else if (a == "--elementwise" && i + 1 < argc)
+      traffic = list(argv[++i]);
+    else
+      sets.push_back(load(a));
   }
   if (sets.empty()) {
-    std::fprintf(stderr, "usage: scaleout_calibrate FIT.csv[:odd|:even] [HOLDOUT.csv ...] "
-                         "[--kernel-floor L] [--half-dim L] [--gemm-scale L] [--elementwise L]\n");
+    std::fprintf(stderr,
+                 "usage: scaleout_calibrate FIT.csv[:odd|:even] [HOLDOUT.csv ...] "
+                 "[--kernel-floor L] [--half-dim L] [--gemm-scale L] [--elementwise L]\n");
     return 2;
   }
   const scaleout::Catalog& catalog = scaleout::io::builtin_catalog();

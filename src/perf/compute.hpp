@@ -32,6 +32,11 @@ struct ComputeConstants {
   double elementwise_traffic = 1.0;
 };
 
+// Share of the Ampere-calibrated kernel efficiencies that Hopper GPUs reach in
+// whole training steps: fitted on the even-numbered H100 rows of mosaic in
+// data/validation/training.csv (docs/validation.md).
+inline constexpr double kHopperTrainingFactor = 0.82;
+
 ComputeConstants compute_constants(const Gpu& gpu);
 
 // Times in seconds and FLOPs for one micro-batch on one GPU.

@@ -41,7 +41,7 @@ FrameworkConstants framework_constants(Framework framework) {
     case Framework::mosaic:
     case Framework::other:
       // Eager PyTorch with FSDP: unfused element-wise ops, casts and
-      // communication kernels competing for SMs (fitted on the even A100 rows
+      // communication kernels competing for SMs (fitted on every other A100 row
       // of mosaic, torchtitan and flashattn in data/validation/training.csv).
       f.compute_efficiency = kEagerComputeEfficiency;
       break;
@@ -169,13 +169,12 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
       // FSDP gathers one flat buffer per block; DeepSpeed ZeRO-3 one collective
       // per weight tensor (QKV, output, the MLP matrices), each paying the
       // ring's latency across all shard ranks.
-      const double pieces =
-          k.zero3_per_tensor ? 2.0 + (m.mlp == MlpKind::swiglu ? 3.0 : 2.0) : 1.0;
+      const double pieces = k.zero3_per_tensor ? 2.0 + (m.mlp == MlpKind::swiglu ? 3.0 : 2.0) : 1.0;
       const double gather = pieces * collective_time_s(Collective::all_gather,
                                                        layer_params * 2.0 / pieces, shard_g, links);
       const double grad_bytes = lora ? 0.0 : layer_params * state_policy(w).grad_bytes;
-      const double reduce =
-          pieces * collective_time_s(Collective::reduce_scatter, grad_bytes / pieces, shard_g, links);
+      const double reduce = pieces * collective_time_s(Collective::reduce_scatter,
+                                                       grad_bytes / pieces, shard_g, links);
       const double comm = 2.0 * gather + reduce;
       st.fsdp_exposed += k.zero3_overlap ? std::max(0.0, comm - compute) : comm;
     }

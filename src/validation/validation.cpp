@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <tuple>
 
@@ -25,7 +25,9 @@ Server server_of(const ValidationRow& r, const Gpu& gpu) {
   s.intra_node = switched ? IntraNodeKind::nvswitch : IntraNodeKind::pcie;
   s.intra_node_bw_Bps = switched ? gpu.scaleup_bw_Bps : gpu.host_link_Bps;
   s.scaleup_domain_gpus = s.gpus_per_node;
-  const double default_gbps = gpu.family == "volta" ? 100.0 : gpu.family == "ampere" ? 200.0 : 400.0;
+  const double default_gbps = gpu.family == "volta"    ? 100.0
+                              : gpu.family == "ampere" ? 200.0
+                                                       : 400.0;
   s.nics_per_node = static_cast<int>(r.nics_per_node.value_or(s.gpus_per_node));
   s.nic_bw_Bps = r.nic_gbps.value_or(default_gbps) * 1e9 / 8.0;
   s.source = "validation row " + r.id;
@@ -35,7 +37,7 @@ Server server_of(const ValidationRow& r, const Gpu& gpu) {
 std::optional<Fabric> fabric_of(const ValidationRow& r, const Server& server) {
   Fabric f;
   f.id = r.fabric.empty() ? "row-network" : r.fabric;
-  f.kind = r.fabric == "roce" ? FabricKind::roce
+  f.kind = r.fabric == "roce"  ? FabricKind::roce
            : r.fabric == "eth" ? FabricKind::ethernet
                                : FabricKind::ib;
   f.port_bw_Bps = server.nic_bw_Bps;
@@ -225,7 +227,11 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
   const std::optional<Fabric> fabric = fabric_of(r, server);
   PerfConstants perf = perf_constants(*gpu, w.framework);
   if (tuning.gemm_half_dim) perf.compute.gemm_half_dim = *tuning.gemm_half_dim;
-  if (tuning.gemm_efficiency_scale) perf.compute.gemm_efficiency *= *tuning.gemm_efficiency_scale;
+  if (tuning.gemm_efficiency_scale) {
+    perf.compute.gemm_efficiency *= *tuning.gemm_efficiency_scale;
+    perf.compute.fp8_gemm_efficiency *= *tuning.gemm_efficiency_scale;
+    perf.compute.attention_efficiency *= *tuning.gemm_efficiency_scale;
+  }
   if (tuning.step_overhead_s) perf.step_overhead_s = *tuning.step_overhead_s;
   if (tuning.kernel_floor_s) perf.compute.kernel_floor_s = *tuning.kernel_floor_s;
   if (tuning.elementwise_traffic) perf.compute.elementwise_traffic = *tuning.elementwise_traffic;

@@ -46,7 +46,7 @@ struct RowResult {
   double peak_bytes = 0;
   double capacity_bytes = 0;
   std::string gpu_id;
-  double step_s = 0;                // predicted step time (0 when not evaluated)
+  double step_s = 0;  // predicted step time (0 when not evaluated)
   double network_wait_fraction = 0;
   std::string filled;   // "micro_batch=1 (megatron default); ..."
   std::string skipped;  // why the metric was not predicted
