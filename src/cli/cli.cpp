@@ -93,6 +93,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
       "scaleout: single node or multi-node? Plans GPU training from a workload and a "
       "hardware catalog."};
   app.require_subcommand(1);
+  app.fallthrough();  // --catalog may also follow the subcommand
   app.add_option("--catalog", o.catalogs, "extra catalog file (YAML/JSON); repeatable")
       ->check(CLI::ExistingFile);
   app.set_version_flag("--version", kVersion);

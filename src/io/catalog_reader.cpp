@@ -201,8 +201,10 @@ void read_catalog(const std::string& text, const std::string& file, Catalog& int
   if (top.has("servers")) read_list(top.node("servers"), file, "servers", into, read_server);
   if (top.has("fabrics")) read_list(top.node("fabrics"), file, "fabrics", into, read_fabric);
   if (top.has("models")) {
-    read_list(top.node("models"), file, "models", into,
-              [](Fields& f) { return read_model_fields(f, ""); });
+    read_list(top.node("models"), file, "models", into, [](Fields& f) {
+      if (!f.has("id")) f.fail("id", "missing required key", "every catalog model needs an id");
+      return read_model_fields(f, "");
+    });
   }
   top.finish();
   // Every server of this file names a GPU that exists (earlier files were checked already).

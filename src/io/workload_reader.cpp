@@ -136,7 +136,9 @@ WorkloadFile read_workload(const std::string& text, const std::string& file, con
 
   if (const YAML::Node ft = top.node("finetune"); ft.IsDefined() && !ft.IsNull()) {
     Fields f(ft, file, "finetune");
-    w.finetune.method = read_enum(f, "method", kMethods).value_or(FinetuneMethod::lora);
+    const auto method = read_enum(f, "method", kMethods);
+    if (!method) f.fail("method", "missing required key", "method: full, lora or qlora");
+    w.finetune.method = *method;
     w.finetune.rank = static_cast<int>(f.integer("rank", 1, 65536).value_or(16));
     const std::string targets = f.choice("targets", {"all", "attention"}).value_or("all");
     w.finetune.attention_only = targets == "attention";

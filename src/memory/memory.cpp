@@ -125,9 +125,9 @@ double layer_bytes_per_token(const Workload& w, bool moe_layer, bool core_recomp
     const MoeShape& e = m.moe;
     const double copies = e.top_k * e.capacity_factor;  // routed token copies per token
     bytes += 4.0 * e.experts / sh.seq_div;              // fp32 router probabilities
-    bytes += copies * kAct * h;                         // dispatched expert inputs
+    bytes += copies * kAct * h / sh.seq_div;            // dispatched expert inputs
     bytes += copies * mlp_tensor_bytes(m.mlp, static_cast<double>(e.expert_ffn) / t);
-    bytes += e.top_k * kAct * h;  // expert outputs before combine
+    bytes += copies * kAct * h / sh.seq_div;  // expert outputs before combine
     if (e.shared_experts > 0) {
       bytes += mlp_tensor_bytes(m.mlp, static_cast<double>(e.expert_ffn) * e.shared_experts / t);
     }
@@ -244,7 +244,13 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
   const ParamCounts pc = count_params(m);
   const double h = static_cast<double>(m.hidden);
   const double norm_params = m.norm == NormKind::layernorm ? 2.0 * h : h;
-  const double attn_layer = attention_params_per_layer(m);
+  // Attention weights one GPU holds: Q and O split over TP; K and V split over
+  // min(t, kv_heads) (GQA heads are replicated when TP exceeds them).
+  double attn_layer = attention_params_per_layer(m);
+  if (!m.is_mla() && m.kv_heads < ly.tp) {
+    const double kv = 2.0 * h * m.kv_heads * m.head_size();
+    attn_layer = (attn_layer - kv) + kv * ly.tp / m.kv_heads;  // the /t below leaves kv/k
+  }
   const double dense_mlp_layer = mlp_params(m, m.ffn);
   const double expert_layer = m.is_moe() ? m.moe.experts * mlp_params(m, m.moe.expert_ffn) : 0.0;
   const double shared_layer =
@@ -287,6 +293,7 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
 
     // Parameters held by one GPU of this stage, split into frozen/trainable and expert/dense.
     double dense = 0, experts = 0, moe_layers_here = 0, lora_here = 0, quantisable = 0;
+    double block_params = 0;  // transformer blocks only (no embedding or output layer)
     for (int l = first_layer; l < first_layer + st.layers; ++l) {
       const bool moe_layer = l >= moe_first;
       dense += (attn_layer + (moe_layer ? shared_layer : dense_mlp_layer)) / t + 2.0 * norm_params;
@@ -297,7 +304,13 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
       }
       lora_here += lora_params_per_layer(moe_layer) / t;
     }
-    if (st.has_embedding) dense += pc.embedding / t;
+    block_params = dense + experts;
+    if (st.has_embedding) {
+      // Token embedding split over TP (vocab-parallel); a learned position table is replicated.
+      const double positions =
+          m.position == PositionKind::learned ? static_cast<double>(m.max_position) * h : 0.0;
+      dense += (pc.embedding - positions) / t + positions;
+    }
     if (st.has_output)
       dense +=
           (m.tied_embeddings && p == 1 ? 0.0 : static_cast<double>(m.vocab) * h / t) + norm_params;
@@ -311,7 +324,10 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
     if (lora) {
       const double frozen_bytes = qlora ? kNf4BytesPerParam : 2.0;
       const double frozen_other = (dense + experts) - quantisable;
-      st.weights = (quantisable * frozen_bytes + frozen_other * 2.0) / w_shard;
+      // Frozen expert weights shard over the expert data-parallel group.
+      const double frozen_experts = experts * frozen_bytes / w_shard_e;
+      st.weights =
+          ((quantisable - experts) * frozen_bytes + frozen_other * 2.0) / w_shard + frozen_experts;
       st.trainable_params = lora_here;
     } else {
       st.weights = (dense / w_shard + experts / w_shard_e) * pol.weight_bytes;
@@ -357,9 +373,9 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
     // exchange one micro-batch of activations each way.
     if (zero >= 3 && shard > 1 && st.layers > 0) {
       // Gathered copies are 16-bit, or the NF4 storage itself under QLoRA.
-      const double per_layer = (dense + experts) / st.layers;
+      const double per_layer = block_params / st.layers;
       const double gathered_bytes = qlora ? kNf4BytesPerParam : 2.0;
-      const double trainable_per_layer = (lora ? lora_here : dense + experts) / st.layers;
+      const double trainable_per_layer = (lora ? lora_here : block_params) / st.layers;
       double gathered = 2.0 * per_layer;     // FSDP: the current and the prefetched block
       double reduced = trainable_per_layer;  // one block's gradients before reduce-scatter
       if (w.framework == Framework::deepspeed) {

@@ -79,7 +79,9 @@ ModelShape model_of(const ValidationRow& r, Framework fw) {
   m.tied_embeddings = !swiglu;
   m.norm = swiglu ? NormKind::rmsnorm : NormKind::layernorm;
   m.linear_bias = !swiglu;
-  m.position = PositionKind::rope;
+  // GPT-style rows learn a position table as long as the sequence; Llama-style use RoPE.
+  m.position = swiglu ? PositionKind::rope : PositionKind::learned;
+  m.max_position = r.seq_len.value_or(2048);
   m.dropout = !swiglu && megatron_family(fw);
   if (r.moe_experts && *r.moe_experts > 0) {
     m.moe.experts = static_cast<int>(*r.moe_experts);
@@ -124,6 +126,7 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
   w.global_batch = r.global_batch.value_or(0);
   w.precision = r.precision == "fp8"    ? Precision::fp8
                 : r.precision == "fp16" ? Precision::fp16
+                : r.precision == "fp32" ? Precision::fp32
                                         : Precision::bf16;
   if (r.finetune == "lora" || r.finetune == "qlora") {
     w.task = Task::finetune;

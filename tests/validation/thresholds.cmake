@@ -1,4 +1,25 @@
-# Recorded validation figures: the test fails when a figure regresses past
-# its threshold. Update deliberately, with the new figures in docs/validation.md.
-set(MAX_PEAK_MEM_MAPE 0.10)   # peak_mem_gib rows of data/validation/training.csv (measured 0.089)
-set(MAX_FALSE_OOM 0)          # runs that happened must never be predicted out of memory
+# Recorded validation figures: a test fails when a figure regresses past its
+# threshold (a little above the figure measured when it was recorded, in the
+# comment). Change them deliberately, with the new figures in docs/validation.md.
+#
+# Each entry: FILE|JSON path below "summary" (parts joined by /)|comparison|threshold
+set(SCALEOUT_VALIDATION_CHECKS
+  # data/validation/training.csv (114 published rows)
+  "training.csv|by_metric/peak_mem_gib/mape|max|0.10"          # 0.087
+  "training.csv|by_metric/step_time_s/mape|max|0.15"           # 0.134
+  "training.csv|by_metric/tokens_per_s_per_gpu/mape|max|0.09"  # 0.076
+  "training.csv|by_metric/mfu/mape|max|0.12"                   # 0.098
+  "training.csv|by_group/korthikanti22/mape|max|0.08"          # 0.070
+  "training.csv|by_group/narayanan21/mape|max|0.19"            # 0.174 (ZeRO-3 rows, docs/validation.md)
+  "training.csv|false_oom|max|0"
+  # vTrain (converted by scripts/vtrain_to_canonical.py)
+  "vtrain-multi.csv|by_metric/step_time_s/mape|max|0.11"       # 0.099
+  "vtrain-multi.csv|false_oom|max|0"
+  "vtrain-single.csv|by_metric/step_time_s/mape|max|0.10"      # 0.087
+  "vtrain-single.csv|false_oom|max|0"
+)
+# Spearman rank correlation per model: the lowest over the file's models.
+set(SCALEOUT_RANK_CHECKS
+  "vtrain-single.csv|0.95"  # lowest 0.98
+  "vtrain-multi.csv|0.55"   # lowest 0.573 (GPT 39.1B; target 0.8 not met, docs/validation.md)
+)
