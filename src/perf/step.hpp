@@ -51,7 +51,7 @@ struct FrameworkConstants {
 
 // Fitted constants (docs/validation.md gives the fit and held-out errors).
 inline constexpr double kEagerComputeEfficiency = 0.76;
-inline constexpr double kDeepSpeedKernelFloor_s = 55e-6;
+inline constexpr double kDeepSpeedKernelFloor_s = 60e-6;
 
 FrameworkConstants framework_constants(Framework framework);
 

@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Reproduces the fits of the step-time model's fitted constants and their
+held-out errors (docs/validation.md). Usage:
+
+    scripts/calibrate.py [BUILD_DIR]      # default: build
+
+It writes the fit and held-out splits of data/validation/training.csv to
+BUILD_DIR/calibration/ and runs BUILD_DIR/bench/scaleout_calibrate over a grid
+around each constant. Splits take every other row, in file order, of:
+  eager-a100:  A100 rows of the eager PyTorch frameworks (mosaic, torchtitan,
+               fsdp, other) -> kEagerComputeEfficiency
+  hopper:      H100 rows of mosaic -> kHopperTrainingFactor (torchtitan H100
+               rows are held out whole)
+  vtrain-single (even / odd rows) -> kDeepSpeedKernelFloor_s
+The grids scale the built-in constant (--gemm-scale multiplies all kernel
+efficiencies; --kernel-floor replaces the floor), so a minimum at 1 (or at the
+built-in floor) means the constant is where the fit put it.
+"""
+import csv
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build")
+OUT = os.path.join(BUILD, "calibration")
+TOOL = os.path.join(BUILD, "bench", "scaleout_calibrate")
+VAL = os.path.join(ROOT, "data", "validation")
+EAGER = ("mosaic", "torchtitan", "fsdp", "other")
+
+
+def load_training():
+    rows = [r for r in csv.DictReader(open(os.path.join(VAL, "training.csv"), encoding="utf-8"))
+            if r["metric"] != "peak_mem_gib"]
+    overrides = {}
+    with open(os.path.join(VAL, "training.gpu-overrides.csv"), encoding="utf-8") as f:
+        for r in csv.DictReader(f):
+            overrides[r["id"]] = r["gpu"]
+    for r in rows:
+        r["gpu"] = overrides.get(r["id"], r["gpu"])
+    return rows
+
+
+def dump(name, rows, header):
+    path = os.path.join(OUT, name + ".csv")
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=header, lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+    return path
+
+
+def run(args):
+    print("$ scaleout_calibrate " + " ".join(os.path.relpath(a, ROOT) if a.startswith("/") else a
+                                            for a in args), flush=True)
+    subprocess.run([TOOL] + args, check=True)
+    print(flush=True)
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    rows = load_training()
+    header = list(rows[0].keys())
+    a100 = [r for r in rows if r["gpu"].startswith("a100") and r["framework"] in EAGER]
+    h100 = [r for r in rows if r["gpu"].startswith("h100") and r["group"] == "mosaic"]
+    titan_h100 = [r for r in rows if r["gpu"].startswith("h100") and r["group"] == "torchtitan"]
+    a_fit, a_hold = dump("eager-a100-fit", a100[0::2], header), dump("eager-a100-held", a100[1::2], header)
+    h_fit, h_hold = dump("hopper-fit", h100[0::2], header), dump("hopper-held", h100[1::2], header)
+    h_titan = dump("hopper-held-torchtitan", titan_h100, header)
+    single = os.path.join(VAL, "vtrain-single.csv")
+    run([a_fit, a_hold, "--gemm-scale", "0.94,0.97,1.0,1.03,1.06"])
+    run([h_fit, h_hold, h_titan, "--gemm-scale", "0.94,0.97,1.0,1.03,1.06"])
+    run([single + ":even", single + ":odd", "--kernel-floor", "4.5e-5,5e-5,5.5e-5,6e-5,6.5e-5"])
+
+
+if __name__ == "__main__":
+    main()
