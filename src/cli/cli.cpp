@@ -53,7 +53,7 @@ std::string run_estimate(const Options& o) {
   r.memory = estimate_memory(r.workload, r.gpu);
   const Fabric* fabric = r.fabric_id.empty() ? nullptr : catalog.find_fabric(r.fabric_id);
   r.step = estimate_step(r.workload, r.server, r.gpu, fabric,
-                         perf_constants(r.gpu, r.workload.framework));
+                         perf_constants(r.gpu, r.workload.framework), r.memory);
   return o.format == "json" ? report::estimate_json(r) : report::estimate_text(r);
 }
 

@@ -88,6 +88,12 @@ double optimizer_bytes_per_param(Optimizer o) {
 
 StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& gpu,
                            const Fabric* fabric, const PerfConstants& k) {
+  return estimate_step(w, server, gpu, fabric, k, estimate_memory(w, gpu));
+}
+
+StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& gpu,
+                           const Fabric* fabric, const PerfConstants& k,
+                           const MemoryEstimate& mem) {
   const ModelShape& m = w.model;
   const Layout& ly = w.layout;
   const int p = std::max(1, ly.pp);
@@ -247,7 +253,6 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
   // Data-parallel gradient reduction of the stage's parameters, overlapped with
   // the last micro-batch's backward pass; ZeRO-1/2 also all-gather the updated
   // 16-bit weights after the optimizer step.
-  const MemoryEstimate mem = estimate_memory(w, gpu);
   const double stage_params = mem.peak.params;
   const double trainable = mem.peak.trainable_params;
   const StatePolicy pol = state_policy(w);

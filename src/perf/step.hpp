@@ -4,6 +4,7 @@
 #pragma once
 
 #include "hw/hardware.hpp"
+#include "memory/memory.hpp"
 #include "network/topology.hpp"
 #include "perf/compute.hpp"
 #include "workload/workload.hpp"
@@ -74,5 +75,10 @@ double model_flops_per_token(const ModelShape& m, long long seq_len);
 
 StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& gpu,
                            const Fabric* fabric, const PerfConstants& k);
+// The same with the workload's memory estimate already at hand (the planner's
+// hot path evaluates memory first).
+StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& gpu,
+                           const Fabric* fabric, const PerfConstants& k,
+                           const MemoryEstimate& memory);
 
 }  // namespace scaleout
