@@ -199,8 +199,12 @@ StatePolicy state_policy(const Workload& w) {
     case Framework::mosaic:
     case Framework::other:
       // PyTorch FSDP / AMP: fp32 parameters and gradients, 16-bit compute
-      // copies gathered per layer; no separate master copy.
-      p = {4.0, 4.0, 0.0, 8.0};
+      // copies gathered per layer; no separate master copy. With ZeRO-1/2
+      // (FSDP SHARD_GRAD_OP: parameters not resharded after forward) the fp32
+      // parameters are sharded like optimizer state and an unsharded 16-bit
+      // copy stays resident.
+      p = (w.layout.zero == 1 || w.layout.zero == 2) ? StatePolicy{2.0, 4.0, 4.0, 8.0}
+                                                     : StatePolicy{4.0, 4.0, 0.0, 8.0};
       break;
   }
   if (w.precision == Precision::fp32) p = {4.0, 4.0, 0.0, 8.0};

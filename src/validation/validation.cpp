@@ -138,13 +138,23 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
   ly.ep = static_cast<int>(r.ep.value_or(1));
   ly.sp = r.sp == "y";
   // The schema has no FlashAttention column: the Megatron-LM / Megatron-DeepSpeed
-  // runs cited predate Megatron's FlashAttention support and use its fused
-  // softmax; the other frameworks' runs use FlashAttention kernels.
-  ly.flash_attention = !megatron_family(w.framework);
+  // runs on A100 and V100 predate Megatron's fused-attention support and use its
+  // fused softmax; on Hopper and later, and in the other frameworks, runs use
+  // FlashAttention / cuDNN fused attention kernels.
+  const bool modern = gpu->family == "hopper" || gpu->family == "blackwell";
+  ly.flash_attention = !megatron_family(w.framework) || modern;
 
   std::vector<std::string> filled;
   if (!ly.flash_attention) filled.push_back("flash_attention=off (unfused softmax of the era)");
   std::vector<Unknown> unknowns;
+  if (r.sp.empty() && r.tp.value_or(2) > 1) {
+    Unknown u{"sp", {}, {}};
+    for (bool sp : {true, false}) {
+      u.options.push_back([sp](Workload& x) { x.layout.sp = sp && x.layout.tp > 1; });
+      u.labels.push_back(sp ? "sp=y" : "sp=n");
+    }
+    unknowns.push_back(std::move(u));
+  }
   const long long gpus = *r.num_gpus;
   const int per_node = static_cast<int>(r.gpus_per_node.value_or(8));
 
@@ -195,12 +205,18 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
     }
     unknowns.push_back(std::move(u));
   }
-  if (r.recompute.empty()) {
-    // Narayanan et al. 2021 §3.5 and the ZeRO-3 baselines use full activation
-    // recomputation; other frameworks default to none.
-    ly.recompute = megatron_family(w.framework) ? Recompute::full : Recompute::none;
-    filled.push_back(
-        fmt::format("recompute={} ({} default)", to_string(ly.recompute), to_string(w.framework)));
+  if (r.recompute.empty() && megatron_family(w.framework) && !modern) {
+    // The Megatron-LM papers and 2020 README scripts on A100/V100 recompute
+    // every layer (Narayanan et al. 2021 §3.5, --checkpoint-activations).
+    ly.recompute = Recompute::full;
+    filled.push_back("recompute=full (Megatron-LM A100-era practice)");
+  } else if (r.recompute.empty()) {
+    Unknown u{"recompute", {}, {}};
+    for (Recompute rc : {Recompute::none, Recompute::selective, Recompute::full}) {
+      u.options.push_back([rc](Workload& x) { x.layout.recompute = rc; });
+      u.labels.push_back(fmt::format("recompute={}", to_string(rc)));
+    }
+    unknowns.push_back(std::move(u));
   } else {
     ly.recompute = r.recompute == "full"        ? Recompute::full
                    : r.recompute == "selective" ? Recompute::selective
@@ -209,8 +225,12 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
   if (r.interleave) {
     ly.interleave = static_cast<int>(*r.interleave);
   } else {
-    ly.interleave = 1;
-    filled.push_back("interleave=1 (non-interleaved 1F1B, Megatron-LM default)");
+    Unknown u{"interleave", {}, {}};
+    for (int v : {1, 2, 3, 4, 6, 8}) {
+      u.options.push_back([v](Workload& x) { x.layout.interleave = x.layout.pp > 1 ? v : 1; });
+      u.labels.push_back(fmt::format("interleave={}", v));
+    }
+    unknowns.push_back(std::move(u));
   }
   if (r.zero) {
     ly.zero = static_cast<int>(*r.zero);

@@ -30,11 +30,13 @@ std::vector<Problem> check_layout(const Workload& w, long long gpus_in_cluster) 
     if (ly.pp == 1) {
       add("layout.interleave", "interleave > 1 needs pipeline parallelism",
           "set layout.pp > 1 or interleave: 1");
-    } else if (m.layers % (ly.pp * ly.interleave) != 0) {
+    } else if (m.layers < ly.pp * ly.interleave) {
+      // Uneven chunks are allowed (Megatron-Core places the remainder on the
+      // first and last stages); every chunk needs at least one layer.
       add("layout.interleave",
-          fmt::format("{} layers do not split into pp {} x interleave {} equal chunks", m.layers,
+          fmt::format("{} layers are fewer than pp {} x interleave {} pipeline chunks", m.layers,
                       ly.pp, ly.interleave),
-          "Megatron-LM's interleaved schedule needs layers divisible by pp * interleave");
+          "lower interleave or pp so that every chunk holds at least one layer");
     }
   }
   if (ly.cp > 1 && w.seq_len % (2LL * ly.cp) != 0) {

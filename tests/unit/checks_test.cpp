@@ -36,7 +36,7 @@ TEST(Checks, EachRuleNamesItsKey) {
       {[](Workload& w) { w.layout.interleave = 2; }, 0, "layout.interleave"},
       {[](Workload& w) {
          w.layout.pp = 4;
-         w.layout.interleave = 3;
+         w.layout.interleave = 21;  // 84 chunks for 80 layers
        },
        0, "layout.interleave"},
       {[](Workload& w) { w.layout.cp = 3; }, 0, "layout.cp"},

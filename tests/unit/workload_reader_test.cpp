@@ -190,9 +190,9 @@ const std::vector<BadCase> kBadCases = {
     {"InterleaveWithoutPp", with(kBase, "micro_batch: 1", "interleave: 2"),
      "w.yaml:9: layout.interleave: interleave > 1 needs pipeline parallelism (set layout.pp > 1 "
      "or interleave: 1)"},
-    {"InterleaveDoesNotDivideLayers", with(kBase, "  tp: 2\n", "  pp: 4\n  interleave: 3\n"),
-     "w.yaml:9: layout.interleave: 32 layers do not split into pp 4 x interleave 3 equal chunks "
-     "(Megatron-LM's interleaved schedule needs layers divisible by pp * interleave)"},
+    {"InterleaveMoreChunksThanLayers", with(kBase, "  tp: 2\n", "  pp: 4\n  interleave: 9\n"),
+     "w.yaml:9: layout.interleave: 32 layers are fewer than pp 4 x interleave 9 pipeline chunks "
+     "(lower interleave or pp so that every chunk holds at least one layer)"},
     {"CpDoesNotDivideSeqLen", with(with(kBase, "seq_len: 4096", "seq_len: 1000"), "tp: 2", "cp: 8"),
      "w.yaml:8: layout.cp: seq_len 1000 is not divisible by 2 * cp = 16 (context parallelism "
      "splits each sequence into 2*cp load-balanced chunks)"},
