@@ -51,7 +51,10 @@ FrameworkConstants framework_constants(Framework framework) {
 
 double model_flops_per_token(const ModelShape& m, long long seq_len) {
   const ParamCounts pc = count_params(m);
-  const double n = pc.active - static_cast<double>(m.vocab) * static_cast<double>(m.hidden);
+  // Every matmul weight once: the input embedding (token and position tables)
+  // is a lookup; a tied output projection is a matmul on the shared table.
+  const double vh = static_cast<double>(m.vocab) * static_cast<double>(m.hidden);
+  const double n = pc.active - pc.embedding + (m.tied_embeddings ? vh : 0.0);
   const double width =
       m.is_mla()
           ? m.heads * (m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim + m.mla.v_head_dim) / 2.0

@@ -69,8 +69,11 @@ struct PerfConstants {
 // The constants for a GPU family and a training framework.
 PerfConstants perf_constants(const Gpu& gpu, Framework framework);
 
-// Model FLOPs per token: 6 * (active parameters without the input embedding)
-// + 12 * L * (attention width) * s (Chowdhery et al. 2022, App. B).
+// Model FLOPs per token: 6 * N + 12 * L * (attention width) * s (Chowdhery et
+// al. 2022, App. B), N = active matmul parameters: without the input embedding
+// tables, with the output projection (also when tied). Attention is counted
+// over the full s (the convention); executed FLOPs (HFU) count causal
+// FlashAttention's half, so HFU can fall below MFU at long sequences.
 double model_flops_per_token(const ModelShape& m, long long seq_len);
 
 StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& gpu,

@@ -1,0 +1,196 @@
+#include "perf/compute.hpp"
+
+#include <gtest/gtest.h>
+
+#include "io/catalog_reader.hpp"
+
+namespace scaleout {
+namespace {
+
+const Gpu& gpu(const char* id) { return *io::builtin_catalog().find_gpu(id); }
+
+Workload workload(const char* model, long long seq_len, int tp = 1) {
+  Workload w;
+  w.model = *io::builtin_catalog().find_model(model);
+  w.seq_len = seq_len;
+  w.layout.tp = tp;
+  w.layout.micro_batch = 1;
+  return w;
+}
+
+TEST(GemmTime, LargeGemmIsComputeBound) {
+  // 8192^3 on 989 TFLOPS at 0.80: shape = (8192/8288)^3 = 0.96565191;
+  // 2*8192^3 = 1.0995e12 FLOPs / (989e12 * 0.8 * 0.96565191) = 1.43910653 ms.
+  // The memory roof is 2*(3*8192^2) B / (3.35e12 * 0.8) = 0.150 ms, far below.
+  const ComputeConstants k;  // gemm_half_dim 96, hbm_efficiency 0.80
+  const double m = 8192, n = 8192, kd = 8192;
+  const double shape = (m / (m + 96)) * (n / (n + 96)) * (kd / (kd + 96));
+  EXPECT_NEAR(shape, 0.96565191, 1e-8);
+  const double t = gemm_time_s(m, n, kd, 989e12, 3.35e12, k, 0.8);
+  EXPECT_DOUBLE_EQ(t, 2 * m * n * kd / (989e12 * 0.8 * shape));
+  EXPECT_NEAR(t, 1.43910653e-3, 1e-11);
+}
+
+TEST(GemmTime, SkinnyGemmHitsTheBandwidthRoof) {
+  // 16 x 8192 x 8192: compute 2*16*8192^2 / (791.2e12 * 16/112 * (8192/8288)^2) = 19.4 us,
+  // memory 2*(16*8192 + 8192^2 + 16*8192) B / (3.35e12 * 0.8) = 50.2768716 us.
+  const ComputeConstants k;
+  const double t = gemm_time_s(16, 8192, 8192, 989e12, 3.35e12, k, 0.8);
+  const double memory = 2.0 * (16 * 8192.0 + 8192.0 * 8192 + 16 * 8192.0) / (3.35e12 * 0.8);
+  EXPECT_DOUBLE_EQ(t, memory);
+  EXPECT_NEAR(t, 50.2768716e-6, 1e-12);
+  // A faster GPU does not help; more bandwidth does.
+  EXPECT_DOUBLE_EQ(gemm_time_s(16, 8192, 8192, 2 * 989e12, 3.35e12, k, 0.8), t);
+  EXPECT_LT(gemm_time_s(16, 8192, 8192, 989e12, 2 * 3.35e12, k, 0.8), t);
+}
+
+TEST(GemmTime, EmptyGemmIsFree) {
+  const ComputeConstants k;
+  EXPECT_DOUBLE_EQ(gemm_time_s(0, 8192, 8192, 989e12, 3.35e12, k, 0.8), 0.0);
+}
+
+TEST(KernelFloor, HugeFloorCountsKernels) {
+  // GPT-3 layer (GELU, dropout, learned positions), FlashAttention, with a 1 s floor:
+  // forward GEMMs QKV, O, fc1, fc2 = 4 kernels -> 4 s; attention 1 kernel -> 1 s;
+  // element-wise 2 norms + 2 residuals + 2 dropouts + GELU = 7 kernels -> 7 s. 12 kernels.
+  Workload w = workload("gpt3-175b", 2048, 8);
+  ComputeConstants k = compute_constants(gpu("h100-sxm"));
+  k.kernel_floor_s = 1.0;
+  const OpTimes f = layer_forward(w, gpu("h100-sxm"), k, false);
+  EXPECT_DOUBLE_EQ(f.gemm_s, 4.0);
+  EXPECT_DOUBLE_EQ(f.attention_s, 1.0);
+  EXPECT_DOUBLE_EQ(f.elementwise_s, 7.0);
+  EXPECT_DOUBLE_EQ(f.kernels, 12.0);
+  // Backward: dgrad + wgrad (8 GEMMs), attention backward 2.5x, element-wise twice.
+  const OpTimes b = layer_backward(w, gpu("h100-sxm"), k, false);
+  EXPECT_DOUBLE_EQ(b.gemm_s, 8.0);
+  EXPECT_DOUBLE_EQ(b.attention_s, 2.5);
+  EXPECT_DOUBLE_EQ(b.elementwise_s, 14.0);
+  EXPECT_DOUBLE_EQ(b.kernels, 24.0);
+}
+
+TEST(KernelFloor, LlamaLayerAndLoraAdapters) {
+  // Llama 3 8B: 4 GEMMs (fused QKV, O, fused gate/up, down); element-wise 2 norms +
+  // 2 residuals + SwiGLU + rotary = 6; attention 1: 11 kernels.
+  Workload w = workload("llama3-8b", 4096);
+  ComputeConstants k = compute_constants(gpu("h100-sxm"));
+  k.kernel_floor_s = 1.0;
+  const OpTimes f = layer_forward(w, gpu("h100-sxm"), k, false);
+  EXPECT_DOUBLE_EQ(f.gemm_s, 4.0);
+  EXPECT_DOUBLE_EQ(f.kernels, 11.0);
+  // LoRA on 7 linears: 2 adapter GEMMs each, 14 more forward -> 18.
+  w.task = Task::finetune;
+  w.finetune.method = FinetuneMethod::lora;
+  const OpTimes lf = layer_forward(w, gpu("h100-sxm"), k, false);
+  EXPECT_DOUBLE_EQ(lf.gemm_s, 18.0);
+  EXPECT_DOUBLE_EQ(lf.kernels, 25.0);
+  // Backward: frozen bases only dgrad (4), adapters dgrad + wgrad (28): 32.
+  const OpTimes lb = layer_backward(w, gpu("h100-sxm"), k, false);
+  EXPECT_DOUBLE_EQ(lb.gemm_s, 32.0);
+  // Attention-only adapters: 4 linears, 8 forward adapter GEMMs -> 12.
+  w.finetune.attention_only = true;
+  EXPECT_DOUBLE_EQ(layer_forward(w, gpu("h100-sxm"), k, false).gemm_s, 12.0);
+}
+
+TEST(Flops, LlamaLayerForwardByHand) {
+  // Llama 3 8B, s = 8192, b = 1, T = 8192: matmuls 2*T*4096*(6144 + 4096 + 2*14336 + 14336)
+  // = 2*T*4096*53248; causal FlashAttention 2*T*8192*32*(128+128)*0.5 = 2*T*8192*32*128.
+  const Workload w = workload("llama3-8b", 8192);
+  const ComputeConstants k = compute_constants(gpu("h100-sxm"));
+  const double T = 8192;
+  const double matmul = 2 * T * 4096 * 53248.0;
+  const double attn = 2 * T * 8192 * 32 * 128.0;
+  EXPECT_DOUBLE_EQ(attention_core_forward(w, gpu("h100-sxm"), k).flops, attn);
+  EXPECT_DOUBLE_EQ(layer_forward(w, gpu("h100-sxm"), k, false).flops, matmul + attn);
+  // Backward: dgrad + wgrad = 2x the matmuls; FlashAttention backward 2.5x.
+  EXPECT_DOUBLE_EQ(layer_backward(w, gpu("h100-sxm"), k, false).flops, 2 * matmul + 2.5 * attn);
+}
+
+TEST(Flops, BackwardRatiosAcrossModels) {
+  for (const char* id : {"llama3-70b", "gpt3-175b", "mixtral-8x7b"}) {
+    for (bool flash : {true, false}) {
+      Workload w = workload(id, 4096, 8);
+      w.layout.flash_attention = flash;
+      const bool moe = w.model.is_moe();
+      const ComputeConstants k = compute_constants(gpu("h100-sxm"));
+      const OpTimes f = layer_forward(w, gpu("h100-sxm"), k, moe);
+      const OpTimes a = attention_core_forward(w, gpu("h100-sxm"), k);
+      const OpTimes b = layer_backward(w, gpu("h100-sxm"), k, moe);
+      // FlashAttention backward recomputes the scores: 5 matmuls to 2 (2.5x);
+      // the unfused backward is twice its forward.
+      const double attn_scale = flash ? 2.5 : 2.0;
+      EXPECT_NEAR(b.flops, 2.0 * (f.flops - a.flops) + attn_scale * a.flops, 1e-9 * b.flops)
+          << id << " flash " << flash;
+    }
+  }
+}
+
+TEST(Flops, FlashAttentionSkipsTheMaskedHalf) {
+  // Causal FlashAttention computes half of the s x s scores the unfused kernels do.
+  for (const char* id : {"llama3-8b", "gpt3-175b"}) {
+    Workload w = workload(id, 4096, 8);
+    const ComputeConstants k = compute_constants(gpu("a100-sxm-80g"));
+    const double flash = attention_core_forward(w, gpu("a100-sxm-80g"), k).flops;
+    w.layout.flash_attention = false;
+    const double unfused = attention_core_forward(w, gpu("a100-sxm-80g"), k).flops;
+    EXPECT_DOUBLE_EQ(flash / unfused, 0.5) << id;
+  }
+}
+
+TEST(Precision, Fp8SpeedsUpGemmsNotAttention) {
+  // H100: FP8 GEMMs at 1979 x 1402.6/1979 x 0.82 = 1150 TFLOPS against BF16
+  // 989 x 794.5/989 x 0.82 = 651 TFLOPS; attention stays BF16.
+  Workload w = workload("llama3-70b", 8192, 8);
+  const ComputeConstants k = compute_constants(gpu("h100-sxm"));
+  const OpTimes bf16 = layer_forward(w, gpu("h100-sxm"), k, false);
+  w.precision = Precision::fp8;
+  const OpTimes fp8 = layer_forward(w, gpu("h100-sxm"), k, false);
+  EXPECT_LT(fp8.gemm_s, bf16.gemm_s);
+  EXPECT_DOUBLE_EQ(fp8.attention_s, bf16.attention_s);
+  EXPECT_DOUBLE_EQ(fp8.flops, bf16.flops);
+  // On a GPU without FP8 units (A100) FP8 runs as BF16: nothing changes.
+  w.precision = Precision::bf16;
+  const OpTimes a_bf16 = layer_forward(w, gpu("a100-sxm-80g"), k, false);
+  w.precision = Precision::fp8;
+  const OpTimes a_fp8 = layer_forward(w, gpu("a100-sxm-80g"), k, false);
+  EXPECT_DOUBLE_EQ(a_fp8.gemm_s, a_bf16.gemm_s);
+}
+
+TEST(Constants, GpuFamilies) {
+  // Ampere: MAMF 271.2 of 312 TFLOPS; FA2 60 % on A100.
+  const ComputeConstants a = compute_constants(gpu("a100-sxm-80g"));
+  EXPECT_DOUBLE_EQ(a.gemm_efficiency, 271.2 / 312.0);
+  EXPECT_NEAR(a.gemm_efficiency, 0.869231, 1e-6);
+  EXPECT_DOUBLE_EQ(a.attention_efficiency, 0.60);
+  // Hopper: 794.5/989 x 0.82 = 0.658736; FP8 1402.6/1979 x 0.82 = 0.581168; FA2 0.35 x 0.82.
+  const ComputeConstants h = compute_constants(gpu("h100-sxm"));
+  EXPECT_DOUBLE_EQ(kHopperTrainingFactor, 0.82);
+  EXPECT_DOUBLE_EQ(h.gemm_efficiency, 794.5 / 989.0 * kHopperTrainingFactor);
+  EXPECT_NEAR(h.gemm_efficiency, 0.658736, 1e-6);
+  EXPECT_DOUBLE_EQ(h.fp8_gemm_efficiency, 1402.6 / 1979.0 * kHopperTrainingFactor);
+  EXPECT_NEAR(h.fp8_gemm_efficiency, 0.581168, 1e-6);
+  EXPECT_DOUBLE_EQ(h.attention_efficiency, 0.35 * kHopperTrainingFactor);
+  // Shared defaults.
+  EXPECT_DOUBLE_EQ(h.gemm_half_dim, 96.0);
+  EXPECT_DOUBLE_EQ(h.hbm_efficiency, 0.80);
+  EXPECT_DOUBLE_EQ(h.kernel_floor_s, 0.0);
+  // An unknown family: the common 0.80 and 0.50.
+  Gpu other = gpu("h100-sxm");
+  other.family = "unknown";
+  const ComputeConstants o = compute_constants(other);
+  EXPECT_DOUBLE_EQ(o.gemm_efficiency, 0.80);
+  EXPECT_DOUBLE_EQ(o.attention_efficiency, 0.50);
+}
+
+TEST(Properties, TensorParallelSplitsLayerFlops) {
+  // Matmul and attention FLOPs per GPU divide by t (Llama 3 70B: 64 heads, 8 KV heads).
+  const ComputeConstants k = compute_constants(gpu("h100-sxm"));
+  const double one =
+      layer_forward(workload("llama3-70b", 4096, 1), gpu("h100-sxm"), k, false).flops;
+  const double eight =
+      layer_forward(workload("llama3-70b", 4096, 8), gpu("h100-sxm"), k, false).flops;
+  EXPECT_NEAR(eight * 8, one, 1e-9 * one);
+}
+
+}  // namespace
+}  // namespace scaleout

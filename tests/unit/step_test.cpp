@@ -1,0 +1,383 @@
+#include "perf/step.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "io/catalog_reader.hpp"
+#include "model/params.hpp"
+
+namespace scaleout {
+namespace {
+
+// A workload on a catalog server, with cluster.nodes = gpus / gpus_per_node.
+struct Case {
+  std::string name;
+  Workload w;
+  Server server;
+  Gpu gpu;
+  const Fabric* fabric = nullptr;
+};
+
+Layout layout(int tp, int pp, int dp) {
+  Layout ly;
+  ly.tp = tp;
+  ly.pp = pp;
+  ly.dp = dp;
+  ly.sp = tp > 1;
+  return ly;
+}
+
+Case make(const std::string& name, const char* model, const char* server_id, const Layout& ly,
+          long long global_batch, long long seq_len, Framework fw = Framework::megatron,
+          const char* fabric_id = "ib-ndr") {
+  const Catalog& cat = io::builtin_catalog();
+  Case c;
+  c.name = name;
+  c.server = *cat.find_server(server_id);
+  c.gpu = *cat.find_gpu(c.server.gpu_id);
+  c.fabric = fabric_id ? cat.find_fabric(fabric_id) : nullptr;
+  c.w.model = *cat.find_model(model);
+  c.w.layout = ly;
+  c.w.global_batch = global_batch;
+  c.w.seq_len = seq_len;
+  c.w.framework = fw;
+  c.w.cluster.server_id = server_id;
+  c.w.cluster.fabric_id = fabric_id ? fabric_id : "";
+  c.w.cluster.nodes = std::max(1, ly.gpus() / c.server.gpus_per_node);
+  return c;
+}
+
+StepEstimate run(const Case& c) {
+  return estimate_step(c.w, c.server, c.gpu, c.fabric, perf_constants(c.gpu, c.w.framework));
+}
+
+// Pure DP: Llama 3 8B, DP 16 with the distributed optimizer on 2 DGX H100.
+Case pure_dp() {
+  Layout ly = layout(1, 1, 16);
+  ly.zero = 1;
+  ly.recompute = Recompute::selective;
+  return make("pure-dp", "llama3-8b", "dgx-h100", ly, 64, 8192);
+}
+
+// TP 8 x PP 4 interleaved (v = 5) x DP 2: Llama 3 70B on 8 DGX H100.
+Case tp_pp() {
+  Layout ly = layout(8, 4, 2);
+  ly.interleave = 5;
+  ly.zero = 1;
+  ly.recompute = Recompute::selective;
+  return make("tp-pp", "llama3-70b", "dgx-h100", ly, 64, 8192);
+}
+
+// GPT-3 175B, TP 8 x PP 8 (v = 3) x DP 4 on 32 DGX A100 (Megatron, Narayanan et al.).
+Case gpt3() {
+  Layout ly = layout(8, 8, 4);
+  ly.interleave = 3;
+  ly.recompute = Recompute::selective;
+  return make("gpt3", "gpt3-175b", "dgx-a100", ly, 512, 2048, Framework::megatron, "ib-hdr");
+}
+
+// ZeRO-3 / FSDP: Llama 3 70B, DP 32, full recompute, on 4 DGX H100.
+Case zero3(Framework fw = Framework::fsdp) {
+  Layout ly = layout(1, 1, 32);
+  ly.zero = 3;
+  ly.recompute = Recompute::full;
+  return make("zero3", "llama3-70b", "dgx-h100", ly, 64, 4096, fw);
+}
+
+// Context parallel: Llama 3 8B, TP 8 x CP 4, 64K tokens, on 4 DGX H100.
+Case cp() {
+  Layout ly = layout(8, 1, 1);
+  ly.cp = 4;
+  ly.recompute = Recompute::selective;
+  return make("cp", "llama3-8b", "dgx-h100", ly, 8, 65536);
+}
+
+// MoE: Mixtral 8x7B, TP 2 x DP 8 with EP 8 (spanning two nodes), on 2 DGX H100.
+Case moe() {
+  Layout ly = layout(2, 1, 8);
+  ly.ep = 8;
+  ly.zero = 1;
+  ly.recompute = Recompute::selective;
+  return make("moe", "mixtral-8x7b", "dgx-h100", ly, 64, 4096);
+}
+
+std::vector<Case> all_cases() { return {pure_dp(), tp_pp(), gpt3(), zero3(), cp(), moe()}; }
+
+TEST(Breakdown, PartsAddUpToTheStep) {
+  for (const Case& c : all_cases()) {
+    const StepEstimate e = run(c);
+    const StepBreakdown& b = e.breakdown;
+    EXPECT_GT(e.step_s, 0) << c.name;
+    EXPECT_DOUBLE_EQ(e.step_s, b.compute + b.tp_comm + b.cp_comm + b.ep_comm + b.pp_comm +
+                                   b.dp_comm + b.bubble + b.optimizer + b.other)
+        << c.name;
+    for (double part : {b.compute, b.tp_comm, b.cp_comm, b.ep_comm, b.pp_comm, b.dp_comm, b.bubble,
+                        b.optimizer, b.other}) {
+      EXPECT_GE(part, 0) << c.name;
+    }
+    // Micro-batches m = B / (b * dp).
+    EXPECT_DOUBLE_EQ(e.microbatches, static_cast<double>(c.w.global_batch) /
+                                         (c.w.layout.micro_batch * c.w.layout.dp))
+        << c.name;
+  }
+}
+
+TEST(Breakdown, EachLayoutShowsItsOwnCommunication) {
+  // Pure DP: no TP, PP, CP or EP traffic, no bubble.
+  const StepBreakdown dp = run(pure_dp()).breakdown;
+  EXPECT_DOUBLE_EQ(dp.tp_comm, 0);
+  EXPECT_DOUBLE_EQ(dp.pp_comm, 0);
+  EXPECT_DOUBLE_EQ(dp.bubble, 0);
+  EXPECT_DOUBLE_EQ(dp.cp_comm, 0);
+  EXPECT_DOUBLE_EQ(dp.ep_comm, 0);
+  // TP + PP: tensor-parallel all-reduces, stage send/recv and a bubble.
+  const StepBreakdown tpp = run(tp_pp()).breakdown;
+  EXPECT_GT(tpp.tp_comm, 0);
+  EXPECT_GT(tpp.pp_comm, 0);
+  EXPECT_GT(tpp.bubble, 0);
+  // MoE with EP across two nodes: all-to-all.
+  EXPECT_GT(run(moe()).breakdown.ep_comm, 0);
+  // CP and ZeRO-3 without PP: no bubble.
+  EXPECT_DOUBLE_EQ(run(cp()).breakdown.bubble, 0);
+  EXPECT_DOUBLE_EQ(run(zero3()).breakdown.bubble, 0);
+}
+
+TEST(Pipeline, BubbleIsPMinusOneOverVStageTimes) {
+  // With DP = CP = 1 no gradient reduction runs, so compute + tp + cp + ep + dp is
+  // m x the slowest stage's per-micro-batch time and the bubble is (p-1)/v of it:
+  // bubble / (that sum) = (p-1) / (v m).
+  struct Pp {
+    const char* model;
+    const char* server;
+    int pp, v, batch;
+  };
+  for (const Pp& x : {Pp{"llama3-70b", "dgx-h100", 4, 5, 32},   // 3/(5*32) = 0.01875
+                      Pp{"llama3-70b", "dgx-h100", 4, 1, 8},    // 3/8 = 0.375
+                      Pp{"gpt3-175b", "dgx-a100", 8, 3, 64},    // 7/(3*64) = 0.036458
+                      Pp{"gpt3-175b", "dgx-a100", 8, 1, 16},    // 7/16 = 0.4375
+                      Pp{"llama3-8b", "dgx-h100", 2, 2, 4}}) {  // 1/(2*4) = 0.125
+    Layout ly = layout(8, x.pp, 1);
+    ly.interleave = x.v;
+    ly.recompute = Recompute::selective;
+    const Case c = make(x.model, x.model, x.server, ly, x.batch, 2048);
+    const StepEstimate e = run(c);
+    const StepBreakdown& b = e.breakdown;
+    const double stage_sum = b.compute + b.tp_comm + b.cp_comm + b.ep_comm + b.dp_comm;
+    const double expected = (x.pp - 1.0) / (x.v * static_cast<double>(x.batch));
+    EXPECT_NEAR(b.bubble / stage_sum, expected, 1e-12) << x.model << " p " << x.pp;
+    EXPECT_DOUBLE_EQ(e.microbatches, x.batch);
+  }
+}
+
+TEST(Properties, MoreMicrobatchesNeverRaiseTheBubbleShare) {
+  for (Case c : {tp_pp(), gpt3()}) {
+    double last = 1.0;
+    for (long long m : {1, 2, 4, 8, 16, 32, 64, 128}) {
+      c.w.global_batch = m * c.w.layout.micro_batch * c.w.layout.dp;
+      const StepEstimate e = run(c);
+      const double share = e.breakdown.bubble / e.step_s;
+      EXPECT_LE(share, last) << c.name << " m " << m;
+      EXPECT_GT(share, 0) << c.name;
+      last = share;
+    }
+  }
+}
+
+TEST(Properties, MoreNicBandwidthNeverSlowsAStep) {
+  for (bool flash : {true, false}) {
+    for (Case c : all_cases()) {
+      c.fabric = nullptr;  // no port cap: the NIC alone sets the rail
+      c.w.layout.flash_attention = flash;
+      double last = 1e300;
+      for (double gbit : {50.0, 100.0, 200.0, 400.0, 800.0, 1600.0}) {
+        c.server.nic_bw_Bps = gbit * 1e9 / 8;
+        const double t = run(c).step_s;
+        EXPECT_LE(t, last) << c.name << " flash " << flash << " nic " << gbit << " Gb/s";
+        last = t;
+      }
+    }
+  }
+}
+
+TEST(Properties, MoreHbmBandwidthNeverSlowsAStep) {
+  for (bool flash : {true, false}) {
+    for (Case c : all_cases()) {
+      c.w.layout.flash_attention = flash;
+      const double base = c.gpu.hbm_bw_Bps;
+      double last = 1e300;
+      for (double scale : {0.25, 0.5, 1.0, 2.0, 4.0}) {
+        c.gpu.hbm_bw_Bps = base * scale;
+        const double t = run(c).step_s;
+        EXPECT_LE(t, last) << c.name << " flash " << flash << " hbm x" << scale;
+        last = t;
+      }
+    }
+  }
+}
+
+TEST(Throughput, TokensPerGpuTimesGpusTimesStepIsTheBatch) {
+  for (const Case& c : all_cases()) {
+    const StepEstimate e = run(c);
+    const double gpus = c.w.layout.gpus();
+    const double tokens = static_cast<double>(c.w.global_batch) * static_cast<double>(c.w.seq_len);
+    EXPECT_DOUBLE_EQ(e.tokens_per_step, tokens) << c.name;
+    EXPECT_NEAR(e.tokens_per_s_per_gpu * gpus * e.step_s, tokens, 1e-9 * tokens) << c.name;
+    EXPECT_NEAR(e.tokens_per_s * e.step_s, tokens, 1e-9 * tokens) << c.name;
+  }
+}
+
+TEST(Throughput, MfuIsModelFlopsOverPeak) {
+  for (const Case& c : all_cases()) {
+    const StepEstimate e = run(c);
+    const double gpus = c.w.layout.gpus();
+    // BF16 dense peaks: H100 989, A100 312 TFLOPS.
+    const double peak = c.gpu.bf16_flops;
+    EXPECT_NEAR(e.mfu, e.model_flops_per_step / (e.step_s * gpus * peak), 1e-12) << c.name;
+    EXPECT_NEAR(e.model_flops_per_step,
+                e.tokens_per_step * model_flops_per_token(c.w.model, c.w.seq_len),
+                1e-9 * e.model_flops_per_step)
+        << c.name;
+    EXPECT_GT(e.mfu, 0) << c.name;
+    EXPECT_LT(e.mfu, 1) << c.name;
+    EXPECT_NEAR(e.hfu, e.hardware_flops_per_step / (e.step_s * gpus * peak), 1e-12) << c.name;
+  }
+}
+
+TEST(Throughput, HfuIsAtLeastMfuWithUnfusedAttention) {
+  // Unfused attention computes the full s x s scores, as the 12*L*h*s term of the
+  // model FLOPs counts them; recomputation only adds executed FLOPs, so HFU >= MFU.
+  // (With causal FlashAttention the executed attention FLOPs are halved while the
+  // model FLOPs are not: at long sequences HFU < MFU, e.g. the CP case; see report.)
+  for (Case c : all_cases()) {
+    c.w.layout.flash_attention = false;
+    const StepEstimate e = run(c);
+    EXPECT_GE(e.hfu, e.mfu * (1 - 1e-9)) << c.name;
+  }
+}
+
+TEST(ModelFlops, LlamaIsSixNPlusAttention) {
+  // Llama 3 8B, s = 8192. Per layer: attention 2*4096^2 + 2*4096*1024 = 41,943,040,
+  // MLP 3*4096*14336 = 176,160,768, two RMSNorms 8,192: 218,112,000; x32 = 6,979,584,000,
+  // + final norm 4,096 + output projection 128256*4096 = 525,336,576 (untied, a real
+  // matmul): N = 7,504,924,672. Attention 12*L*h*s = 12*32*4096*8192 = 12,884,901,888.
+  const ModelShape& m = *io::builtin_catalog().find_model("llama3-8b");
+  const double n = 7504924672.0;
+  EXPECT_DOUBLE_EQ(model_flops_per_token(m, 8192), 6 * n + 12.0 * 32 * 4096 * 8192);
+}
+
+TEST(ModelFlops, Gpt3IsSixNPlusAttention) {
+  // GPT-3 175B, s = 2048, tied embeddings, learned positions. Non-embedding
+  // parameters: per layer attention 4h^2 + 4h (biases), MLP 8h^2 + 5h, two
+  // LayerNorms 4h: 12h^2 + 13h = 1,812,099,072 for h = 12288; x96 = 173,961,510,912;
+  // + final LayerNorm 2h = 24,576: 173,961,535,488. The tied output projection is
+  // a matmul too: + V*h = 50257*12288 = 617,558,016 -> N = 174,579,093,504.
+  // 12*L*h*s = 28,991,029,248.
+  const ModelShape& m = *io::builtin_catalog().find_model("gpt3-175b");
+  const double n = 174579093504.0;
+  EXPECT_DOUBLE_EQ(model_flops_per_token(m, 2048), 6 * n + 28991029248.0);
+}
+
+TEST(Throughput, TimeToTrain) {
+  for (Case c : all_cases()) {
+    c.w.tokens = 1e12;
+    const StepEstimate e = run(c);
+    // tokens / (B*s) steps of step_s each.
+    const double steps =
+        1e12 / (static_cast<double>(c.w.global_batch) * static_cast<double>(c.w.seq_len));
+    EXPECT_NEAR(e.time_to_train_s, steps * e.step_s, 1e-9 * e.time_to_train_s) << c.name;
+    c.w.tokens = 0;
+    EXPECT_DOUBLE_EQ(run(c).time_to_train_s, 0) << c.name;
+  }
+}
+
+TEST(Throughput, NetworkWaitFractionIsAShare) {
+  for (const Case& c : all_cases()) {
+    const StepEstimate e = run(c);
+    EXPECT_GE(e.network_wait_fraction, 0) << c.name;
+    EXPECT_LE(e.network_wait_fraction, 1) << c.name;
+    const StepBreakdown& b = e.breakdown;
+    EXPECT_NEAR(e.network_wait_fraction,
+                (b.tp_comm + b.cp_comm + b.ep_comm + b.pp_comm + b.dp_comm) / e.step_s, 1e-12)
+        << c.name;
+  }
+}
+
+TEST(Finetune, LoraIsFasterThanFullFinetuning) {
+  // Same model and layout: LoRA skips the frozen weights' wgrad, their gradient
+  // reduction and most of the optimizer.
+  for (int zero : {1, 3}) {
+    Layout ly = layout(1, 1, 16);
+    ly.zero = zero;
+    ly.recompute = Recompute::full;
+    for (const char* model : {"llama3-8b", "llama3-70b"}) {
+      Case c = make(model, model, "dgx-h100", ly, 32, 4096, Framework::fsdp);
+      c.w.task = Task::finetune;
+      c.w.finetune.method = FinetuneMethod::full;
+      const StepEstimate full = run(c);
+      c.w.finetune.method = FinetuneMethod::lora;
+      const StepEstimate lora = run(c);
+      EXPECT_LT(lora.step_s, full.step_s) << model << " zero " << zero;
+      EXPECT_LT(lora.breakdown.compute, full.breakdown.compute) << model;
+      EXPECT_LT(lora.breakdown.optimizer, full.breakdown.optimizer) << model;
+    }
+  }
+}
+
+TEST(Recompute, TorchtitanSelectiveCostsMoreThanMegatronSelective) {
+  // Megatron's selective recompute repeats the attention core; torchtitan's
+  // op-level SAC repeats every second matmul and the element-wise ops. With the
+  // same kernel constants, the extra compute over no recomputation is larger.
+  for (const char* model : {"llama3-8b", "llama3-70b"}) {
+    Layout ly = layout(8, 1, 1);
+    Case c = make(model, model, "dgx-h100", ly, 8, 8192);
+    const PerfConstants k = perf_constants(c.gpu, Framework::megatron);
+    auto compute = [&](Framework fw, Recompute rc) {
+      c.w.framework = fw;
+      c.w.layout.recompute = rc;
+      return estimate_step(c.w, c.server, c.gpu, c.fabric, k).breakdown.compute;
+    };
+    const double meg = compute(Framework::megatron, Recompute::selective) -
+                       compute(Framework::megatron, Recompute::none);
+    const double titan = compute(Framework::torchtitan, Recompute::selective) -
+                         compute(Framework::torchtitan, Recompute::none);
+    EXPECT_GT(meg, 0) << model;
+    EXPECT_GT(titan, meg) << model;
+    // Both cost less than full recomputation.
+    EXPECT_LT(titan, compute(Framework::torchtitan, Recompute::full) -
+                         compute(Framework::torchtitan, Recompute::none))
+        << model;
+  }
+  // With each framework's own constants the torchtitan step is slower as well.
+  Layout ly = layout(8, 1, 1);
+  ly.recompute = Recompute::selective;
+  EXPECT_GT(run(make("titan", "llama3-8b", "dgx-h100", ly, 8, 8192, Framework::torchtitan)).step_s,
+            run(make("meg", "llama3-8b", "dgx-h100", ly, 8, 8192, Framework::megatron)).step_s);
+}
+
+TEST(Zero3, DeepSpeedWithoutOverlapIsSlowerThanFsdp) {
+  // Same workload and kernel constants: DeepSpeed's per-tensor gathers, not
+  // prefetched, are all exposed; FSDP hides its gathers behind the layers.
+  const Case c = zero3(Framework::fsdp);
+  const PerfConstants fsdp = perf_constants(c.gpu, Framework::fsdp);
+  PerfConstants ds = fsdp;
+  const FrameworkConstants f = framework_constants(Framework::deepspeed);
+  EXPECT_FALSE(f.zero3_overlap);
+  EXPECT_TRUE(f.zero3_per_tensor);
+  ds.zero3_overlap = f.zero3_overlap;
+  ds.zero3_per_tensor = f.zero3_per_tensor;
+  const StepEstimate a = estimate_step(c.w, c.server, c.gpu, c.fabric, fsdp);
+  const StepEstimate b = estimate_step(c.w, c.server, c.gpu, c.fabric, ds);
+  EXPECT_GT(b.breakdown.dp_comm, a.breakdown.dp_comm);
+  EXPECT_GT(b.step_s, a.step_s);
+  // Each framework with all its own constants, same layout.
+  const StepEstimate fsdp_step = run(zero3(Framework::fsdp));
+  const StepEstimate ds_step = run(zero3(Framework::deepspeed));
+  EXPECT_GT(ds_step.step_s, fsdp_step.step_s);
+  EXPECT_GT(ds_step.breakdown.dp_comm, fsdp_step.breakdown.dp_comm);
+}
+
+}  // namespace
+}  // namespace scaleout

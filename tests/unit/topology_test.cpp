@@ -1,0 +1,225 @@
+#include "network/topology.hpp"
+
+#include <gtest/gtest.h>
+
+#include "io/catalog_reader.hpp"
+
+namespace scaleout {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+const Server& server(const char* id) { return *io::builtin_catalog().find_server(id); }
+const Gpu& gpu_of(const Server& s) { return *io::builtin_catalog().find_gpu(s.gpu_id); }
+const Fabric* fabric(const char* id) { return io::builtin_catalog().find_fabric(id); }
+
+void expect_span(const GroupSpan& g, int size, int per_node, int nodes) {
+  EXPECT_EQ(g.size, size);
+  EXPECT_EQ(g.per_node, per_node);
+  EXPECT_EQ(g.nodes, nodes);
+}
+
+TEST(SpanOf, TensorParallelStrideOneStaysInTheNode) {
+  // TP 8 on 8-GPU nodes: all 8 on one node; TP 4: 4 on one node.
+  expect_span(span_of(8, 1, 8), 8, 8, 1);
+  expect_span(span_of(4, 1, 8), 4, 4, 1);
+  expect_span(span_of(2, 1, 8), 2, 2, 1);
+}
+
+TEST(SpanOf, DataParallelStrideEightIsOnePerNode) {
+  // DP 16 with TP 8 inside each node: neighbours 8 ranks apart, one per node, 16 nodes.
+  expect_span(span_of(16, 8, 8), 16, 1, 16);
+  // Strides beyond the node (TP 8 x CP 2 = 16) are one per node as well.
+  expect_span(span_of(4, 16, 8), 4, 1, 4);
+}
+
+TEST(SpanOf, StrideTwoPutsFourOnANode) {
+  // 8/2 = 4 members per node: DP 8 with TP 2 spans 2 nodes, DP 4 fits in one.
+  expect_span(span_of(8, 2, 8), 8, 4, 2);
+  expect_span(span_of(4, 2, 8), 4, 4, 1);
+  expect_span(span_of(2, 2, 8), 2, 2, 1);
+}
+
+TEST(SpanOf, GroupsLargerThanANode) {
+  // 64 ranks of stride 1: 8 per node on 64/8 = 8 nodes.
+  expect_span(span_of(64, 1, 8), 64, 8, 8);
+  // 32 ranks of stride 2: 4 per node on 8 nodes.
+  expect_span(span_of(32, 2, 8), 32, 4, 8);
+  // 12 ranks of stride 1: 8 + 4, ceil(12/8) = 2 nodes.
+  expect_span(span_of(12, 1, 8), 12, 8, 2);
+}
+
+TEST(SpanOf, SingleRankIsTrivial) { expect_span(span_of(1, 8, 8), 1, 1, 1); }
+
+TEST(ResolveLinks, DgxH100WithoutFabric) {
+  // Intra: 450 GB/s NVSwitch x 0.80 = 360 GB/s, NVLink hop 3.4 us.
+  // Inter: 8 NICs x 400 Gb/s (50 GB/s) / 8 GPUs x 0.92 (IB default) = 46 GB/s, hop 9.6 us.
+  const ClusterLinks l = resolve_links(server("dgx-h100"), gpu_of(server("dgx-h100")), nullptr, 4);
+  EXPECT_EQ(l.gpus_per_node, 8);
+  EXPECT_EQ(l.nodes, 4);
+  EXPECT_DOUBLE_EQ(l.intra.bus_bw_Bps, 360e9);
+  EXPECT_DOUBLE_EQ(l.intra.hop_latency_s, 3.4e-6);
+  EXPECT_DOUBLE_EQ(l.inter.bus_bw_Bps, 46e9);
+  EXPECT_DOUBLE_EQ(l.inter.hop_latency_s, 9.6e-6);
+}
+
+TEST(ResolveLinks, DgxH100OnIbNdr) {
+  // NDR ports are 400 Gb/s like the NICs: 46 GB/s; NDR latency not published: 9.6 us.
+  const ClusterLinks l =
+      resolve_links(server("dgx-h100"), gpu_of(server("dgx-h100")), fabric("ib-ndr"), 4);
+  EXPECT_DOUBLE_EQ(l.inter.bus_bw_Bps, 8 * 50e9 / 8 * 0.92);
+  EXPECT_DOUBLE_EQ(l.inter.bus_bw_Bps, 46e9);
+  EXPECT_DOUBLE_EQ(l.inter.hop_latency_s, 9.6e-6);
+}
+
+TEST(ResolveLinks, DgxA100) {
+  // Intra: 300 GB/s x 0.80 = 240 GB/s. Inter: 8 x 200 Gb/s (25 GB/s) / 8 x 0.92 = 23 GB/s.
+  const ClusterLinks l = resolve_links(server("dgx-a100"), gpu_of(server("dgx-a100")), nullptr, 2);
+  EXPECT_DOUBLE_EQ(l.intra.bus_bw_Bps, 240e9);
+  EXPECT_DOUBLE_EQ(l.inter.bus_bw_Bps, 23e9);
+}
+
+TEST(ResolveLinks, OversubscribedFatTreeHalvesTheRail) {
+  // 2:1 at the leaf: 46 / 2 = 23 GB/s.
+  const ClusterLinks l = resolve_links(server("dgx-h100"), gpu_of(server("dgx-h100")),
+                                       fabric("ib-ndr-fat-tree-2to1"), 4);
+  EXPECT_DOUBLE_EQ(l.inter.bus_bw_Bps, 50e9 * 0.92 / 2);
+  EXPECT_DOUBLE_EQ(l.inter.bus_bw_Bps, 23e9);
+}
+
+TEST(ResolveLinks, RoceEfficiency) {
+  // RoCE 400: 50 GB/s x 0.85 = 42.5 GB/s.
+  const ClusterLinks l =
+      resolve_links(server("dgx-h100"), gpu_of(server("dgx-h100")), fabric("roce-400"), 4);
+  EXPECT_DOUBLE_EQ(l.inter.bus_bw_Bps, 42.5e9);
+  // 2:1 RoCE fat tree: 42.5 / 2 = 21.25 GB/s.
+  const ClusterLinks o = resolve_links(server("dgx-h100"), gpu_of(server("dgx-h100")),
+                                       fabric("roce-400-fat-tree-2to1"), 4);
+  EXPECT_DOUBLE_EQ(o.inter.bus_bw_Bps, 21.25e9);
+}
+
+TEST(ResolveLinks, SlowerFabricPortCapsTheNic) {
+  // 400 Gb/s NICs on 200 Gb/s HDR ports: 25 GB/s x 0.92 = 23 GB/s; the HDR
+  // switch adds 0.6 us to the 9.6 us hop: 10.2 us.
+  const ClusterLinks l =
+      resolve_links(server("dgx-h100"), gpu_of(server("dgx-h100")), fabric("ib-hdr"), 4);
+  EXPECT_DOUBLE_EQ(l.inter.bus_bw_Bps, 23e9);
+  EXPECT_DOUBLE_EQ(l.inter.hop_latency_s, 9.6e-6 + 0.6e-6);
+  // RoCE 200 on the same NICs: 25 GB/s x 0.85 = 21.25 GB/s.
+  const ClusterLinks r =
+      resolve_links(server("dgx-h100"), gpu_of(server("dgx-h100")), fabric("roce-200"), 4);
+  EXPECT_DOUBLE_EQ(r.inter.bus_bw_Bps, 21.25e9);
+  // A faster port does not raise the NIC: XDR (800 Gb/s) on 400 Gb/s NICs stays 46 GB/s.
+  const ClusterLinks x =
+      resolve_links(server("dgx-h100"), gpu_of(server("dgx-h100")), fabric("ib-xdr"), 4);
+  EXPECT_DOUBLE_EQ(x.inter.bus_bw_Bps, 46e9);
+}
+
+ClusterLinks h100_links() {
+  return resolve_links(server("dgx-h100"), gpu_of(server("dgx-h100")), fabric("ib-ndr"), 8);
+}
+
+TEST(CollectiveTime, SingleNodeUsesTheIntraRing) {
+  const ClusterLinks l = h100_links();
+  const GroupSpan g = span_of(8, 1, 8);
+  for (Collective c : {Collective::all_reduce, Collective::reduce_scatter, Collective::all_gather,
+                       Collective::all_to_all}) {
+    EXPECT_DOUBLE_EQ(collective_time_s(c, kGiB, g, l), ring_time_s(c, kGiB, 8, l.intra));
+  }
+  // All-reduce by hand: 8.4 + 14 * 3.4 = 56 us; 1.75 * 2^30 / 360e9 = 5.21957831 ms.
+  EXPECT_NEAR(collective_time_s(Collective::all_reduce, kGiB, g, l), 5.275578311e-3, 1e-12);
+}
+
+TEST(CollectiveTime, HierarchicalAllReduce) {
+  // 64 ranks, 8 per node on 8 nodes: intra reduce-scatter of S, inter all-reduce of
+  // S/8 over the 8 nodes, intra all-gather of S.
+  const ClusterLinks l = h100_links();
+  const GroupSpan g = span_of(64, 1, 8);
+  const double expected = ring_time_s(Collective::reduce_scatter, kGiB, 8, l.intra) +
+                          ring_time_s(Collective::all_reduce, kGiB / 8, 8, l.inter) +
+                          ring_time_s(Collective::all_gather, kGiB, 8, l.intra);
+  EXPECT_DOUBLE_EQ(collective_time_s(Collective::all_reduce, kGiB, g, l), expected);
+  // By hand: reduce-scatter 8.4 + 7*3.4 = 32.2 us + 0.875 * 2^30 / 360e9 = 2.64198916 ms;
+  // inter 8.4 + 14*9.6 = 142.8 us + 1.75 * 2^27 / 46e9 = 5.24890922 ms; all-gather as the
+  // reduce-scatter. Sum 10.53288753 ms.
+  EXPECT_NEAR(expected, 10.532887529e-3, 1e-11);
+}
+
+TEST(CollectiveTime, HierarchicalReduceScatterAndAllGather) {
+  // 32 ranks of stride 2: 4 per node on 8 nodes; intra of S, then inter of S/4.
+  const ClusterLinks l = h100_links();
+  const GroupSpan g = span_of(32, 2, 8);
+  for (Collective c : {Collective::reduce_scatter, Collective::all_gather}) {
+    EXPECT_DOUBLE_EQ(collective_time_s(c, kGiB, g, l),
+                     ring_time_s(c, kGiB, 4, l.intra) + ring_time_s(c, kGiB / 4, 8, l.inter));
+  }
+}
+
+TEST(CollectiveTime, OnePerNodeRunsAFlatRingOverTheRails) {
+  // DP 16 of stride 8: a ring of 16 over the NICs.
+  const ClusterLinks l = h100_links();
+  const GroupSpan g = span_of(16, 8, 8);
+  for (Collective c : {Collective::all_reduce, Collective::reduce_scatter, Collective::all_gather,
+                       Collective::all_to_all}) {
+    EXPECT_DOUBLE_EQ(collective_time_s(c, kGiB, g, l), ring_time_s(c, kGiB, 16, l.inter));
+  }
+}
+
+TEST(CollectiveTime, AllToAllAcrossNodes) {
+  // 16 ranks, 8 per node on 2 nodes: 8/16 of the buffer leaves the node over the
+  // rail, 7/16 stays on NVSwitch.
+  const ClusterLinks l = h100_links();
+  const GroupSpan g = span_of(16, 1, 8);
+  const double expected = 8.4e-6 + 9.6e-6 + kGiB * 8 / 16 / 46e9 + kGiB * 7 / 16 / 360e9;
+  EXPECT_DOUBLE_EQ(collective_time_s(Collective::all_to_all, kGiB, g, l), expected);
+}
+
+TEST(CollectiveTime, SendRecvAcrossNodesIsOneNetworkHop) {
+  // PP stage boundary across nodes: 8.4 + 9.6 = 18 us + 2^30 / 46e9.
+  const ClusterLinks l = h100_links();
+  const GroupSpan g = span_of(4, 64, 8);
+  EXPECT_DOUBLE_EQ(collective_time_s(Collective::send_recv, kGiB, g, l),
+                   ring_time_s(Collective::send_recv, kGiB, 2, l.inter));
+  EXPECT_DOUBLE_EQ(collective_time_s(Collective::send_recv, kGiB, g, l), 18e-6 + kGiB / 46e9);
+}
+
+TEST(CollectiveTime, NoNetworkMeansUnusable) {
+  ClusterLinks l = h100_links();
+  l.inter.bus_bw_Bps = 0;
+  EXPECT_GE(collective_time_s(Collective::all_reduce, kGiB, span_of(16, 8, 8), l), 1e29);
+  // Inside a node the network is not needed.
+  EXPECT_LT(collective_time_s(Collective::all_reduce, kGiB, span_of(8, 1, 8), l), 1.0);
+}
+
+TEST(CollectiveTime, TrivialGroupsCostNothing) {
+  const ClusterLinks l = h100_links();
+  EXPECT_DOUBLE_EQ(collective_time_s(Collective::all_reduce, kGiB, span_of(1, 1, 8), l), 0.0);
+  EXPECT_DOUBLE_EQ(collective_time_s(Collective::all_reduce, 0.0, span_of(64, 1, 8), l), 0.0);
+}
+
+TEST(Properties, MoreInterNodeBandwidthNeverSlowsACollective) {
+  const Server& base = server("dgx-h100");
+  for (Collective c : {Collective::all_reduce, Collective::reduce_scatter, Collective::all_gather,
+                       Collective::all_to_all, Collective::send_recv}) {
+    for (const GroupSpan& g :
+         {span_of(8, 1, 8), span_of(16, 1, 8), span_of(64, 1, 8), span_of(16, 8, 8),
+          span_of(32, 2, 8), span_of(8, 4, 8), span_of(128, 8, 8)}) {
+      for (double bytes : {1e3, 1e6, 1e9, 1e11}) {
+        double last = 1e300;
+        for (double nic_gbit : {50.0, 100.0, 200.0, 400.0, 800.0, 1600.0}) {
+          Server s = base;
+          s.nic_bw_Bps = nic_gbit * 1e9 / 8;
+          const ClusterLinks l = resolve_links(s, gpu_of(base), nullptr, 16);
+          const double t = collective_time_s(c, bytes, g, l);
+          EXPECT_LE(t, last) << "collective " << static_cast<int>(c) << " size " << g.size
+                             << " per node " << g.per_node << " bytes " << bytes << " nic "
+                             << nic_gbit;
+          last = t;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace scaleout

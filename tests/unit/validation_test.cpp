@@ -1,0 +1,107 @@
+#include "validation/validation.hpp"
+
+#include <gtest/gtest.h>
+
+#include "io/catalog_reader.hpp"
+
+namespace scaleout {
+namespace {
+
+TEST(Spearman, RanksWithTies) {
+  // Identical order: 1; reversed: -1; ties get average ranks.
+  EXPECT_DOUBLE_EQ(spearman({1, 2, 3, 4}, {10, 20, 30, 40}), 1.0);
+  EXPECT_DOUBLE_EQ(spearman({1, 2, 3, 4}, {4, 3, 2, 1}), -1.0);
+  // Ranks a = (1, 2.5, 2.5, 4), b = (1, 2, 3, 4): rho = 4.5 / sqrt(4.5 * 5) = 0.9487.
+  EXPECT_NEAR(spearman({1, 2, 2, 3}, {1, 2, 3, 4}), 4.5 / std::sqrt(4.5 * 5.0), 1e-12);
+}
+
+ValidationRow gpt_row() {
+  // nar21-t1-01: GPT 1.7B on 32 A100 80GB, TP 1, DP 32, B 512, s 2048.
+  ValidationRow r;
+  r.id = "t1";
+  r.group = "g";
+  r.model = "GPT 1.7B";
+  r.layers = 24;
+  r.hidden = 2304;
+  r.heads = 24;
+  r.kv_heads = 24;
+  r.ffn_hidden = 9216;
+  r.vocab = 51200;
+  r.mlp = "gelu";
+  r.seq_len = 2048;
+  r.global_batch = 512;
+  r.tp = 1;
+  r.pp = 1;
+  r.dp = 32;
+  r.cp = 1;
+  r.ep = 1;
+  r.sp = "n";
+  r.interleave = 1;
+  r.recompute = "full";
+  r.zero = 0;
+  r.gpu = "a100-sxm-80g";
+  r.num_gpus = 32;
+  r.gpus_per_node = 8;
+  r.nics_per_node = 8;
+  r.nic_gbps = 200;
+  r.fabric = "ib";
+  r.framework = "megatron";
+  r.metric = "step_time_s";
+  r.value = 3.528;
+  return r;
+}
+
+TEST(PredictRow, FillsMicroBatchWithMegatronDefaultAndPredicts) {
+  const RowResult res = predict_row(gpt_row(), io::builtin_catalog());
+  ASSERT_TRUE(res.predicted.has_value());
+  EXPECT_TRUE(res.fits);
+  EXPECT_NE(res.filled.find("micro_batch=1 (Megatron-LM default"), std::string::npos);
+  EXPECT_NEAR(*res.error, (*res.predicted - 3.528) / 3.528, 1e-12);
+}
+
+TEST(PredictRow, UnknownParallelSplitIsThePlannersFastestFit) {
+  ValidationRow r = gpt_row();
+  r.tp.reset();
+  r.pp.reset();
+  const RowResult res = predict_row(r, io::builtin_catalog());
+  ASSERT_TRUE(res.predicted.has_value());
+  EXPECT_NE(res.filled.find("(planner's choice)"), std::string::npos);
+  // The choice is at least as fast as the published TP 1 / PP 1 layout.
+  const RowResult given = predict_row(gpt_row(), io::builtin_catalog());
+  EXPECT_LE(res.step_s, given.step_s * (1 + 1e-9));
+}
+
+TEST(PredictRow, UnknownGpuIsSkippedWithAReason) {
+  ValidationRow r = gpt_row();
+  r.gpu = "a100-sxm-81g";
+  const RowResult res = predict_row(r, io::builtin_catalog());
+  EXPECT_FALSE(res.predicted.has_value());
+  EXPECT_EQ(res.skipped, "GPU 'a100-sxm-81g' is not in the catalog");
+}
+
+TEST(ValidateRows, SummaryCountsAndMape) {
+  ValidationRow a = gpt_row();
+  ValidationRow b = gpt_row();
+  b.id = "t2";
+  b.value = 2 * a.value;
+  const ValidationReport rep = validate_rows({a, b}, io::builtin_catalog());
+  ASSERT_EQ(rep.rows.size(), 2u);
+  const double ea = std::fabs(*rep.rows[0].error), eb = std::fabs(*rep.rows[1].error);
+  EXPECT_EQ(rep.by_metric.at("step_time_s").count, 2);
+  EXPECT_NEAR(rep.by_metric.at("step_time_s").mape, (ea + eb) / 2, 1e-12);
+  EXPECT_EQ(rep.false_oom, 0);
+}
+
+TEST(ServerOf, DefaultsToOneNicPerGpuAtTheGenerationsRate) {
+  ValidationRow r = gpt_row();
+  r.nics_per_node.reset();
+  r.nic_gbps.reset();
+  const Server s = server_of(r, *io::builtin_catalog().find_gpu("h100-sxm"));
+  EXPECT_EQ(s.nics_per_node, 8);
+  EXPECT_DOUBLE_EQ(s.nic_bw_Bps, 400e9 / 8);  // NDR for Hopper
+  const Server a = server_of(r, *io::builtin_catalog().find_gpu("a100-sxm-80g"));
+  EXPECT_DOUBLE_EQ(a.nic_bw_Bps, 200e9 / 8);  // HDR for Ampere
+}
+
+}  // namespace
+}  // namespace scaleout
