@@ -173,6 +173,31 @@ WorkloadFile read_workload(const std::string& text, const std::string& file, con
     ly.recompute = read_enum(f, "recompute", kRecompute).value_or(Recompute::none);
     ly.flash_attention = f.boolean("flash_attention").value_or(true);
     ly.offload_optimizer = f.boolean("offload").value_or(false);
+    if (auto order = f.string("order")) {
+      // A permutation of tp, cp, dp and pp, innermost first.
+      std::array<Dim, 4> parsed{};
+      size_t n = 0, pos = 0;
+      bool ok = true;
+      while (ok && pos <= order->size()) {
+        const size_t dash = order->find('-', pos);
+        const std::string part =
+            order->substr(pos, dash == std::string::npos ? std::string::npos : dash - pos);
+        const Dim d = part == "tp"   ? Dim::tp
+                      : part == "cp" ? Dim::cp
+                      : part == "dp" ? Dim::dp
+                                     : Dim::pp;
+        ok = n < 4 && (part == "tp" || part == "cp" || part == "dp" || part == "pp");
+        for (size_t i = 0; ok && i < n; ++i) ok = parsed[i] != d;
+        if (ok) parsed[n++] = d;
+        if (dash == std::string::npos) break;
+        pos = dash + 1;
+      }
+      if (!ok || n != 4) {
+        f.fail("order", fmt::format("'{}' is not an order of tp, cp, dp and pp", *order),
+               "write all four once, innermost first, e.g. tp-cp-dp-pp");
+      }
+      ly.order = parsed;
+    }
     f.finish();
     // Each degree is at most kMaxGpus; cap the product so that it cannot overflow.
     long long product = 1;

@@ -104,12 +104,15 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
   const ClusterLinks links = resolve_links(server, gpu, fabric, w.cluster.nodes, k.network);
   const int gpn = server.gpus_per_node;
 
-  // Groups in Megatron order: TP innermost, then CP, then DP (EP carved from
-  // DP x CP), PP outermost.
-  const GroupSpan tp_g = span_of(ly.tp, 1, gpn);
-  const GroupSpan cp_g = span_of(ly.cp, ly.tp, gpn);
-  const GroupSpan ep_g = span_of(ly.ep, static_cast<long long>(ly.tp), gpn);
-  const GroupSpan pp_g = span_of(p, static_cast<long long>(ly.tp) * ly.cp * ly.dp, gpn);
+  // Groups placed in the layout's rank order (Megatron-LM: TP innermost, then
+  // CP, DP, PP outermost).
+  // The ZeRO / FSDP shard group is DP x CP; EP groups are carved out of it.
+  const long long shard_stride = std::min(ly.stride(Dim::dp), ly.stride(Dim::cp));
+  const GroupSpan tp_g = span_of(ly.tp, ly.stride(Dim::tp), gpn);
+  const GroupSpan cp_g = span_of(ly.cp, ly.stride(Dim::cp), gpn);
+  const GroupSpan ep_g = span_of(ly.ep, shard_stride, gpn);
+  const GroupSpan pp_g = span_of(p, ly.stride(Dim::pp), gpn);
+  const GroupSpan shard_g = span_of(ly.dp * ly.cp, shard_stride, gpn);
 
   const double tokens_mb = static_cast<double>(w.seq_len) * ly.micro_batch / ly.cp;
   const double h = static_cast<double>(m.hidden);
@@ -174,7 +177,6 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
            (moe_layer ? m.moe.experts * mlp_params(m, m.moe.expert_ffn) / ly.ep
                       : mlp_params(m, m.ffn))) /
           ly.tp;
-      const GroupSpan shard_g = span_of(ly.dp * ly.cp, ly.tp, gpn);
       // FSDP gathers one flat buffer per block; DeepSpeed ZeRO-3 one collective
       // per weight tensor (QKV, output, the MLP matrices), each paying the
       // ring's latency across all shard ranks.
@@ -260,7 +262,6 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
   const double trainable = mem.peak.trainable_params;
   const StatePolicy pol = state_policy(w);
   if (ly.zero < 3 && ly.dp * ly.cp > 1) {
-    const GroupSpan shard_g = span_of(ly.dp * ly.cp, ly.tp, gpn);
     const double grad_bytes = trainable * pol.grad_bytes;
     double dp = 0;
     if (ly.zero == 0) {

@@ -21,7 +21,8 @@ ordered_json layout_json(const Layout& l) {
           {"zero", l.zero},
           {"recompute", to_string(l.recompute)},
           {"flash_attention", l.flash_attention},
-          {"offload", l.offload_optimizer}};
+          {"offload", l.offload_optimizer},
+          {"order", order_string(l.order)}};
 }
 
 ordered_json model_json(const ModelShape& m) {

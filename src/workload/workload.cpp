@@ -72,4 +72,27 @@ const char* to_string(Framework f) {
   return "?";
 }
 
+const char* to_string(Dim d) {
+  switch (d) {
+    case Dim::tp:
+      return "tp";
+    case Dim::cp:
+      return "cp";
+    case Dim::dp:
+      return "dp";
+    case Dim::pp:
+      return "pp";
+  }
+  return "?";
+}
+
+std::string order_string(const std::array<Dim, 4>& order) {
+  std::string s;
+  for (Dim d : order) {
+    if (!s.empty()) s += "-";
+    s += to_string(d);
+  }
+  return s;
+}
+
 }  // namespace scaleout

@@ -3,6 +3,7 @@
 // io/workload_reader.cpp fills it from YAML and checks every key.
 #pragma once
 
+#include <array>
 #include <string>
 
 #include "hw/hardware.hpp"
@@ -25,6 +26,9 @@ struct FinetuneSpec {
   bool attention_only = false;  // adapters on Q,K,V,O only (else also on the MLP)
 };
 
+// Parallel dimensions, for the rank order.
+enum class Dim { tp, cp, dp, pp };
+
 struct Layout {
   int tp = 1;           // tensor parallel
   int pp = 1;           // pipeline parallel
@@ -38,6 +42,20 @@ struct Layout {
   Recompute recompute = Recompute::none;
   bool flash_attention = true;
   bool offload_optimizer = false;  // optimizer state (and master weights) in host memory
+  // Rank order, innermost first (Megatron-LM's default: TP, CP, DP, PP): which
+  // groups are packed into a node. EP groups are carved out of DP x CP.
+  std::array<Dim, 4> order = {Dim::tp, Dim::cp, Dim::dp, Dim::pp};
+
+  int degree(Dim d) const { return d == Dim::tp ? tp : d == Dim::cp ? cp : d == Dim::dp ? dp : pp; }
+  // Distance in ranks between neighbours of a group of dimension d.
+  long long stride(Dim d) const {
+    long long s = 1;
+    for (Dim x : order) {
+      if (x == d) break;
+      s *= degree(x);
+    }
+    return s;
+  }
 
   int gpus() const { return tp * pp * dp * cp; }
 };
@@ -68,5 +86,8 @@ const char* to_string(Optimizer o);
 const char* to_string(FinetuneMethod m);
 const char* to_string(Recompute r);
 const char* to_string(Framework f);
+const char* to_string(Dim d);
+// "tp-cp-dp-pp"
+std::string order_string(const std::array<Dim, 4>& order);
 
 }  // namespace scaleout

@@ -106,6 +106,18 @@ Case moe() {
 
 std::vector<Case> all_cases() { return {pure_dp(), tp_pp(), gpt3(), zero3(), cp(), moe()}; }
 
+TEST(RankOrder, TensorParallelAcrossNodesIsSlower) {
+  // Megatron order packs TP 8 into one NVSwitch node; with DP innermost the TP
+  // group's neighbours are dp = 2 ranks apart, so TP 8 spans two nodes.
+  Case c = tp_pp();
+  const StepEstimate packed = run(c);
+  c.w.layout.order = {Dim::dp, Dim::tp, Dim::cp, Dim::pp};
+  EXPECT_EQ(c.w.layout.stride(Dim::tp), 2);
+  const StepEstimate spread = run(c);
+  EXPECT_GT(spread.breakdown.tp_comm, packed.breakdown.tp_comm);
+  EXPECT_GT(spread.step_s, packed.step_s);
+}
+
 TEST(Breakdown, PartsAddUpToTheStep) {
   for (const Case& c : all_cases()) {
     const StepEstimate e = run(c);

@@ -88,6 +88,10 @@ TEST_P(WorkloadReaderBad, ReportsFileLineKeyAndHint) {
 }
 
 const std::vector<BadCase> kBadCases = {
+    {"RankOrderNotAPermutation",
+     with(kBase, "micro_batch: 1", "micro_batch: 1\n  order: tp-dp-dp-pp"),
+     "w.yaml:10: layout.order: 'tp-dp-dp-pp' is not an order of tp, cp, dp and pp (write all four "
+     "once, innermost first, e.g. tp-cp-dp-pp)"},
     // --- misspelt keys ---------------------------------------------------------------------
     {"MisspeltTopLevelKey", with(kBase, "seq_len:", "seq_lenght:"),
      "w.yaml:2: seq_lenght: unknown key (did you mean 'seq_len'?)"},
