@@ -12,6 +12,7 @@ around each constant. Splits take every other row, in file order, of:
   hopper:      H100 rows of mosaic -> kHopperTrainingFactor (torchtitan H100
                rows are held out whole)
   vtrain-single (even / odd rows) -> kDeepSpeedKernelFloor_s
+  peak_mem_gib rows -> a check of the memory overhead constants (not fitted)
 The grids scale the built-in constant (--gemm-scale multiplies all kernel
 efficiencies; --kernel-floor replaces the floor), so a minimum at 1 (or at the
 built-in floor) means the constant is where the fit put it.
@@ -71,6 +72,18 @@ def main():
     run([a_fit, a_hold, "--gemm-scale", "0.94,0.97,1.0,1.03,1.06"])
     run([h_fit, h_hold, h_titan, "--gemm-scale", "0.94,0.97,1.0,1.03,1.06"])
     run([single + ":even", single + ":odd", "--kernel-floor", "4.5e-5,5e-5,5.5e-5,6e-5,6.5e-5"])
+    # Memory: the a-priori overhead constants against the 13 peak_mem_gib rows.
+    mem_rows = [r for r in csv.DictReader(open(os.path.join(VAL, "training.csv"), encoding="utf-8"))
+                if r["metric"] == "peak_mem_gib"]
+    overrides = {}
+    with open(os.path.join(VAL, "training.gpu-overrides.csv"), encoding="utf-8") as f:
+        for r in csv.DictReader(f):
+            overrides[r["id"]] = r["gpu"]
+    for r in mem_rows:
+        r["gpu"] = overrides.get(r["id"], r["gpu"])
+    mem = dump("memory", mem_rows, list(mem_rows[0].keys()))
+    run(["--memory", mem, mem + ":even", mem + ":odd", "--overhead-gib", "0.5,1,1.5,2",
+         "--fragmentation", "0,0.05,0.1,0.15"])
 
 
 if __name__ == "__main__":

@@ -32,6 +32,9 @@ struct Set {
   std::vector<scaleout::ValidationRow> rows;
 };
 
+// Step-time experiments use the time rows; --memory switches to peak_mem_gib rows.
+bool memory_rows = false;
+
 Set load(const std::string& spec) {
   std::string path = spec, part;
   if (const auto colon = spec.rfind(':'); colon != std::string::npos) {
@@ -43,7 +46,7 @@ Set load(const std::string& spec) {
   for (size_t i = 0; i < rows.size(); ++i) {
     if (part == "odd" && i % 2 == 0) continue;
     if (part == "even" && i % 2 == 1) continue;
-    if (rows[i].metric == "peak_mem_gib") continue;
+    if ((rows[i].metric == "peak_mem_gib") != memory_rows) continue;
     s.rows.push_back(rows[i]);
   }
   return s;
@@ -65,6 +68,8 @@ double mape(const scaleout::ValidationReport& r) {
 int main(int argc, char** argv) {
   std::vector<Set> sets;
   std::vector<double> floors = {-1}, dims = {-1}, scales = {1.0}, traffic = {-1};
+  std::vector<double> fixed = {-1}, fragmentation = {-1};
+  std::vector<std::string> specs;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--kernel-floor" && i + 1 < argc)
@@ -75,13 +80,41 @@ int main(int argc, char** argv) {
       scales = list(argv[++i]);
     else if (a == "--elementwise" && i + 1 < argc)
       traffic = list(argv[++i]);
+    else if (a == "--overhead-gib" && i + 1 < argc)
+      fixed = list(argv[++i]);
+    else if (a == "--fragmentation" && i + 1 < argc)
+      fragmentation = list(argv[++i]);
+    else if (a == "--memory")
+      memory_rows = true;
     else
-      sets.push_back(load(a));
+      specs.push_back(a);
+  }
+  for (const std::string& spec : specs) sets.push_back(load(spec));
+  if (memory_rows && !sets.empty()) {
+    const scaleout::Catalog& cat = scaleout::io::builtin_catalog();
+    std::printf("%-12s %-13s", "overhead_gib", "fragmentation");
+    for (const Set& s : sets) std::printf(" %24s", s.name.substr(s.name.rfind('/') + 1).c_str());
+    std::printf("\n");
+    for (double f : fixed) {
+      for (double g : fragmentation) {
+        scaleout::ModelTuning t;
+        if (f >= 0) t.overhead.fixed_bytes = f * 1024.0 * 1024.0 * 1024.0;
+        if (g >= 0) t.overhead.fragmentation = g;
+        std::printf("%-12g %-13g", f, g);
+        for (const Set& s : sets) {
+          std::printf(" %23.1f%%", 100.0 * mape(scaleout::validate_rows(s.rows, cat, t)));
+        }
+        std::printf("\n");
+      }
+    }
+    return 0;
   }
   if (sets.empty()) {
     std::fprintf(stderr,
                  "usage: scaleout_calibrate FIT.csv[:odd|:even] [HOLDOUT.csv ...] "
-                 "[--kernel-floor L] [--half-dim L] [--gemm-scale L] [--elementwise L]\n");
+                 "[--kernel-floor L] [--half-dim L] [--gemm-scale L] [--elementwise L]\n"
+                 "       scaleout_calibrate --memory FILE.csv ... [--overhead-gib L] "
+                 "[--fragmentation L]\n");
     return 2;
   }
   const scaleout::Catalog& catalog = scaleout::io::builtin_catalog();
