@@ -1,6 +1,8 @@
 #include "cli/cli.hpp"
 
 #include <CLI/CLI.hpp>
+#include <chrono>
+#include <thread>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
@@ -11,6 +13,7 @@
 #include "io/validation_csv.hpp"
 #include "io/workload_reader.hpp"
 #include "report/report.hpp"
+#include "search/planner.hpp"
 
 namespace scaleout {
 
@@ -20,6 +23,8 @@ constexpr const char* kVersion = "0.1.0";
 
 struct Options {
   std::vector<std::string> catalogs;
+  std::string objective = "cost";
+  int threads = 0;
   std::string format = "text";
   std::string workload;
   std::string csv;
@@ -55,6 +60,77 @@ std::string run_estimate(const Options& o) {
   r.step = estimate_step(r.workload, r.server, r.gpu, fabric,
                          perf_constants(r.gpu, r.workload.framework), r.memory);
   return o.format == "json" ? report::estimate_json(r) : report::estimate_text(r);
+}
+
+std::string run_plan(const Options& o) {
+  const Catalog catalog = load_catalog(o);
+  const std::string dir = std::filesystem::path(o.workload).parent_path().string();
+  const io::WorkloadFile wf =
+      io::read_workload(io::read_text_file(o.workload), o.workload, dir, catalog);
+  const io::PlanInput& in = wf.plan;
+  report::PlanReport rep;
+  PlanRequest& req = rep.request;
+  req.workload = wf.workload;
+  if (req.workload.tokens <= 0) {
+    throw InputError(o.workload, 0, "tokens", "plan needs the run's training tokens",
+                     "add e.g. tokens: 2.0e12");
+  }
+  if (req.workload.global_batch <= 0) {
+    throw InputError(o.workload, 0, "global_batch", "plan needs the global batch in sequences",
+                     "add e.g. global_batch: 1024");
+  }
+  // Layout fields the file gives are fixed; the rest are searched.
+  const Layout& ly = wf.workload.layout;
+  FixedLayout& fx = req.fixed;
+  auto given = [&](const char* key) { return in.layout_keys.count(key) > 0; };
+  if (given("tp")) fx.tp = ly.tp;
+  if (given("pp")) fx.pp = ly.pp;
+  if (given("dp")) fx.dp = ly.dp;
+  if (given("cp")) fx.cp = ly.cp;
+  if (given("ep")) fx.ep = ly.ep;
+  if (given("micro_batch")) fx.micro_batch = ly.micro_batch;
+  if (given("interleave")) fx.interleave = ly.interleave;
+  if (given("zero")) fx.zero = ly.zero;
+  if (given("recompute")) fx.recompute = ly.recompute;
+  if (given("sp")) fx.sp = ly.sp;
+  if (given("flash_attention")) fx.flash_attention = ly.flash_attention;
+  if (given("offload")) fx.offload = ly.offload_optimizer;
+  if (in.cluster_keys.count("nodes")) fx.nodes = wf.workload.cluster.nodes;
+  // Hardware: the file's servers (or cluster.server), else the whole catalog.
+  std::vector<std::string> servers = in.servers;
+  if (in.cluster_keys.count("server")) servers = {wf.workload.cluster.server_id};
+  if (servers.empty()) servers = catalog.server_ids();
+  std::vector<std::string> fabrics = in.fabrics;
+  if (in.cluster_keys.count("fabric")) fabrics = {wf.workload.cluster.fabric_id};
+  for (const std::string& id : servers) {
+    const Server& server = *catalog.find_server(id);
+    const std::string gpu_id =
+        wf.workload.cluster.gpu_id.empty() ? server.gpu_id : wf.workload.cluster.gpu_id;
+    const Gpu& gpu = *catalog.find_gpu(gpu_id);
+    const CloudPrice* price = catalog.default_cloud_price(gpu.id);
+    auto option = [&](const Fabric* f) {
+      HardwareOption h;
+      h.server = server;
+      h.gpu = gpu;
+      if (f) h.fabric = *f;
+      h.usd_per_gpu_hour = price ? price->usd_per_gpu_hour : 0.0;
+      req.hardware.push_back(std::move(h));
+    };
+    if (fabrics.empty()) option(nullptr);
+    for (const std::string& f : fabrics) option(catalog.find_fabric(f));
+  }
+  if (in.deadline_days) req.constraints.deadline_s = *in.deadline_days * 86400.0;
+  req.constraints.budget_usd = in.budget_usd;
+  if (in.max_nodes) req.constraints.max_nodes = *in.max_nodes;
+  if (fx.nodes) req.constraints.max_nodes = std::max(req.constraints.max_nodes, *fx.nodes);
+  req.objective = o.objective == "time" ? Objective::time : Objective::cost;
+  req.threads = o.threads > 0 ? o.threads
+                              : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  const auto start = std::chrono::steady_clock::now();
+  rep.result = plan(req);
+  rep.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return o.format == "json" ? report::plan_json(rep) : report::plan_text(rep);
 }
 
 std::string run_validate(const Options& o) {
@@ -105,6 +181,15 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
       ->check(CLI::ExistingFile);
   est->add_option("--format", o.format, "text or json")->check(CLI::IsMember(formats));
 
+  auto* pl = app.add_subcommand(
+      "plan", "one node or several? searches hardware, node count and layout for a workload");
+  pl->add_option("workload", o.workload, "workload YAML file")->required()->check(CLI::ExistingFile);
+  pl->add_option("--format", o.format, "text or json")->check(CLI::IsMember(formats));
+  pl->add_option("--objective", o.objective, "rank plans that meet the constraints by cost or time")
+      ->check(CLI::IsMember({"cost", "time"}));
+  pl->add_option("--threads", o.threads, "search threads (default: all cores)")
+      ->check(CLI::Range(1, 1024));
+
   auto* val = app.add_subcommand("validate", "predict published measurements and report errors");
   val->add_option("csv", o.csv, "validation CSV (data/validation/README.md schema)")
       ->required()
@@ -150,6 +235,8 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     std::string text;
     if (*est)
       text = run_estimate(o);
+    else if (*pl)
+      text = run_plan(o);
     else if (*val)
       text = run_validate(o);
     else if (*cat)

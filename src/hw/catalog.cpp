@@ -29,6 +29,28 @@ void Catalog::add(Server s) { servers_[s.id] = std::move(s); }
 void Catalog::add(Fabric f) { fabrics_[f.id] = std::move(f); }
 void Catalog::add(ModelShape m) { models_[m.id] = std::move(m); }
 
+void Catalog::add(CloudPrice p) {
+  if (p.is_default) {
+    for (CloudPrice& q : cloud_prices_) {
+      if (q.gpu_id == p.gpu_id) q.is_default = false;
+    }
+  }
+  cloud_prices_.push_back(std::move(p));
+}
+
+void Catalog::add(PurchasePrice p) { purchase_prices_[p.server_id] = std::move(p); }
+
+const CloudPrice* Catalog::default_cloud_price(const std::string& gpu_id) const {
+  for (const CloudPrice& p : cloud_prices_) {
+    if (p.gpu_id == gpu_id && p.is_default) return &p;
+  }
+  return nullptr;
+}
+
+const PurchasePrice* Catalog::find_purchase_price(const std::string& server_id) const {
+  return find_in(purchase_prices_, server_id);
+}
+
 const Gpu* Catalog::find_gpu(const std::string& id) const { return find_in(gpus_, id); }
 const Server* Catalog::find_server(const std::string& id) const { return find_in(servers_, id); }
 const Fabric* Catalog::find_fabric(const std::string& id) const { return find_in(fabrics_, id); }

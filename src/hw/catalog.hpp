@@ -18,11 +18,17 @@ class Catalog {
   void add(Server s);
   void add(Fabric f);
   void add(ModelShape m);
+  void add(CloudPrice p);  // a default price replaces the GPU's previous default
+  void add(PurchasePrice p);
 
   const Gpu* find_gpu(const std::string& id) const;
   const Server* find_server(const std::string& id) const;
   const Fabric* find_fabric(const std::string& id) const;
   const ModelShape* find_model(const std::string& id) const;
+  // The price plans use for a GPU (the entry marked default), or nullptr.
+  const CloudPrice* default_cloud_price(const std::string& gpu_id) const;
+  const std::vector<CloudPrice>& cloud_prices() const { return cloud_prices_; }
+  const PurchasePrice* find_purchase_price(const std::string& server_id) const;
 
   // Entries in id order.
   std::vector<const Gpu*> gpus() const;
@@ -40,6 +46,8 @@ class Catalog {
   std::map<std::string, Server> servers_;
   std::map<std::string, Fabric> fabrics_;
   std::map<std::string, ModelShape> models_;
+  std::vector<CloudPrice> cloud_prices_;
+  std::map<std::string, PurchasePrice> purchase_prices_;
 };
 
 }  // namespace scaleout

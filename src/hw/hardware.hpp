@@ -61,6 +61,26 @@ struct Fabric {
   std::string source;
 };
 
+// A cloud rental price for one GPU of a kind (catalog data/catalog/prices.json).
+struct CloudPrice {
+  std::string gpu_id;
+  double usd_per_gpu_hour = 0;
+  std::string pricing;   // on-demand | reserved | spot | capacity-block
+  std::string provider;
+  std::string instance;
+  std::string date;
+  std::string source;
+  bool is_default = false;  // the price plans use for this GPU
+};
+
+// A purchase price for a whole server.
+struct PurchasePrice {
+  std::string server_id;
+  double usd = 0;
+  std::string date;
+  std::string source;
+};
+
 const char* to_string(Precision p);
 const char* to_string(IntraNodeKind k);
 const char* to_string(FabricKind k);

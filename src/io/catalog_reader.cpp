@@ -101,6 +101,35 @@ Fabric read_fabric(Fields& f) {
   return x;
 }
 
+CloudPrice read_cloud_price(Fields& f) {
+  CloudPrice p;
+  p.gpu_id = required_string(f, "gpu");
+  const auto usd = f.number("usd_per_gpu_hour", 0, 1e6);
+  if (!usd) f.fail("usd_per_gpu_hour", "missing required key", "dollars per GPU-hour, e.g. 2.5");
+  p.usd_per_gpu_hour = *usd;
+  p.pricing = f.choice("pricing", {"on-demand", "reserved", "spot", "capacity-block"})
+                  .value_or("on-demand");
+  p.provider = f.string("provider").value_or("");
+  p.instance = f.string("instance").value_or("");
+  p.date = required_string(f, "date");
+  p.source = required_string(f, "source");
+  p.is_default = f.boolean("default").value_or(false);
+  f.string("note");
+  return p;
+}
+
+PurchasePrice read_purchase_price(Fields& f) {
+  PurchasePrice p;
+  p.server_id = required_string(f, "server");
+  const auto usd = f.number("usd", 0, 1e12);
+  if (!usd) f.fail("usd", "missing required key", "the server's price in dollars");
+  p.usd = *usd;
+  p.date = required_string(f, "date");
+  p.source = required_string(f, "source");
+  f.string("note");
+  return p;
+}
+
 template <typename Reader>
 void read_list(const YAML::Node& list, const std::string& file, const std::string& key,
                Catalog& into, Reader reader) {
@@ -194,7 +223,7 @@ void read_catalog(const std::string& text, const std::string& file, Catalog& int
   const YAML::Node root = load_yaml(text, file);
   if (!root.IsDefined() || root.IsNull()) {
     throw InputError(file, 0, "", "catalog file is empty",
-                     "expected keys gpus, servers, fabrics or models");
+                     "expected keys gpus, servers, fabrics, models, cloud or purchase");
   }
   Fields top(root, file, "");
   if (top.has("gpus")) read_list(top.node("gpus"), file, "gpus", into, read_gpu);
@@ -205,6 +234,10 @@ void read_catalog(const std::string& text, const std::string& file, Catalog& int
       if (!f.has("id")) f.fail("id", "missing required key", "every catalog model needs an id");
       return read_model_fields(f, "");
     });
+  }
+  if (top.has("cloud")) read_list(top.node("cloud"), file, "cloud", into, read_cloud_price);
+  if (top.has("purchase")) {
+    read_list(top.node("purchase"), file, "purchase", into, read_purchase_price);
   }
   top.finish();
   // Every server of this file names a GPU that exists (earlier files were checked already).

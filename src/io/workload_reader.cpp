@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -154,6 +155,9 @@ WorkloadFile read_workload(const std::string& text, const std::string& file, con
     out.has_layout = true;
     lines["layout"] = line_of(ln);
     Fields f(ln, file, "layout");
+    for (auto it = ln.begin(); it != ln.end(); ++it) {
+      if (it->first.IsScalar()) out.plan.layout_keys.insert(it->first.Scalar());
+    }
     Layout& ly = w.layout;
     auto degree = [&](const char* key, int def) {
       const int v = static_cast<int>(f.integer(key, 1, kMaxGpus).value_or(def));
@@ -213,6 +217,9 @@ WorkloadFile read_workload(const std::string& text, const std::string& file, con
   if (const YAML::Node cn = top.node("cluster"); cn.IsDefined() && !cn.IsNull()) {
     out.has_cluster = true;
     Fields f(cn, file, "cluster");
+    for (auto it = cn.begin(); it != cn.end(); ++it) {
+      if (it->first.IsScalar()) out.plan.cluster_keys.insert(it->first.Scalar());
+    }
     ClusterSpec& c = w.cluster;
     c.server_id = f.string("server").value_or("");
     if (c.server_id.empty()) f.fail("server", "missing required key", "e.g. server: dgx-h100");
@@ -244,6 +251,36 @@ WorkloadFile read_workload(const std::string& text, const std::string& file, con
     if (!dp_given && cluster_gpus % model_parallel == 0) {
       w.layout.dp = static_cast<int>(cluster_gpus / model_parallel);
     }
+  }
+  if (const YAML::Node cn = top.node("constraints"); cn.IsDefined() && !cn.IsNull()) {
+    Fields f(cn, file, "constraints");
+    out.plan.deadline_days = f.number("deadline_days", 1e-6, 1e6);
+    out.plan.budget_usd = f.number("budget_usd", 1e-6, 1e15);
+    if (auto n = f.integer("max_nodes", 1, kMaxGpus)) out.plan.max_nodes = static_cast<int>(*n);
+    f.finish();
+  }
+  if (const YAML::Node hn = top.node("hardware"); hn.IsDefined() && !hn.IsNull()) {
+    Fields f(hn, file, "hardware");
+    auto id_list = [&](const char* key, const std::vector<std::string>& known) {
+      std::vector<std::string> ids;
+      const YAML::Node list = f.node(key);
+      if (!list.IsDefined() || list.IsNull()) return ids;
+      if (!list.IsSequence()) {
+        f.fail(key, "expected a list of ids", fmt::format("e.g. {}: [{}]", key, known.front()));
+      }
+      for (size_t i = 0; i < list.size(); ++i) {
+        const std::string id = scalar_string(list[i], file, f.key_path(key));
+        if (std::find(known.begin(), known.end(), id) == known.end()) {
+          throw InputError(file, line_of(list[i]), f.key_path(key),
+                           fmt::format("unknown id '{}'", id), suggestion(id, known));
+        }
+        ids.push_back(id);
+      }
+      return ids;
+    };
+    out.plan.servers = id_list("servers", catalog.server_ids());
+    out.plan.fabrics = id_list("fabrics", catalog.fabric_ids());
+    f.finish();
   }
   top.finish();
 

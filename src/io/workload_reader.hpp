@@ -3,17 +3,32 @@
 // InputErrors naming the file, line and key, with a suggestion.
 #pragma once
 
+#include <optional>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "hw/catalog.hpp"
 #include "workload/workload.hpp"
 
 namespace scaleout::io {
 
+// What `plan` may not change and what it must meet (docs/input-format.md).
+struct PlanInput {
+  std::set<std::string> layout_keys;   // layout keys the file fixes (tp, zero, ...)
+  std::set<std::string> cluster_keys;  // cluster keys the file fixes (server, nodes, fabric)
+  std::optional<double> deadline_days;
+  std::optional<double> budget_usd;
+  std::optional<int> max_nodes;
+  std::vector<std::string> servers;    // hardware.servers; empty = every server
+  std::vector<std::string> fabrics;    // hardware.fabrics; empty = the servers' own NICs
+};
+
 struct WorkloadFile {
   Workload workload;
   bool has_cluster = false;  // `cluster:` given
   bool has_layout = false;   // `layout:` given
+  PlanInput plan;
 };
 
 // `dir` resolves relative paths (a Hugging Face config.json named by `model:`).

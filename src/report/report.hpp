@@ -8,6 +8,7 @@
 #include "memory/memory.hpp"
 #include "model/params.hpp"
 #include "perf/step.hpp"
+#include "search/planner.hpp"
 #include "validation/validation.hpp"
 #include "workload/workload.hpp"
 
@@ -26,6 +27,16 @@ struct EstimateResult {
 
 std::string estimate_text(const EstimateResult& r);
 std::string estimate_json(const EstimateResult& r);
+
+// A plan and what it was asked.
+struct PlanReport {
+  PlanRequest request;
+  PlanResult result;
+  double seconds = 0;  // wall time of the search
+};
+
+std::string plan_text(const PlanReport& r);
+std::string plan_json(const PlanReport& r);
 
 std::string validate_text(const ValidationReport& r);
 std::string validate_json(const ValidationReport& r);

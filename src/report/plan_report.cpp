@@ -1,0 +1,176 @@
+#include <cmath>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/units.hpp"
+#include "report/report.hpp"
+
+namespace scaleout::report {
+
+using nlohmann::ordered_json;
+
+namespace {
+
+std::string gib(double bytes) { return fmt::format("{:.1f} GiB", bytes / units::kGiB); }
+double days(double s) { return s / 86400.0; }
+std::string duration(double s) {
+  return s < 86400.0 ? fmt::format("{:.1f} hours", s / 3600.0)
+                     : fmt::format("{:.1f} days", s / 86400.0);
+}
+
+std::string layout_line(const Layout& l) {
+  std::string s = fmt::format("tp {} pp {} dp {}", l.tp, l.pp, l.dp);
+  if (l.cp > 1) s += fmt::format(" cp {}", l.cp);
+  if (l.ep > 1) s += fmt::format(" ep {}", l.ep);
+  if (l.interleave > 1) s += fmt::format(" (interleave {})", l.interleave);
+  s += fmt::format(", micro-batch {}, zero {}, recompute {}", l.micro_batch, l.zero,
+                   to_string(l.recompute));
+  if (l.offload_optimizer) s += ", optimizer offload";
+  return s;
+}
+
+std::string fabric_name(const HardwareOption& hw) {
+  return hw.fabric ? hw.fabric->id : fmt::format("{} x {:.0f} Gb/s NICs", hw.server.nics_per_node,
+                                                   hw.server.nic_bw_Bps / units::kGbps);
+}
+
+std::string cost(double usd) {
+  if (usd <= 0) return "unpriced";
+  if (usd >= 1e6) return fmt::format("${:.2f}M", usd / 1e6);
+  if (usd >= 1e3) return fmt::format("${:.1f}k", usd / 1e3);
+  return fmt::format("${:.0f}", usd);
+}
+
+void plan_block(std::string& o, const PlanReport& r, const PlanCandidate& c) {
+  const HardwareOption& hw = r.request.hardware[c.hardware];
+  o += fmt::format("  hardware   {} x {} ({} x {}, {} GPUs), {}\n", c.nodes, hw.server.id,
+                   hw.server.gpus_per_node, hw.gpu.id, c.gpus(), fabric_name(hw));
+  o += fmt::format("  layout     {}\n", layout_line(c.layout));
+  o += fmt::format("  memory     {} of {} per GPU\n", gib(c.memory.total()),
+                   gib(c.memory.capacity_bytes));
+  o += fmt::format("  step       {:.2f} s, MFU {:.1f} %, network wait {:.1f} %\n", c.step.step_s,
+                   100 * c.step.mfu, 100 * c.step.network_wait_fraction);
+  o += fmt::format("  train      {} (+/- {:.0f} %), {}\n", duration(c.time_to_train_s),
+                   100 * c.band, cost(c.cost_usd));
+}
+
+ordered_json candidate_json(const PlanReport& r, const PlanCandidate& c) {
+  const HardwareOption& hw = r.request.hardware[c.hardware];
+  const Layout& l = c.layout;
+  const StepBreakdown& b = c.step.breakdown;
+  return {{"server", hw.server.id},
+          {"gpu", hw.gpu.id},
+          {"nodes", c.nodes},
+          {"gpus", c.gpus()},
+          {"fabric", hw.fabric ? ordered_json(hw.fabric->id) : ordered_json(nullptr)},
+          {"layout",
+           {{"tp", l.tp},
+            {"pp", l.pp},
+            {"dp", l.dp},
+            {"cp", l.cp},
+            {"ep", l.ep},
+            {"sp", l.sp},
+            {"micro_batch", l.micro_batch},
+            {"interleave", l.interleave},
+            {"zero", l.zero},
+            {"recompute", to_string(l.recompute)},
+            {"flash_attention", l.flash_attention},
+            {"offload", l.offload_optimizer}}},
+          {"memory",
+           {{"total_bytes", c.memory.total()},
+            {"capacity_bytes", c.memory.capacity_bytes},
+            {"fits", c.memory.fits}}},
+          {"time",
+           {{"step_s", c.step.step_s},
+            {"mfu", c.step.mfu},
+            {"tokens_per_s", c.step.tokens_per_s},
+            {"time_to_train_days", days(c.time_to_train_s)},
+            {"time_to_train_band", c.band},
+            {"network_wait_fraction", c.step.network_wait_fraction},
+            {"breakdown_s",
+             {{"compute", b.compute},
+              {"tp_comm", b.tp_comm},
+              {"cp_comm", b.cp_comm},
+              {"ep_comm", b.ep_comm},
+              {"pp_comm", b.pp_comm},
+              {"dp_comm", b.dp_comm},
+              {"bubble", b.bubble},
+              {"optimizer", b.optimizer},
+              {"other", b.other}}}}},
+          {"cost_usd", c.cost_usd > 0 ? ordered_json(c.cost_usd) : ordered_json(nullptr)},
+          {"meets_deadline", c.meets_deadline},
+          {"within_budget", c.within_budget}};
+}
+
+}  // namespace
+
+std::string plan_text(const PlanReport& r) {
+  const PlanResult& p = r.result;
+  std::string o;
+  o += fmt::format("Verdict: {}\n", to_string(p.verdict));
+  for (const std::string& reason : p.reasons) o += "  " + reason + "\n";
+  o += "\n";
+  if (p.recommended) {
+    o += p.verdict == Verdict::infeasible ? "Closest plan\n" : "Recommended plan\n";
+    plan_block(o, r, *p.recommended);
+    o += "\n";
+  }
+  if (p.single_node_best && p.verdict != Verdict::single_node) {
+    o += "Best single-node plan (does not meet the constraints)\n";
+    plan_block(o, r, *p.single_node_best);
+    o += "\n";
+  } else if (!p.single_node_best) {
+    o += fmt::format("Single node: none ({})\n\n", p.single_node_reason);
+  }
+  o += "Frontier: fastest plan that fits, per server and node count\n";
+  o += fmt::format("  {:<26} {:>6} {:>6} {:>11} {:>9} {:>6}\n", "server", "nodes", "GPUs",
+                   "time", "cost", "MFU");
+  for (const PlanCandidate& c : p.frontier) {
+    o += fmt::format("  {:<26} {:>6} {:>6} {:>11} {:>9} {:>5.1f}%{}\n",
+                     r.request.hardware[c.hardware].server.id, c.nodes, c.gpus(),
+                     duration(c.time_to_train_s), cost(c.cost_usd), 100 * c.step.mfu,
+                     c.meets_deadline && c.within_budget ? "" : "  x");
+  }
+  o += "  (x: misses the deadline or the budget)\n\n";
+  o += fmt::format("Search: {} layouts, {} evaluations in {:.2f} s\n", p.stats.candidates,
+                   p.stats.evaluated, r.seconds);
+  for (const auto& [reason, n] : p.stats.rejected_by_reason) {
+    o += fmt::format("  rejected for {}: {}\n", reason, n);
+  }
+  return o;
+}
+
+std::string plan_json(const PlanReport& r) {
+  const PlanResult& p = r.result;
+  ordered_json j;
+  j["verdict"] = to_string(p.verdict);
+  j["reasons"] = p.reasons;
+  j["recommended"] = p.recommended ? candidate_json(r, *p.recommended) : ordered_json(nullptr);
+  j["single_node_best"] =
+      p.single_node_best ? candidate_json(r, *p.single_node_best) : ordered_json(nullptr);
+  j["single_node_reason"] = p.single_node_reason;
+  j["min_nodes_fit"] = p.min_nodes_fit ? ordered_json(*p.min_nodes_fit) : ordered_json(nullptr);
+  j["min_nodes_deadline"] =
+      p.min_nodes_deadline ? ordered_json(*p.min_nodes_deadline) : ordered_json(nullptr);
+  ordered_json frontier = ordered_json::array();
+  for (const PlanCandidate& c : p.frontier) {
+    frontier.push_back({{"server", r.request.hardware[c.hardware].server.id},
+                        {"nodes", c.nodes},
+                        {"gpus", c.gpus()},
+                        {"time_to_train_days", days(c.time_to_train_s)},
+                        {"cost_usd", c.cost_usd > 0 ? ordered_json(c.cost_usd) : ordered_json(nullptr)},
+                        {"mfu", c.step.mfu},
+                        {"feasible", c.meets_deadline && c.within_budget}});
+  }
+  j["frontier"] = frontier;
+  ordered_json rejected = ordered_json::object();
+  for (const auto& [reason, n] : p.stats.rejected_by_reason) rejected[reason] = n;
+  j["search"] = {{"candidates", p.stats.candidates},
+                 {"evaluated", p.stats.evaluated},
+                 {"seconds", r.seconds},
+                 {"rejected_by_reason", rejected}};
+  return j.dump(2) + "\n";
+}
+
+}  // namespace scaleout::report

@@ -1,0 +1,384 @@
+#include "search/planner.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "memory/memory.hpp"
+#include "workload/checks.hpp"
+
+namespace scaleout {
+
+const char* to_string(Objective o) { return o == Objective::time ? "time" : "cost"; }
+
+const char* to_string(Verdict v) {
+  switch (v) {
+    case Verdict::single_node: return "single-node";
+    case Verdict::multi_node: return "multi-node";
+    case Verdict::infeasible: return "infeasible";
+  }
+  return "?";
+}
+
+std::vector<int> node_counts(int max_nodes) {
+  std::vector<int> out;
+  for (int n = 1; n <= std::min(8, max_nodes); ++n) out.push_back(n);
+  for (int base = 8; base < max_nodes; base *= 2) {
+    for (int k : {5, 6, 7, 8}) {  // 10, 12, 14, 16 then 20, 24, 28, 32, ...
+      const int n = base * k / 4;
+      if (n > out.back() && n <= max_nodes) out.push_back(n);
+    }
+  }
+  if (out.back() != max_nodes) out.push_back(max_nodes);
+  return out;
+}
+
+double step_time_band(const Gpu& gpu) {
+  // The largest held-out error of comparable runs, ZeRO-3 baselines aside:
+  // A100 15 % (Megatron rows of training.csv), H100 20 % (mosaic/torchtitan);
+  // other families have no validation data: 30 %.
+  if (gpu.family == "ampere") return 0.15;
+  if (gpu.family == "hopper") return 0.20;
+  return 0.30;
+}
+
+namespace {
+
+struct Work {
+  int hardware;
+  int nodes;
+};
+
+// Everything one (hardware, node count) cell of the search produced.
+struct CellResult {
+  std::optional<PlanCandidate> fastest;  // fastest layout that fits
+  double least_memory = 1e300;           // smallest per-GPU peak of any legal layout
+  bool any_legal = false;
+  long long candidates = 0, evaluated = 0;
+  std::map<std::string, long long> rejected;
+};
+
+std::vector<int> options(const std::optional<int>& fixed, std::vector<int> all) {
+  if (fixed) return {*fixed};
+  return all;
+}
+
+CellResult search_cell(const PlanRequest& r, int hw_index, int nodes) {
+  CellResult out;
+  const HardwareOption& hw = r.hardware[hw_index];
+  const Workload& base = r.workload;
+  const ModelShape& m = base.model;
+  const FixedLayout& fx = r.fixed;
+  const int gpn = hw.server.gpus_per_node;
+  const long long gpus = static_cast<long long>(nodes) * gpn;
+  const long long batch = base.global_batch;
+  const PerfConstants perf = perf_constants(hw.gpu, base.framework);
+  const Fabric* fabric = hw.fabric ? &*hw.fabric : nullptr;
+  if (nodes > 1 && hw.server.nics_per_node == 0) {
+    out.rejected["no scale-out network"] += 1;
+    return out;
+  }
+
+  std::vector<int> tps;
+  for (int t = 1; t <= gpn; t *= 2) tps.push_back(t);
+  std::vector<int> cps = {1};
+  if (base.seq_len >= 16384) cps = {1, 2, 4, 8, 16};
+  std::vector<int> pps;
+  for (int p = 1; p <= std::min(m.layers, 128); ++p) {
+    if ((p & (p - 1)) == 0 || m.layers % p == 0) pps.push_back(p);
+  }
+  std::vector<int> eps = {1};
+  if (m.is_moe()) {
+    eps.clear();
+    for (int e = 1; e <= m.moe.experts; e *= 2) {
+      if (m.moe.experts % e == 0) eps.push_back(e);
+    }
+  }
+
+  for (int tp : options(fx.tp, tps)) {
+    for (int cp : options(fx.cp, cps)) {
+      for (int pp : options(fx.pp, pps)) {
+        const long long mp = static_cast<long long>(tp) * cp * pp;
+        if (gpus % mp != 0) continue;
+        const int dp = static_cast<int>(gpus / mp);
+        if (fx.dp && *fx.dp != dp) continue;
+        for (int ep : options(fx.ep, eps)) {
+          for (int mb : options(fx.micro_batch, {1, 2, 4, 8})) {
+            for (int v : options(fx.interleave, {1, 2, 4})) {
+              if (pp == 1 && v > 1) continue;
+              Workload w = base;
+              Layout& ly = w.layout;
+              ly.tp = tp;
+              ly.cp = cp;
+              ly.pp = pp;
+              ly.dp = dp;
+              ly.ep = ep;
+              ly.micro_batch = mb;
+              ly.interleave = v;
+              ly.sp = fx.sp.value_or(tp > 1);
+              ly.flash_attention = fx.flash_attention.value_or(true);
+              w.cluster.nodes = nodes;
+              ++out.candidates;
+              if (batch % (static_cast<long long>(mb) * dp) != 0 || !check_layout(w, gpus).empty()) {
+                out.rejected["divisibility"] += 1;
+                continue;
+              }
+              out.any_legal = true;
+              // Memory-saving settings, cheapest in time first; keep the fastest that fits.
+              // Each framework offers the sharding it implements: Megatron-LM its
+              // distributed optimizer (ZeRO-1); DeepSpeed ZeRO-3 without pipelines;
+              // plain FSDP (fsdp, mosaic, other) no pipeline or tensor parallelism.
+              const Framework fw = base.framework;
+              if ((fw == Framework::fsdp || fw == Framework::mosaic || fw == Framework::other) &&
+                  (pp > 1 || tp > 1 || cp > 1)) {
+                out.rejected["framework"] += 1;
+                continue;
+              }
+              std::vector<int> zero_all = {0, 1, 2, 3};
+              if (fw == Framework::megatron || fw == Framework::nemo) zero_all = {0, 1};
+              if (fw == Framework::deepspeed && pp > 1) zero_all = {0, 1};
+              const std::vector<int> zeros =
+                  options(fx.zero, dp * cp > 1 ? zero_all : std::vector<int>{0});
+              for (int z : zeros) {
+                for (Recompute rc : fx.recompute ? std::vector<Recompute>{*fx.recompute}
+                                                 : std::vector<Recompute>{Recompute::none,
+                                                                          Recompute::selective,
+                                                                          Recompute::full}) {
+                  for (bool off : fx.offload ? std::vector<bool>{*fx.offload}
+                                             : std::vector<bool>{false, true}) {
+                    ly.zero = z;
+                    ly.recompute = rc;
+                    ly.offload_optimizer = off;
+                    ++out.evaluated;
+                    const MemoryEstimate mem = estimate_memory(w, hw.gpu);
+                    out.least_memory = std::min(out.least_memory, mem.total());
+                    if (!mem.fits) {
+                      out.rejected["memory"] += 1;
+                      continue;
+                    }
+                    const StepEstimate step = estimate_step(w, hw.server, hw.gpu, fabric, perf, mem);
+                    if (!out.fastest || step.step_s < out.fastest->step.step_s) {
+                      PlanCandidate c;
+                      c.hardware = hw_index;
+                      c.nodes = nodes;
+                      c.layout = ly;
+                      c.memory = mem;
+                      c.step = step;
+                      out.fastest = c;
+                    }
+                    if (!off) break;  // offload only when nothing else fits
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+// Orders plans by the objective; ties broken by time, cost, GPUs, hardware
+// index (deterministic).
+bool better(const PlanCandidate& a, const PlanCandidate& b, Objective o) {
+  auto key = [&](const PlanCandidate& c) {
+    const double cost = c.cost_usd > 0 ? c.cost_usd : 1e300;
+    return o == Objective::cost ? std::make_tuple(cost, c.time_to_train_s, c.gpus(), c.hardware)
+                                : std::make_tuple(c.time_to_train_s, cost, c.gpus(), c.hardware);
+  };
+  return key(a) < key(b);
+}
+
+std::string gib(double bytes) { return fmt::format("{:.1f} GiB", bytes / (1024.0 * 1024 * 1024)); }
+std::string days(double s) {
+  return s < 86400.0 ? fmt::format("{:.1f} hours", s / 3600.0)
+                     : fmt::format("{:.1f} days", s / 86400.0);
+}
+
+}  // namespace
+
+PlanResult plan(const PlanRequest& r) {
+  PlanResult res;
+  std::vector<Work> work;
+  for (size_t h = 0; h < r.hardware.size(); ++h) {
+    for (int n : node_counts(r.constraints.max_nodes)) {
+      if (r.fixed.nodes && *r.fixed.nodes != n) continue;
+      work.push_back({static_cast<int>(h), n});
+    }
+  }
+  if (r.fixed.nodes && *r.fixed.nodes > r.constraints.max_nodes) {
+    for (size_t h = 0; h < r.hardware.size(); ++h) work.push_back({static_cast<int>(h), *r.fixed.nodes});
+  }
+  // Cells are independent: threads take every k-th cell; results land in place.
+  std::vector<CellResult> cells(work.size());
+  const int threads = std::max(1, std::min<int>(r.threads, static_cast<int>(work.size())));
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      for (size_t i = static_cast<size_t>(t); i < work.size(); i += static_cast<size_t>(threads)) {
+        cells[i] = search_cell(r, work[i].hardware, work[i].nodes);
+      }
+    });
+  }
+  for (std::thread& th : pool) th.join();
+
+  const double tokens_per_step =
+      static_cast<double>(r.workload.global_batch) * static_cast<double>(r.workload.seq_len);
+  double single_min_memory = 0, single_capacity = 0;
+  bool single_legal = false;
+  for (size_t i = 0; i < cells.size(); ++i) {
+    CellResult& c = cells[i];
+    res.stats.candidates += c.candidates;
+    res.stats.evaluated += c.evaluated;
+    for (const auto& [k, v] : c.rejected) res.stats.rejected_by_reason[k] += v;
+    const HardwareOption& hw = r.hardware[work[i].hardware];
+    if (work[i].nodes == 1 && c.any_legal) {
+      if (!single_legal || c.least_memory < single_min_memory) {
+        single_min_memory = c.least_memory;
+        single_capacity = hw.gpu.hbm_bytes;
+      }
+      single_legal = true;
+    }
+    if (!c.fastest) continue;
+    PlanCandidate p = *c.fastest;
+    p.time_to_train_s = r.workload.tokens / tokens_per_step * p.step.step_s;
+    p.cost_usd = p.gpus() * p.time_to_train_s / 3600.0 * hw.usd_per_gpu_hour;
+    p.band = step_time_band(hw.gpu);
+    p.meets_deadline = !r.constraints.deadline_s || p.time_to_train_s <= *r.constraints.deadline_s;
+    p.within_budget = !r.constraints.budget_usd || (hw.usd_per_gpu_hour > 0 &&
+                                                    p.cost_usd <= *r.constraints.budget_usd);
+    if (!p.meets_deadline) res.stats.rejected_by_reason["deadline"] += 1;
+    if (!p.within_budget) res.stats.rejected_by_reason["budget"] += 1;
+    res.frontier.push_back(p);
+  }
+
+  // Verdict.
+  auto feasible = [](const PlanCandidate& p) { return p.meets_deadline && p.within_budget; };
+  std::optional<PlanCandidate> best, best_single, best_multi, fastest_single;
+  for (const PlanCandidate& p : res.frontier) {
+    if (res.min_nodes_fit.value_or(1 << 30) > p.nodes) res.min_nodes_fit = p.nodes;
+    if (p.meets_deadline && res.min_nodes_deadline.value_or(1 << 30) > p.nodes) {
+      res.min_nodes_deadline = p.nodes;
+    }
+    if (p.nodes == 1 &&
+        (!fastest_single || p.time_to_train_s < fastest_single->time_to_train_s)) {
+      fastest_single = p;
+    }
+    if (!feasible(p)) continue;
+    if (!best || better(p, *best, r.objective)) best = p;
+    if (p.nodes == 1 && (!best_single || better(p, *best_single, r.objective))) best_single = p;
+    if (p.nodes > 1 && (!best_multi || p.time_to_train_s < best_multi->time_to_train_s)) {
+      best_multi = p;
+    }
+  }
+  res.single_node_best = best_single ? best_single : fastest_single;
+  res.best_multi_node = best_multi;
+  const std::string deadline =
+      r.constraints.deadline_s ? days(*r.constraints.deadline_s) : std::string("none");
+
+  if (!fastest_single) {
+    res.single_node_reason =
+        single_legal
+            ? fmt::format("model state and activations need {} per GPU on one node even with "
+                          "ZeRO-3, full recompute, FlashAttention and optimizer offload; one "
+                          "node's GPUs have {}",
+                          gib(single_min_memory), gib(single_capacity))
+            : "no legal single-node layout (the global batch or the model's shape does not "
+              "divide over one node's GPUs)";
+  } else if (!best_single) {
+    if (!fastest_single->meets_deadline) {
+      res.single_node_reason = fmt::format("one node needs {}; the deadline is {}",
+                                           days(fastest_single->time_to_train_s), deadline);
+    } else {
+      res.single_node_reason = "the best single-node plan exceeds the budget";
+    }
+  }
+
+  if (best_single) {
+    res.verdict = Verdict::single_node;
+    res.recommended = best_single;
+    const PlanCandidate& s = *best_single;
+    res.reasons.push_back(fmt::format(
+        "One {} node fits: {} of {} per GPU, and trains in {}{}.",
+        r.hardware[s.hardware].server.id, gib(s.memory.total()), gib(s.memory.capacity_bytes),
+        days(s.time_to_train_s),
+        r.constraints.deadline_s ? fmt::format(" (deadline {})", deadline) : std::string()));
+    if (best_multi) {
+      const PlanCandidate& m = *best_multi;
+      res.reasons.push_back(fmt::format(
+          "Scaling out to {} nodes would finish in {} ({:.1f}x faster){}.", m.nodes,
+          days(m.time_to_train_s), s.time_to_train_s / m.time_to_train_s,
+          s.cost_usd > 0 && m.cost_usd > 0
+              ? fmt::format(" for ${:.0f} instead of ${:.0f}", m.cost_usd, s.cost_usd)
+              : std::string()));
+    }
+  } else if (best) {
+    res.verdict = Verdict::multi_node;
+    res.recommended = best;
+    res.reasons.push_back("Capacity/time: " + res.single_node_reason + ".");
+    if (!fastest_single) {
+      res.reasons.front() = "Capacity: " + res.single_node_reason + ".";
+    } else if (!fastest_single->meets_deadline) {
+      res.reasons.front() = "Time: " + res.single_node_reason + ".";
+    } else {
+      res.reasons.front() = "Budget: " + res.single_node_reason + ".";
+    }
+    if (res.min_nodes_fit) {
+      res.reasons.push_back(fmt::format("The smallest cluster that fits has {} node{}.",
+                                        *res.min_nodes_fit, *res.min_nodes_fit == 1 ? "" : "s"));
+    }
+    if (r.constraints.deadline_s && res.min_nodes_deadline) {
+      res.reasons.push_back(fmt::format("The smallest that meets the {} deadline has {} nodes.",
+                                        deadline, *res.min_nodes_deadline));
+    }
+  } else {
+    res.verdict = Verdict::infeasible;
+    // The closest plan: the fastest that fits, whatever it costs.
+    for (const PlanCandidate& p : res.frontier) {
+      if (!res.recommended || p.time_to_train_s < res.recommended->time_to_train_s) {
+        res.recommended = p;
+      }
+    }
+    if (!res.recommended) {
+      res.reasons.push_back(
+          fmt::format("Nothing fits: {} on any allowed hardware up to {} nodes.",
+                      single_legal ? "model state and activations exceed the GPUs' memory"
+                                   : "no legal layout",
+                      r.constraints.max_nodes));
+    } else {
+      const PlanCandidate& c = *res.recommended;
+      if (!c.meets_deadline) {
+        res.reasons.push_back(fmt::format("Time: the fastest plan ({} nodes of {}) needs {}; the "
+                                          "deadline is {}.",
+                                          c.nodes, r.hardware[c.hardware].server.id,
+                                          days(c.time_to_train_s), deadline));
+      }
+      if (!c.within_budget) {
+        res.reasons.push_back(fmt::format("Budget: the fastest plan costs ${:.0f}; the budget is "
+                                          "${:.0f}.",
+                                          c.cost_usd, r.constraints.budget_usd.value_or(0)));
+      }
+    }
+  }
+  // Honest uncertainty: does the band straddle the deadline?
+  if (res.recommended && r.constraints.deadline_s && res.verdict != Verdict::infeasible) {
+    const PlanCandidate& c = *res.recommended;
+    const double slack = *r.constraints.deadline_s / c.time_to_train_s - 1.0;
+    if (slack < c.band) {
+      res.reasons.push_back(fmt::format(
+          "It meets the {} deadline unless the model is more than {:.0f} % optimistic (its "
+          "validation error band on this GPU family is {:.0f} %).",
+          deadline, 100.0 * slack, 100.0 * c.band));
+    }
+  }
+  std::sort(res.frontier.begin(), res.frontier.end(),
+            [](const PlanCandidate& a, const PlanCandidate& b) {
+              return std::tie(a.hardware, a.nodes) < std::tie(b.hardware, b.nodes);
+            });
+  return res;
+}
+
+}  // namespace scaleout

@@ -1,0 +1,100 @@
+// `plan`: searches server x node count x fabric x parallel layout for a
+// workload, checks cheap things first (divisibility, memory), then time and
+// cost, and returns the verdict the article asks for: one node or several,
+// with the binding reason, the recommended plan and the time/cost frontier
+// (docs/model.md, "Plan").
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hw/hardware.hpp"
+#include "perf/step.hpp"
+#include "workload/workload.hpp"
+
+namespace scaleout {
+
+enum class Objective { cost, time };
+enum class Verdict { single_node, multi_node, infeasible };
+
+const char* to_string(Objective o);
+const char* to_string(Verdict v);
+
+// One kind of cluster the search may use: a server, its GPU, a scale-out
+// fabric (none: the server's own NICs at InfiniBand efficiency) and a price.
+struct HardwareOption {
+  Server server;
+  Gpu gpu;
+  std::optional<Fabric> fabric;
+  double usd_per_gpu_hour = 0;  // 0: no price in the catalog
+};
+
+// Layout fields the user fixed; the rest are searched.
+struct FixedLayout {
+  std::optional<int> tp, pp, dp, cp, ep, micro_batch, interleave, zero;
+  std::optional<Recompute> recompute;
+  std::optional<bool> sp, flash_attention, offload;
+  std::optional<int> nodes;
+};
+
+struct PlanConstraints {
+  std::optional<double> deadline_s;
+  std::optional<double> budget_usd;
+  int max_nodes = 512;
+};
+
+struct PlanRequest {
+  Workload workload;  // model, task, tokens, batch, precision, optimizer, framework
+  FixedLayout fixed;
+  std::vector<HardwareOption> hardware;
+  PlanConstraints constraints;
+  Objective objective = Objective::cost;
+  int threads = 1;
+};
+
+struct PlanCandidate {
+  int hardware = 0;  // index into PlanRequest::hardware
+  int nodes = 0;
+  Layout layout;
+  MemoryEstimate memory;
+  StepEstimate step;
+  double time_to_train_s = 0;
+  double cost_usd = 0;   // GPU-hours x cloud price; 0 when unpriced
+  double band = 0;       // relative uncertainty of step and time (docs/validation.md)
+  bool meets_deadline = true;
+  bool within_budget = true;
+  int gpus() const { return layout.gpus(); }
+};
+
+struct SearchStats {
+  long long candidates = 0;  // layouts enumerated
+  long long evaluated = 0;   // full evaluations (memory; time where it fits)
+  std::map<std::string, long long> rejected_by_reason;
+};
+
+struct PlanResult {
+  Verdict verdict = Verdict::infeasible;
+  std::vector<std::string> reasons;  // plain words, the binding one first
+  std::optional<PlanCandidate> recommended;
+  std::optional<PlanCandidate> single_node_best;  // fastest single-node plan that fits
+  std::string single_node_reason;                 // why there is none
+  std::optional<PlanCandidate> best_multi_node;   // what scaling out would buy
+  std::optional<int> min_nodes_fit;               // smallest node count with a plan that fits
+  std::optional<int> min_nodes_deadline;          // ... that also meets the deadline
+  std::vector<PlanCandidate> frontier;            // per hardware and node count, the fastest fit
+  SearchStats stats;
+};
+
+// The node counts the search visits: every count to 8, then about four per
+// doubling (10, 12, 14, 16, 20, 24, 28, 32, ...), up to max_nodes (included).
+std::vector<int> node_counts(int max_nodes);
+
+// Relative uncertainty of a predicted step time for a GPU family, from the
+// held-out validation errors of comparable runs (docs/validation.md).
+double step_time_band(const Gpu& gpu);
+
+PlanResult plan(const PlanRequest& request);
+
+}  // namespace scaleout
