@@ -2,10 +2,10 @@
 
 #include <CLI/CLI.hpp>
 #include <chrono>
-#include <thread>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
+#include <thread>
 
 #include "core/error.hpp"
 #include "core/spelling.hpp"
@@ -128,8 +128,7 @@ std::string run_plan(const Options& o) {
                               : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   const auto start = std::chrono::steady_clock::now();
   rep.result = plan(req);
-  rep.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return o.format == "json" ? report::plan_json(rep) : report::plan_text(rep);
 }
 
@@ -183,7 +182,9 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
 
   auto* pl = app.add_subcommand(
       "plan", "one node or several? searches hardware, node count and layout for a workload");
-  pl->add_option("workload", o.workload, "workload YAML file")->required()->check(CLI::ExistingFile);
+  pl->add_option("workload", o.workload, "workload YAML file")
+      ->required()
+      ->check(CLI::ExistingFile);
   pl->add_option("--format", o.format, "text or json")->check(CLI::IsMember(formats));
   pl->add_option("--objective", o.objective, "rank plans that meet the constraints by cost or time")
       ->check(CLI::IsMember({"cost", "time"}));

@@ -65,7 +65,7 @@ struct Fabric {
 struct CloudPrice {
   std::string gpu_id;
   double usd_per_gpu_hour = 0;
-  std::string pricing;   // on-demand | reserved | spot | capacity-block
+  std::string pricing;  // on-demand | reserved | spot | capacity-block
   std::string provider;
   std::string instance;
   std::string date;

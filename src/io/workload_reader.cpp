@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>

@@ -20,8 +20,8 @@ struct PlanInput {
   std::optional<double> deadline_days;
   std::optional<double> budget_usd;
   std::optional<int> max_nodes;
-  std::vector<std::string> servers;    // hardware.servers; empty = every server
-  std::vector<std::string> fabrics;    // hardware.fabrics; empty = the servers' own NICs
+  std::vector<std::string> servers;  // hardware.servers; empty = every server
+  std::vector<std::string> fabrics;  // hardware.fabrics; empty = the servers' own NICs
 };
 
 struct WorkloadFile {

@@ -1,6 +1,6 @@
-#include <cmath>
-
 #include <fmt/format.h>
+
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "core/units.hpp"
@@ -31,8 +31,9 @@ std::string layout_line(const Layout& l) {
 }
 
 std::string fabric_name(const HardwareOption& hw) {
-  return hw.fabric ? hw.fabric->id : fmt::format("{} x {:.0f} Gb/s NICs", hw.server.nics_per_node,
-                                                   hw.server.nic_bw_Bps / units::kGbps);
+  return hw.fabric ? hw.fabric->id
+                   : fmt::format("{} x {:.0f} Gb/s NICs", hw.server.nics_per_node,
+                                 hw.server.nic_bw_Bps / units::kGbps);
 }
 
 std::string cost(double usd) {
@@ -124,8 +125,8 @@ std::string plan_text(const PlanReport& r) {
     o += fmt::format("Single node: none ({})\n\n", p.single_node_reason);
   }
   o += "Frontier: fastest plan that fits, per server and node count\n";
-  o += fmt::format("  {:<26} {:>6} {:>6} {:>11} {:>9} {:>6}\n", "server", "nodes", "GPUs",
-                   "time", "cost", "MFU");
+  o += fmt::format("  {:<26} {:>6} {:>6} {:>11} {:>9} {:>6}\n", "server", "nodes", "GPUs", "time",
+                   "cost", "MFU");
   for (const PlanCandidate& c : p.frontier) {
     o += fmt::format("  {:<26} {:>6} {:>6} {:>11} {:>9} {:>5.1f}%{}\n",
                      r.request.hardware[c.hardware].server.id, c.nodes, c.gpus(),
@@ -155,13 +156,14 @@ std::string plan_json(const PlanReport& r) {
       p.min_nodes_deadline ? ordered_json(*p.min_nodes_deadline) : ordered_json(nullptr);
   ordered_json frontier = ordered_json::array();
   for (const PlanCandidate& c : p.frontier) {
-    frontier.push_back({{"server", r.request.hardware[c.hardware].server.id},
-                        {"nodes", c.nodes},
-                        {"gpus", c.gpus()},
-                        {"time_to_train_days", days(c.time_to_train_s)},
-                        {"cost_usd", c.cost_usd > 0 ? ordered_json(c.cost_usd) : ordered_json(nullptr)},
-                        {"mfu", c.step.mfu},
-                        {"feasible", c.meets_deadline && c.within_budget}});
+    frontier.push_back(
+        {{"server", r.request.hardware[c.hardware].server.id},
+         {"nodes", c.nodes},
+         {"gpus", c.gpus()},
+         {"time_to_train_days", days(c.time_to_train_s)},
+         {"cost_usd", c.cost_usd > 0 ? ordered_json(c.cost_usd) : ordered_json(nullptr)},
+         {"mfu", c.step.mfu},
+         {"feasible", c.meets_deadline && c.within_budget}});
   }
   j["frontier"] = frontier;
   ordered_json rejected = ordered_json::object();

@@ -1,10 +1,10 @@
 #include "search/planner.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <thread>
-
-#include <fmt/format.h>
 
 #include "memory/memory.hpp"
 #include "workload/checks.hpp"
@@ -15,9 +15,12 @@ const char* to_string(Objective o) { return o == Objective::time ? "time" : "cos
 
 const char* to_string(Verdict v) {
   switch (v) {
-    case Verdict::single_node: return "single-node";
-    case Verdict::multi_node: return "multi-node";
-    case Verdict::infeasible: return "infeasible";
+    case Verdict::single_node:
+      return "single-node";
+    case Verdict::multi_node:
+      return "multi-node";
+    case Verdict::infeasible:
+      return "infeasible";
   }
   return "?";
 }
@@ -121,7 +124,8 @@ CellResult search_cell(const PlanRequest& r, int hw_index, int nodes) {
               ly.flash_attention = fx.flash_attention.value_or(true);
               w.cluster.nodes = nodes;
               ++out.candidates;
-              if (batch % (static_cast<long long>(mb) * dp) != 0 || !check_layout(w, gpus).empty()) {
+              if (batch % (static_cast<long long>(mb) * dp) != 0 ||
+                  !check_layout(w, gpus).empty()) {
                 out.rejected["divisibility"] += 1;
                 continue;
               }
@@ -142,10 +146,10 @@ CellResult search_cell(const PlanRequest& r, int hw_index, int nodes) {
               const std::vector<int> zeros =
                   options(fx.zero, dp * cp > 1 ? zero_all : std::vector<int>{0});
               for (int z : zeros) {
-                for (Recompute rc : fx.recompute ? std::vector<Recompute>{*fx.recompute}
-                                                 : std::vector<Recompute>{Recompute::none,
-                                                                          Recompute::selective,
-                                                                          Recompute::full}) {
+                for (Recompute rc :
+                     fx.recompute ? std::vector<Recompute>{*fx.recompute}
+                                  : std::vector<Recompute>{Recompute::none, Recompute::selective,
+                                                           Recompute::full}) {
                   for (bool off : fx.offload ? std::vector<bool>{*fx.offload}
                                              : std::vector<bool>{false, true}) {
                     ly.zero = z;
@@ -158,7 +162,8 @@ CellResult search_cell(const PlanRequest& r, int hw_index, int nodes) {
                       out.rejected["memory"] += 1;
                       continue;
                     }
-                    const StepEstimate step = estimate_step(w, hw.server, hw.gpu, fabric, perf, mem);
+                    const StepEstimate step =
+                        estimate_step(w, hw.server, hw.gpu, fabric, perf, mem);
                     if (!out.fastest || step.step_s < out.fastest->step.step_s) {
                       PlanCandidate c;
                       c.hardware = hw_index;
@@ -210,7 +215,8 @@ PlanResult plan(const PlanRequest& r) {
     }
   }
   if (r.fixed.nodes && *r.fixed.nodes > r.constraints.max_nodes) {
-    for (size_t h = 0; h < r.hardware.size(); ++h) work.push_back({static_cast<int>(h), *r.fixed.nodes});
+    for (size_t h = 0; h < r.hardware.size(); ++h)
+      work.push_back({static_cast<int>(h), *r.fixed.nodes});
   }
   // Cells are independent: threads take every k-th cell; results land in place.
   std::vector<CellResult> cells(work.size());
@@ -248,8 +254,8 @@ PlanResult plan(const PlanRequest& r) {
     p.cost_usd = p.gpus() * p.time_to_train_s / 3600.0 * hw.usd_per_gpu_hour;
     p.band = step_time_band(hw.gpu);
     p.meets_deadline = !r.constraints.deadline_s || p.time_to_train_s <= *r.constraints.deadline_s;
-    p.within_budget = !r.constraints.budget_usd || (hw.usd_per_gpu_hour > 0 &&
-                                                    p.cost_usd <= *r.constraints.budget_usd);
+    p.within_budget = !r.constraints.budget_usd ||
+                      (hw.usd_per_gpu_hour > 0 && p.cost_usd <= *r.constraints.budget_usd);
     if (!p.meets_deadline) res.stats.rejected_by_reason["deadline"] += 1;
     if (!p.within_budget) res.stats.rejected_by_reason["budget"] += 1;
     res.frontier.push_back(p);
@@ -263,8 +269,7 @@ PlanResult plan(const PlanRequest& r) {
     if (p.meets_deadline && res.min_nodes_deadline.value_or(1 << 30) > p.nodes) {
       res.min_nodes_deadline = p.nodes;
     }
-    if (p.nodes == 1 &&
-        (!fastest_single || p.time_to_train_s < fastest_single->time_to_train_s)) {
+    if (p.nodes == 1 && (!fastest_single || p.time_to_train_s < fastest_single->time_to_train_s)) {
       fastest_single = p;
     }
     if (!feasible(p)) continue;
@@ -282,10 +287,16 @@ PlanResult plan(const PlanRequest& r) {
   if (!fastest_single) {
     res.single_node_reason =
         single_legal
-            ? fmt::format("model state and activations need {} per GPU on one node even with "
-                          "ZeRO-3, full recompute, FlashAttention and optimizer offload; one "
-                          "node's GPUs have {}",
-                          gib(single_min_memory), gib(single_capacity))
+            ? fmt::format(
+                  "model state and activations need {} per GPU on one node even with "
+                  "{}, full recompute, FlashAttention and optimizer offload; one "
+                  "node's GPUs have {}",
+                  gib(single_min_memory),
+                  r.workload.framework == Framework::megatron ||
+                          r.workload.framework == Framework::nemo
+                      ? "the distributed optimizer (ZeRO-1)"
+                      : "ZeRO-3",
+                  gib(single_capacity))
             : "no legal single-node layout (the global batch or the model's shape does not "
               "divide over one node's GPUs)";
   } else if (!best_single) {
@@ -302,18 +313,17 @@ PlanResult plan(const PlanRequest& r) {
     res.recommended = best_single;
     const PlanCandidate& s = *best_single;
     res.reasons.push_back(fmt::format(
-        "One {} node fits: {} of {} per GPU, and trains in {}{}.",
-        r.hardware[s.hardware].server.id, gib(s.memory.total()), gib(s.memory.capacity_bytes),
-        days(s.time_to_train_s),
+        "One {} node fits: {} of {} per GPU, and trains in {}{}.", r.hardware[s.hardware].server.id,
+        gib(s.memory.total()), gib(s.memory.capacity_bytes), days(s.time_to_train_s),
         r.constraints.deadline_s ? fmt::format(" (deadline {})", deadline) : std::string()));
     if (best_multi) {
       const PlanCandidate& m = *best_multi;
-      res.reasons.push_back(fmt::format(
-          "Scaling out to {} nodes would finish in {} ({:.1f}x faster){}.", m.nodes,
-          days(m.time_to_train_s), s.time_to_train_s / m.time_to_train_s,
-          s.cost_usd > 0 && m.cost_usd > 0
-              ? fmt::format(" for ${:.0f} instead of ${:.0f}", m.cost_usd, s.cost_usd)
-              : std::string()));
+      res.reasons.push_back(
+          fmt::format("Scaling out to {} nodes would finish in {} ({:.1f}x faster){}.", m.nodes,
+                      days(m.time_to_train_s), s.time_to_train_s / m.time_to_train_s,
+                      s.cost_usd > 0 && m.cost_usd > 0
+                          ? fmt::format(" for ${:.0f} instead of ${:.0f}", m.cost_usd, s.cost_usd)
+                          : std::string()));
     }
   } else if (best) {
     res.verdict = Verdict::multi_node;
@@ -343,23 +353,23 @@ PlanResult plan(const PlanRequest& r) {
       }
     }
     if (!res.recommended) {
-      res.reasons.push_back(
-          fmt::format("Nothing fits: {} on any allowed hardware up to {} nodes.",
-                      single_legal ? "model state and activations exceed the GPUs' memory"
-                                   : "no legal layout",
-                      r.constraints.max_nodes));
+      res.reasons.push_back(fmt::format(
+          "Nothing fits: {} on any allowed hardware up to {} nodes.",
+          single_legal ? "model state and activations exceed the GPUs' memory" : "no legal layout",
+          r.constraints.max_nodes));
     } else {
       const PlanCandidate& c = *res.recommended;
       if (!c.meets_deadline) {
-        res.reasons.push_back(fmt::format("Time: the fastest plan ({} nodes of {}) needs {}; the "
-                                          "deadline is {}.",
-                                          c.nodes, r.hardware[c.hardware].server.id,
-                                          days(c.time_to_train_s), deadline));
+        res.reasons.push_back(fmt::format(
+            "Time: the fastest plan ({} nodes of {}) needs {}; the "
+            "deadline is {}.",
+            c.nodes, r.hardware[c.hardware].server.id, days(c.time_to_train_s), deadline));
       }
       if (!c.within_budget) {
-        res.reasons.push_back(fmt::format("Budget: the fastest plan costs ${:.0f}; the budget is "
-                                          "${:.0f}.",
-                                          c.cost_usd, r.constraints.budget_usd.value_or(0)));
+        res.reasons.push_back(
+            fmt::format("Budget: the fastest plan costs ${:.0f}; the budget is "
+                        "${:.0f}.",
+                        c.cost_usd, r.constraints.budget_usd.value_or(0)));
       }
     }
   }

@@ -61,8 +61,8 @@ struct PlanCandidate {
   MemoryEstimate memory;
   StepEstimate step;
   double time_to_train_s = 0;
-  double cost_usd = 0;   // GPU-hours x cloud price; 0 when unpriced
-  double band = 0;       // relative uncertainty of step and time (docs/validation.md)
+  double cost_usd = 0;  // GPU-hours x cloud price; 0 when unpriced
+  double band = 0;      // relative uncertainty of step and time (docs/validation.md)
   bool meets_deadline = true;
   bool within_budget = true;
   int gpus() const { return layout.gpus(); }

@@ -1,0 +1,1 @@
+plan examples/plan-mixtral-8x7b.yaml

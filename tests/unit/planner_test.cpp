@@ -1,0 +1,132 @@
+#include "search/planner.hpp"
+
+#include <gtest/gtest.h>
+
+#include "io/catalog_reader.hpp"
+#include "report/report.hpp"
+
+namespace scaleout {
+namespace {
+
+PlanRequest request(const char* model, std::vector<const char*> servers, double tokens) {
+  const Catalog& cat = io::builtin_catalog();
+  PlanRequest r;
+  r.workload.model = *cat.find_model(model);
+  r.workload.tokens = tokens;
+  r.workload.seq_len = 2048;
+  r.workload.global_batch = 512;
+  for (const char* id : servers) {
+    HardwareOption h;
+    h.server = *cat.find_server(id);
+    h.gpu = *cat.find_gpu(h.server.gpu_id);
+    const CloudPrice* price = cat.default_cloud_price(h.gpu.id);
+    h.usd_per_gpu_hour = price ? price->usd_per_gpu_hour : 0.0;
+    r.hardware.push_back(h);
+  }
+  r.constraints.max_nodes = 64;
+  return r;
+}
+
+TEST(NodeCounts, EveryCountToEightThenFourPerDoubling) {
+  const std::vector<int> n = node_counts(64);
+  const std::vector<int> expected = {1,  2,  3,  4,  5,  6,  7,  8,  10, 12,
+                                     14, 16, 20, 24, 28, 32, 40, 48, 56, 64};
+  EXPECT_EQ(n, expected);
+  EXPECT_EQ(node_counts(100).back(), 100);  // the limit itself is always visited
+  EXPECT_EQ(node_counts(1), std::vector<int>{1});
+}
+
+TEST(Verdict, StateThatCannotFitOneNodeIsACapacityTrigger) {
+  // GPT-3 175B: 175e9 x 18 B / 8 GPUs = 394 GB per GPU of model state alone.
+  const PlanResult p = plan(request("gpt3-175b", {"dgx-h100"}, 3e11));
+  EXPECT_EQ(p.verdict, Verdict::multi_node);
+  ASSERT_FALSE(p.reasons.empty());
+  EXPECT_EQ(p.reasons[0].rfind("Capacity:", 0), 0u) << p.reasons[0];
+  EXPECT_FALSE(p.single_node_best.has_value());
+  ASSERT_TRUE(p.min_nodes_fit.has_value());
+  EXPECT_GT(*p.min_nodes_fit, 1);
+  ASSERT_TRUE(p.recommended.has_value());
+  EXPECT_TRUE(p.recommended->memory.fits);
+}
+
+TEST(Verdict, ADeadlineOneNodeMissesIsATimeTrigger) {
+  PlanRequest r = request("llama3-8b", {"dgx-h100"}, 1e12);
+  r.constraints.deadline_s = 7 * 86400.0;
+  const PlanResult p = plan(r);
+  EXPECT_EQ(p.verdict, Verdict::multi_node);
+  EXPECT_EQ(p.reasons[0].rfind("Time: one node needs", 0), 0u) << p.reasons[0];
+  ASSERT_TRUE(p.single_node_best.has_value());
+  EXPECT_GT(p.single_node_best->time_to_train_s, 7 * 86400.0);
+  EXPECT_LE(p.recommended->time_to_train_s, 7 * 86400.0);
+  ASSERT_TRUE(p.min_nodes_deadline.has_value());
+  EXPECT_LE(*p.min_nodes_deadline, p.recommended->nodes);
+}
+
+TEST(Verdict, ASmallFineTuneStaysOnOneNode) {
+  PlanRequest r = request("llama3-8b", {"dgx-h100"}, 1e8);
+  r.workload.task = Task::finetune;
+  r.workload.finetune.method = FinetuneMethod::lora;
+  r.workload.framework = Framework::fsdp;
+  r.constraints.deadline_s = 86400.0;
+  const PlanResult p = plan(r);
+  EXPECT_EQ(p.verdict, Verdict::single_node);
+  ASSERT_TRUE(p.recommended.has_value());
+  EXPECT_EQ(p.recommended->nodes, 1);
+}
+
+TEST(Verdict, NothingMeetsAnImpossibleDeadline) {
+  PlanRequest r = request("llama3-70b", {"dgx-h100"}, 1e13);
+  r.constraints.deadline_s = 3600.0;
+  r.constraints.max_nodes = 4;
+  const PlanResult p = plan(r);
+  EXPECT_EQ(p.verdict, Verdict::infeasible);
+  ASSERT_TRUE(p.recommended.has_value());  // the closest plan
+  EXPECT_FALSE(p.recommended->meets_deadline);
+  EXPECT_EQ(p.reasons[0].rfind("Time:", 0), 0u) << p.reasons[0];
+}
+
+TEST(Search, SameAnswerForAnyThreadCount) {
+  PlanRequest r = request("llama3-70b", {"dgx-h100", "dgx-a100"}, 1e12);
+  r.constraints.deadline_s = 60 * 86400.0;
+  report::PlanReport one, many;
+  one.request = many.request = r;
+  one.request.threads = 1;
+  many.request.threads = 7;
+  one.result = plan(one.request);
+  many.result = plan(many.request);
+  EXPECT_EQ(report::plan_json(one), report::plan_json(many));
+}
+
+TEST(Search, FixedLayoutFieldsAreKept) {
+  PlanRequest r = request("llama3-70b", {"dgx-h100"}, 1e12);
+  r.fixed.tp = 8;
+  r.fixed.recompute = Recompute::full;
+  const PlanResult p = plan(r);
+  ASSERT_FALSE(p.frontier.empty());
+  for (const PlanCandidate& c : p.frontier) {
+    EXPECT_EQ(c.layout.tp, 8);
+    EXPECT_EQ(c.layout.recompute, Recompute::full);
+  }
+}
+
+TEST(Search, CountsRejectionsAndNeverRecommendsWhatDoesNotFit) {
+  const PlanResult p = plan(request("llama3-70b", {"dgx-a100"}, 1e12));
+  EXPECT_GT(p.stats.candidates, 0);
+  EXPECT_GT(p.stats.rejected_by_reason.at("memory"), 0);
+  for (const PlanCandidate& c : p.frontier) {
+    EXPECT_TRUE(c.memory.fits);
+    EXPECT_LE(c.memory.total(), c.memory.capacity_bytes);
+  }
+}
+
+TEST(Search, CostIsGpuHoursTimesThePrice) {
+  const PlanRequest r = request("llama3-8b", {"dgx-h100"}, 1e11);
+  const PlanResult p = plan(r);
+  for (const PlanCandidate& c : p.frontier) {
+    EXPECT_NEAR(c.cost_usd, c.gpus() * c.time_to_train_s / 3600.0 * r.hardware[0].usd_per_gpu_hour,
+                1e-6 * c.cost_usd);
+  }
+}
+
+}  // namespace
+}  // namespace scaleout
