@@ -4,6 +4,7 @@
 #include "io/catalog_reader.hpp"
 #include "memory/memory.hpp"
 #include "perf/step.hpp"
+#include "search/planner.hpp"
 
 namespace {
 
@@ -62,5 +63,39 @@ void BM_EstimateMemoryAndStep(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_EstimateMemoryAndStep);
+
+}  // namespace
+
+namespace {
+
+// The speed target: a GPT-3 175B plan over 1-512 nodes of two server
+// types, on two threads.
+void BM_PlanGpt3TwoServers(benchmark::State& state) {
+  const scaleout::Catalog& c = scaleout::io::builtin_catalog();
+  scaleout::PlanRequest r;
+  r.workload.model = *c.find_model("gpt3-175b");
+  r.workload.tokens = 3e11;
+  r.workload.seq_len = 2048;
+  r.workload.global_batch = 1536;
+  for (const char* id : {"dgx-a100", "dgx-h100"}) {
+    scaleout::HardwareOption h;
+    h.server = *c.find_server(id);
+    h.gpu = *c.find_gpu(h.server.gpu_id);
+    h.usd_per_gpu_hour = c.default_cloud_price(h.gpu.id)->usd_per_gpu_hour;
+    r.hardware.push_back(h);
+  }
+  r.constraints.max_nodes = 512;
+  r.threads = static_cast<int>(state.range(0));
+  long long evaluated = 0;
+  for (auto _ : state) {
+    const scaleout::PlanResult p = scaleout::plan(r);
+    evaluated = p.stats.evaluated;
+    benchmark::DoNotOptimize(p.recommended);
+  }
+  state.counters["evaluations"] = static_cast<double>(evaluated);
+  state.counters["evaluations_per_s"] = benchmark::Counter(
+      static_cast<double>(evaluated), benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_PlanGpt3TwoServers)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace

@@ -65,7 +65,18 @@ double mape(const scaleout::ValidationReport& r) {
 
 }  // namespace
 
+int run(int argc, char** argv);
+
 int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "scaleout_calibrate: %s\n", e.what());
+    return 2;
+  }
+}
+
+int run(int argc, char** argv) {
   std::vector<Set> sets;
   std::vector<double> floors = {-1}, dims = {-1}, scales = {1.0}, traffic = {-1};
   std::vector<double> fixed = {-1}, fragmentation = {-1};

@@ -174,7 +174,8 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   app.set_version_flag("--version", kVersion);
   const std::vector<std::string> formats = {"text", "json"};
 
-  auto* est = app.add_subcommand("estimate", "per-GPU memory of one workload on one cluster");
+  auto* est =
+      app.add_subcommand("estimate", "per-GPU memory and step time of one workload on one cluster");
   est->add_option("workload", o.workload, "workload YAML file")
       ->required()
       ->check(CLI::ExistingFile);

@@ -239,6 +239,10 @@ WorkloadFile read_workload(const std::string& text, const std::string& file, con
              suggestion(c.fabric_id, catalog.fabric_ids()));
     }
     f.finish();
+    if (c.nodes > 1 && server->nics_per_node == 0) {
+      f.fail("nodes", fmt::format("server '{}' has no scale-out NICs in the catalog", c.server_id),
+             "use nodes: 1, or add its NICs with a --catalog file");
+    }
     cluster_gpus = static_cast<long long>(c.nodes) * server->gpus_per_node;
     if (cluster_gpus > kMaxGpus) {
       top.fail("cluster",

@@ -27,8 +27,7 @@ struct ComputeConstants {
   // one eager PyTorch operator bounds small kernels (fitted, docs/validation.md).
   double kernel_floor_s = 0.0;
   // Element-wise traffic relative to the fused kernels counted in
-  // docs/model.md: eager PyTorch runs unfused casts, copies and bias adds
-  // (fitted per framework, docs/validation.md).
+  // docs/model.md (1 everywhere; a knob for calibration experiments).
   double elementwise_traffic = 1.0;
 };
 

@@ -236,8 +236,9 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
   }
 
   StepEstimate out;
+  // No global batch given: p micro-batches per step, as the memory model assumes.
   const double global_batch = w.global_batch > 0 ? static_cast<double>(w.global_batch)
-                                                 : static_cast<double>(ly.micro_batch) * ly.dp;
+                                                 : static_cast<double>(ly.micro_batch) * ly.dp * p;
   const double mb = std::max(1.0, global_batch / (static_cast<double>(ly.micro_batch) * ly.dp));
   out.microbatches = mb;
   StepBreakdown& br = out.breakdown;
@@ -258,7 +259,6 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
   // Data-parallel gradient reduction of the stage's parameters, overlapped with
   // the last micro-batch's backward pass; ZeRO-1/2 also all-gather the updated
   // 16-bit weights after the optimizer step.
-  const double stage_params = mem.peak.params;
   const double trainable = mem.peak.trainable_params;
   const StatePolicy pol = state_policy(w);
   if (ly.zero < 3 && ly.dp * ly.cp > 1) {
@@ -273,7 +273,6 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
     const double backward_last = slowest.compute * 2.0 / 3.0;
     br.dp_comm += std::max(0.0, dp - backward_last);
   }
-  (void)stage_params;
 
   // Optimizer: a memory-bound pass over the local (sharded) optimizer state.
   const double shard = ly.zero >= 1 ? static_cast<double>(ly.dp) * ly.cp : 1.0;
