@@ -197,6 +197,12 @@ bool better(const PlanCandidate& a, const PlanCandidate& b, Objective o) {
   return key(a) < key(b);
 }
 
+std::string usd(double v) {
+  if (v >= 1e6) return fmt::format("${:.2f}M", v / 1e6);
+  if (v >= 1e3) return fmt::format("${:.1f}k", v / 1e3);
+  return fmt::format("${:.0f}", v);
+}
+
 std::string gib(double bytes) { return fmt::format("{:.1f} GiB", bytes / (1024.0 * 1024 * 1024)); }
 std::string days(double s) {
   return s < 86400.0 ? fmt::format("{:.1f} hours", s / 3600.0)
@@ -322,7 +328,7 @@ PlanResult plan(const PlanRequest& r) {
           fmt::format("Scaling out to {} nodes would finish in {} ({:.1f}x faster){}.", m.nodes,
                       days(m.time_to_train_s), s.time_to_train_s / m.time_to_train_s,
                       s.cost_usd > 0 && m.cost_usd > 0
-                          ? fmt::format(" for ${:.0f} instead of ${:.0f}", m.cost_usd, s.cost_usd)
+                          ? fmt::format(" for {} instead of {}", usd(m.cost_usd), usd(s.cost_usd))
                           : std::string()));
     }
   } else if (best) {
