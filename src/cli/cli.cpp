@@ -43,6 +43,10 @@ std::string run_estimate(const Options& o) {
   const std::string dir = std::filesystem::path(o.workload).parent_path().string();
   const io::WorkloadFile wf =
       io::read_workload(io::read_text_file(o.workload), o.workload, dir, catalog);
+  if (wf.plan.global_batches.size() > 1) {
+    throw InputError(o.workload, 0, "global_batch", "estimate takes one global batch, not a list",
+                     "give one number, or use plan to search the list");
+  }
   if (!wf.has_cluster) {
     throw InputError(o.workload, 0, "cluster", "estimate needs a cluster",
                      "add cluster: {server: dgx-h100, nodes: 1}");
@@ -71,6 +75,7 @@ std::string run_plan(const Options& o) {
   report::PlanReport rep;
   PlanRequest& req = rep.request;
   req.workload = wf.workload;
+  req.global_batches = in.global_batches;
   if (req.workload.tokens <= 0) {
     throw InputError(o.workload, 0, "tokens", "plan needs the run's training tokens",
                      "add e.g. tokens: 2.0e12");

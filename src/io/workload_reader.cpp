@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -126,7 +127,22 @@ WorkloadFile read_workload(const std::string& text, const std::string& file, con
   w.task = read_enum(top, "task", kTasks).value_or(Task::pretrain);
   w.tokens = top.number("tokens", 0, 1e18).value_or(0);
   w.seq_len = top.integer("seq_len", 1, 100000000).value_or(2048);
-  w.global_batch = top.integer("global_batch", 1, 1000000000).value_or(0);
+  // global_batch: sequences per step; `plan` also takes a list of candidates.
+  if (const YAML::Node gb = top.node("global_batch"); gb.IsSequence()) {
+    if (gb.size() == 0) top.fail("global_batch", "empty list", "give one or more batch sizes");
+    for (size_t i = 0; i < gb.size(); ++i) {
+      const double v = scalar_number(gb[i], file, "global_batch");
+      if (v != std::floor(v) || v < 1 || v > 1e9) {
+        throw InputError(
+            file, line_of(gb[i]), "global_batch",
+            fmt::format("expected a whole number from 1 to 1e9, got {}", gb[i].Scalar()));
+      }
+      out.plan.global_batches.push_back(static_cast<long long>(v));
+    }
+    w.global_batch = out.plan.global_batches.front();
+  } else {
+    w.global_batch = top.integer("global_batch", 1, 1000000000).value_or(0);
+  }
   w.precision = read_enum(top, "precision", kPrecisions).value_or(Precision::bf16);
   w.optimizer = read_enum(top, "optimizer", kOptimizers).value_or(Optimizer::adam);
   w.framework = read_enum(top, "framework", kFrameworks).value_or(Framework::megatron);

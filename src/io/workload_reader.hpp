@@ -22,6 +22,7 @@ struct PlanInput {
   std::optional<int> max_nodes;
   std::vector<std::string> servers;  // hardware.servers; empty = every server
   std::vector<std::string> fabrics;  // hardware.fabrics; empty = the servers' own NICs
+  std::vector<long long> global_batches;  // global_batch given as a list (plan searches them)
 };
 
 struct WorkloadFile {

@@ -48,6 +48,9 @@ void plan_block(std::string& o, const PlanReport& r, const PlanCandidate& c) {
   o += fmt::format("  hardware   {} x {} ({} x {}, {} GPUs), {}\n", c.nodes, hw.server.id,
                    hw.server.gpus_per_node, hw.gpu.id, c.gpus(), fabric_name(hw));
   o += fmt::format("  layout     {}\n", layout_line(c.layout));
+  if (r.request.global_batches.size() > 1) {
+    o += fmt::format("  batch      {} sequences per step\n", c.global_batch);
+  }
   o += fmt::format("  memory     {} of {} per GPU\n", gib(c.memory.total()),
                    gib(c.memory.capacity_bytes));
   o += fmt::format("  step       {:.2f} s, MFU {:.1f} %, network wait {:.1f} %\n", c.step.step_s,
@@ -64,6 +67,7 @@ ordered_json candidate_json(const PlanReport& r, const PlanCandidate& c) {
           {"gpu", hw.gpu.id},
           {"nodes", c.nodes},
           {"gpus", c.gpus()},
+          {"global_batch", c.global_batch},
           {"fabric", hw.fabric ? ordered_json(hw.fabric->id) : ordered_json(nullptr)},
           {"layout",
            {{"tp", l.tp},

@@ -52,6 +52,7 @@ namespace {
 struct Work {
   int hardware;
   int nodes;
+  long long batch;
 };
 
 // Everything one (hardware, node count) cell of the search produced.
@@ -68,15 +69,15 @@ std::vector<int> options(const std::optional<int>& fixed, std::vector<int> all) 
   return all;
 }
 
-CellResult search_cell(const PlanRequest& r, int hw_index, int nodes) {
+CellResult search_cell(const PlanRequest& r, int hw_index, int nodes, long long batch) {
   CellResult out;
   const HardwareOption& hw = r.hardware[hw_index];
-  const Workload& base = r.workload;
+  Workload base = r.workload;
+  base.global_batch = batch;
   const ModelShape& m = base.model;
   const FixedLayout& fx = r.fixed;
   const int gpn = hw.server.gpus_per_node;
   const long long gpus = static_cast<long long>(nodes) * gpn;
-  const long long batch = base.global_batch;
   const PerfConstants perf = perf_constants(hw.gpu, base.framework);
   const Fabric* fabric = hw.fabric ? &*hw.fabric : nullptr;
   if (nodes > 1 && hw.server.nics_per_node == 0) {
@@ -168,6 +169,7 @@ CellResult search_cell(const PlanRequest& r, int hw_index, int nodes) {
                       PlanCandidate c;
                       c.hardware = hw_index;
                       c.nodes = nodes;
+                      c.global_batch = batch;
                       c.layout = ly;
                       c.memory = mem;
                       c.step = step;
@@ -213,16 +215,14 @@ std::string days(double s) {
 
 PlanResult plan(const PlanRequest& r) {
   PlanResult res;
+  const std::vector<long long> batches =
+      r.global_batches.empty() ? std::vector<long long>{r.workload.global_batch} : r.global_batches;
   std::vector<Work> work;
   for (size_t h = 0; h < r.hardware.size(); ++h) {
     for (int n : node_counts(r.constraints.max_nodes)) {
       if (r.fixed.nodes && *r.fixed.nodes != n) continue;
-      work.push_back({static_cast<int>(h), n});
+      for (long long b : batches) work.push_back({static_cast<int>(h), n, b});
     }
-  }
-  if (r.fixed.nodes && *r.fixed.nodes > r.constraints.max_nodes) {
-    for (size_t h = 0; h < r.hardware.size(); ++h)
-      work.push_back({static_cast<int>(h), *r.fixed.nodes});
   }
   // Cells are independent: threads take every k-th cell; results land in place.
   std::vector<CellResult> cells(work.size());
@@ -231,14 +231,12 @@ PlanResult plan(const PlanRequest& r) {
   for (int t = 0; t < threads; ++t) {
     pool.emplace_back([&, t] {
       for (size_t i = static_cast<size_t>(t); i < work.size(); i += static_cast<size_t>(threads)) {
-        cells[i] = search_cell(r, work[i].hardware, work[i].nodes);
+        cells[i] = search_cell(r, work[i].hardware, work[i].nodes, work[i].batch);
       }
     });
   }
   for (std::thread& th : pool) th.join();
 
-  const double tokens_per_step =
-      static_cast<double>(r.workload.global_batch) * static_cast<double>(r.workload.seq_len);
   double single_min_memory = 0, single_capacity = 0;
   bool single_legal = false;
   for (size_t i = 0; i < cells.size(); ++i) {
@@ -256,6 +254,8 @@ PlanResult plan(const PlanRequest& r) {
     }
     if (!c.fastest) continue;
     PlanCandidate p = *c.fastest;
+    const double tokens_per_step =
+        static_cast<double>(p.global_batch) * static_cast<double>(r.workload.seq_len);
     p.time_to_train_s = r.workload.tokens / tokens_per_step * p.step.step_s;
     p.cost_usd = p.gpus() * p.time_to_train_s / 3600.0 * hw.usd_per_gpu_hour;
     p.band = step_time_band(hw.gpu);
@@ -264,7 +264,15 @@ PlanResult plan(const PlanRequest& r) {
                       (hw.usd_per_gpu_hour > 0 && p.cost_usd <= *r.constraints.budget_usd);
     if (!p.meets_deadline) res.stats.rejected_by_reason["deadline"] += 1;
     if (!p.within_budget) res.stats.rejected_by_reason["budget"] += 1;
-    res.frontier.push_back(p);
+    // One frontier point per hardware and node count: the fastest over the batches.
+    auto same = std::find_if(res.frontier.begin(), res.frontier.end(), [&](const PlanCandidate& q) {
+      return q.hardware == p.hardware && q.nodes == p.nodes;
+    });
+    if (same == res.frontier.end()) {
+      res.frontier.push_back(p);
+    } else if (p.time_to_train_s < same->time_to_train_s) {
+      *same = p;
+    }
   }
 
   // Verdict.

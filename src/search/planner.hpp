@@ -47,6 +47,8 @@ struct PlanConstraints {
 
 struct PlanRequest {
   Workload workload;  // model, task, tokens, batch, precision, optimizer, framework
+  // Global batches (sequences) to consider; empty: the workload's own.
+  std::vector<long long> global_batches;
   FixedLayout fixed;
   std::vector<HardwareOption> hardware;
   PlanConstraints constraints;
@@ -57,6 +59,7 @@ struct PlanRequest {
 struct PlanCandidate {
   int hardware = 0;  // index into PlanRequest::hardware
   int nodes = 0;
+  long long global_batch = 0;  // sequences per step
   Layout layout;
   MemoryEstimate memory;
   StepEstimate step;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "io/catalog_reader.hpp"
 #include "report/report.hpp"
 
@@ -126,6 +128,28 @@ TEST(Search, CostIsGpuHoursTimesThePrice) {
     EXPECT_NEAR(c.cost_usd, c.gpus() * c.time_to_train_s / 3600.0 * r.hardware[0].usd_per_gpu_hour,
                 1e-6 * c.cost_usd);
   }
+}
+
+}  // namespace
+}  // namespace scaleout
+
+namespace scaleout {
+namespace {
+
+TEST(Search, ARangeOfGlobalBatchesIsSearched) {
+  // Larger batches amortise the pipeline bubble and communication: with a
+  // list the planner may pick any of them, and never does worse than with one.
+  PlanRequest r = request("llama3-70b", {"dgx-h100"}, 1e12);
+  r.fixed.nodes = 16;
+  r.constraints.max_nodes = 16;
+  const PlanResult one = plan(r);
+  r.global_batches = {256, 512, 1024};
+  const PlanResult many = plan(r);
+  ASSERT_TRUE(one.recommended && many.recommended);
+  EXPECT_NE(
+      std::find(r.global_batches.begin(), r.global_batches.end(), many.recommended->global_batch),
+      r.global_batches.end());
+  EXPECT_LE(many.recommended->time_to_train_s, one.recommended->time_to_train_s * (1 + 1e-12));
 }
 
 }  // namespace
