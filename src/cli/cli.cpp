@@ -70,7 +70,7 @@ std::string run_plan(const Options& o) {
   const Catalog catalog = load_catalog(o);
   const std::string dir = std::filesystem::path(o.workload).parent_path().string();
   const io::WorkloadFile wf =
-      io::read_workload(io::read_text_file(o.workload), o.workload, dir, catalog);
+      io::read_workload(io::read_text_file(o.workload), o.workload, dir, catalog, false);
   const io::PlanInput& in = wf.plan;
   report::PlanReport rep;
   PlanRequest& req = rep.request;
@@ -230,7 +230,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     const std::vector<std::string> rest = app.remaining();
     if (app.get_subcommands().empty() && !rest.empty() && rest.front().rfind('-', 0) != 0) {
       err << "scaleout: unknown command '" << rest.front() << "' ("
-          << suggestion(rest.front(), {"estimate", "validate", "catalog"}) << ")\n";
+          << suggestion(rest.front(), {"plan", "estimate", "validate", "catalog"}) << ")\n";
     } else {
       err << "scaleout: " << e.what() << "\n";
     }

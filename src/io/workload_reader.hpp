@@ -33,8 +33,10 @@ struct WorkloadFile {
 };
 
 // `dir` resolves relative paths (a Hugging Face config.json named by `model:`).
+// With check_layout false the layout is not checked against the model and
+// cluster (plan searches it and reports what is illegal).
 WorkloadFile read_workload(const std::string& text, const std::string& file, const std::string& dir,
-                           const Catalog& catalog);
+                           const Catalog& catalog, bool check_layout = true);
 
 // Reads a whole file; throws InputError when it cannot be read.
 std::string read_text_file(const std::string& path);

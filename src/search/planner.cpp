@@ -219,8 +219,10 @@ PlanResult plan(const PlanRequest& r) {
       r.global_batches.empty() ? std::vector<long long>{r.workload.global_batch} : r.global_batches;
   std::vector<Work> work;
   for (size_t h = 0; h < r.hardware.size(); ++h) {
-    for (int n : node_counts(r.constraints.max_nodes)) {
-      if (r.fixed.nodes && *r.fixed.nodes != n) continue;
+    // A fixed node count is searched as given, on or off the usual list.
+    const std::vector<int> counts =
+        r.fixed.nodes ? std::vector<int>{*r.fixed.nodes} : node_counts(r.constraints.max_nodes);
+    for (int n : counts) {
       for (long long b : batches) work.push_back({static_cast<int>(h), n, b});
     }
   }
@@ -246,7 +248,9 @@ PlanResult plan(const PlanRequest& r) {
     for (const auto& [k, v] : c.rejected) res.stats.rejected_by_reason[k] += v;
     const HardwareOption& hw = r.hardware[work[i].hardware];
     if (work[i].nodes == 1 && c.any_legal) {
-      if (!single_legal || c.least_memory < single_min_memory) {
+      // Quote the roomiest server tried: the one closest to fitting by capacity.
+      if (!single_legal || hw.gpu.hbm_bytes > single_capacity ||
+          (hw.gpu.hbm_bytes == single_capacity && c.least_memory < single_min_memory)) {
         single_min_memory = c.least_memory;
         single_capacity = hw.gpu.hbm_bytes;
       }
@@ -355,7 +359,7 @@ PlanResult plan(const PlanRequest& r) {
                                         *res.min_nodes_fit, *res.min_nodes_fit == 1 ? "" : "s"));
     }
     if (r.constraints.deadline_s && res.min_nodes_deadline) {
-      res.reasons.push_back(fmt::format("The smallest that meets the {} deadline has {} nodes.",
+      res.reasons.push_back(fmt::format("The smallest that meets the {} deadline has {} node(s).",
                                         deadline, *res.min_nodes_deadline));
     }
   } else {
@@ -368,9 +372,10 @@ PlanResult plan(const PlanRequest& r) {
     }
     if (!res.recommended) {
       res.reasons.push_back(fmt::format(
-          "Nothing fits: {} on any allowed hardware up to {} nodes.",
+          "Nothing fits: {} on any allowed hardware {}.",
           single_legal ? "model state and activations exceed the GPUs' memory" : "no legal layout",
-          r.constraints.max_nodes));
+          r.fixed.nodes ? fmt::format("at {} nodes (fixed by cluster.nodes)", *r.fixed.nodes)
+                        : fmt::format("up to {} nodes", r.constraints.max_nodes)));
     } else {
       const PlanCandidate& c = *res.recommended;
       if (!c.meets_deadline) {
@@ -381,9 +386,12 @@ PlanResult plan(const PlanRequest& r) {
       }
       if (!c.within_budget) {
         res.reasons.push_back(
-            fmt::format("Budget: the fastest plan costs ${:.0f}; the budget is "
-                        "${:.0f}.",
-                        c.cost_usd, r.constraints.budget_usd.value_or(0)));
+            c.cost_usd > 0
+                ? fmt::format("Budget: the fastest plan costs {}; the budget is {}.",
+                              usd(c.cost_usd), usd(r.constraints.budget_usd.value_or(0)))
+                : fmt::format("Budget: the catalog has no price for {}, so no plan can be "
+                              "checked against the budget.",
+                              r.hardware[c.hardware].gpu.id));
       }
     }
   }

@@ -59,8 +59,8 @@ void expect_bad_input(const std::vector<std::string>& args, const std::string& e
 
 TEST(Cli, UnknownSubcommand) {
   expect_bad_input({"frobnicate"},
-                   "scaleout: unknown command 'frobnicate' (expected one of: estimate, validate, "
-                   "catalog)\n" +
+                   "scaleout: unknown command 'frobnicate' (expected one of: plan, estimate, "
+                   "validate, catalog)\n" +
                        kUsageLine);
 }
 
