@@ -188,15 +188,22 @@ CellResult search_cell(const PlanRequest& r, int hw_index, int nodes, long long 
   return out;
 }
 
-// Orders plans by the objective; ties broken by time, cost, GPUs, hardware
-// index (deterministic).
+// Orders plans by the objective. Values within 0.1 % count as equal (they
+// differ by rounding, not in any way a user could act on); ties go to the
+// other measure, then fewer GPUs, then the hardware's order (deterministic).
 bool better(const PlanCandidate& a, const PlanCandidate& b, Objective o) {
-  auto key = [&](const PlanCandidate& c) {
-    const double cost = c.cost_usd > 0 ? c.cost_usd : 1e300;
-    return o == Objective::cost ? std::make_tuple(cost, c.time_to_train_s, c.gpus(), c.hardware)
-                                : std::make_tuple(c.time_to_train_s, cost, c.gpus(), c.hardware);
+  auto cost = [](const PlanCandidate& c) { return c.cost_usd > 0 ? c.cost_usd : 1e300; };
+  auto cmp = [](double x, double y) {
+    if (std::fabs(x - y) <= 1e-3 * std::max(std::fabs(x), std::fabs(y))) return 0;
+    return x < y ? -1 : 1;
   };
-  return key(a) < key(b);
+  const int first =
+      o == Objective::cost ? cmp(cost(a), cost(b)) : cmp(a.time_to_train_s, b.time_to_train_s);
+  if (first != 0) return first < 0;
+  const int second =
+      o == Objective::cost ? cmp(a.time_to_train_s, b.time_to_train_s) : cmp(cost(a), cost(b));
+  if (second != 0) return second < 0;
+  return std::make_tuple(a.gpus(), a.hardware) < std::make_tuple(b.gpus(), b.hardware);
 }
 
 std::string usd(double v) {
