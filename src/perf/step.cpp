@@ -192,45 +192,37 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
   };
 
   // Stages: layers split evenly, the first L mod p stages one more; the
-  // first holds the embedding, the last the output layer and loss.
+  // first holds the embedding, the last the output layer and loss. Layers of
+  // one kind cost the same, so one of each is timed and every stage is summed
+  // from counts (a middle stage of MoE layers can be the slowest).
   const int moe_first = m.is_moe() ? m.moe.dense_layers : m.layers;
+  StageTime dense_one, moe_one;
+  if (moe_first > 0) layer_time(false, dense_one);
+  if (moe_first < m.layers) layer_time(true, moe_one);
+  const OpTimes embedding = embedding_forward_backward(w, gpu, k.compute);
+  const OpTimes logits = logits_forward_backward(w, gpu, k.compute);
+  auto add = [](StageTime& st, const StageTime& one, int n) {
+    st.compute += n * one.compute;
+    st.flops += n * one.flops;
+    st.tp += n * one.tp;
+    st.ep += n * one.ep;
+    st.cp += n * one.cp;
+    st.fsdp_exposed += n * one.fsdp_exposed;
+  };
   StageTime slowest;
-  for (int s : {0, p - 1}) {
+  for (int s = 0; s < p; ++s) {
     StageTime st;
     const int base = m.layers / p;
     const int extra = m.layers % p;
     const int first = s * base + std::min(s, extra);
     const int count = base + (s < extra ? 1 : 0);
-    // Layers of one kind cost the same: time one of each and multiply.
     const int moe_here = std::max(0, first + count - std::max(first, moe_first));
-    const int dense_here = count - moe_here;
-    StageTime one;
-    if (dense_here > 0) {
-      layer_time(false, one);
-      st.compute += dense_here * one.compute;
-      st.flops += dense_here * one.flops;
-      st.tp += dense_here * one.tp;
-      st.cp += dense_here * one.cp;
-      st.fsdp_exposed += dense_here * one.fsdp_exposed;
-    }
-    if (moe_here > 0) {
-      StageTime e;
-      layer_time(true, e);
-      st.compute += moe_here * e.compute;
-      st.flops += moe_here * e.flops;
-      st.tp += moe_here * e.tp;
-      st.ep += moe_here * e.ep;
-      st.cp += moe_here * e.cp;
-      st.fsdp_exposed += moe_here * e.fsdp_exposed;
-    }
-    if (s == 0) {
-      const OpTimes e = embedding_forward_backward(w, gpu, k.compute);
-      st.compute += e.total();
-    }
+    add(st, dense_one, count - moe_here);
+    add(st, moe_one, moe_here);
+    if (s == 0) st.compute += embedding.total();
     if (s == p - 1) {
-      const OpTimes o = logits_forward_backward(w, gpu, k.compute);
-      st.compute += o.total();
-      st.flops += o.flops;
+      st.compute += logits.total();
+      st.flops += logits.flops;
     }
     if (st.total() > slowest.total()) slowest = st;
   }
