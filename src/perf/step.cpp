@@ -249,21 +249,21 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
   }
 
   // Data-parallel gradient reduction of the stage's parameters, overlapped with
-  // the last micro-batch's backward pass; ZeRO-1/2 also all-gather the updated
-  // 16-bit weights after the optimizer step.
+  // the last micro-batch's backward pass; ZeRO-1/2 then all-gather the updated
+  // 16-bit weights after the optimizer step, exposed (Megatron-LM overlaps it
+  // with the next forward only with --overlap-param-gather, off by default).
   const double trainable = mem.peak.trainable_params;
   const StatePolicy pol = state_policy(w);
   if (ly.zero < 3 && ly.dp * ly.cp > 1) {
     const double grad_bytes = trainable * pol.grad_bytes;
-    double dp = 0;
-    if (ly.zero == 0) {
-      dp = collective_time_s(Collective::all_reduce, grad_bytes, shard_g, links);
-    } else {
-      dp = collective_time_s(Collective::reduce_scatter, grad_bytes, shard_g, links) +
-           collective_time_s(Collective::all_gather, trainable * 2.0, shard_g, links);
-    }
+    const double reduce =
+        ly.zero == 0 ? collective_time_s(Collective::all_reduce, grad_bytes, shard_g, links)
+                     : collective_time_s(Collective::reduce_scatter, grad_bytes, shard_g, links);
+    const double gather =
+        ly.zero == 0 ? 0.0
+                     : collective_time_s(Collective::all_gather, trainable * 2.0, shard_g, links);
     const double backward_last = slowest.compute * 2.0 / 3.0;
-    br.dp_comm += std::max(0.0, dp - backward_last);
+    br.dp_comm += std::max(0.0, reduce - backward_last) + gather;
   }
 
   // Optimizer: a memory-bound pass over the local (sharded) optimizer state.
