@@ -1,6 +1,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "report/json_parts.hpp"
 #include "report/report.hpp"
 
 namespace scaleout::report {
@@ -8,22 +9,6 @@ namespace scaleout::report {
 using nlohmann::ordered_json;
 
 namespace {
-
-ordered_json layout_json(const Layout& l) {
-  return {{"tp", l.tp},
-          {"pp", l.pp},
-          {"dp", l.dp},
-          {"cp", l.cp},
-          {"ep", l.ep},
-          {"sp", l.sp},
-          {"micro_batch", l.micro_batch},
-          {"interleave", l.interleave},
-          {"zero", l.zero},
-          {"recompute", to_string(l.recompute)},
-          {"flash_attention", l.flash_attention},
-          {"offload", l.offload_optimizer},
-          {"order", order_string(l.order)}};
-}
 
 ordered_json model_json(const ModelShape& m) {
   ordered_json j = {{"id", m.id},
@@ -122,16 +107,7 @@ std::string estimate_json(const EstimateResult& r) {
                {"time_to_train_s", t.time_to_train_s},
                {"microbatches", t.microbatches},
                {"network_wait_fraction", t.network_wait_fraction},
-               {"breakdown_s",
-                {{"compute", b.compute},
-                 {"tp_comm", b.tp_comm},
-                 {"cp_comm", b.cp_comm},
-                 {"ep_comm", b.ep_comm},
-                 {"pp_comm", b.pp_comm},
-                 {"dp_comm", b.dp_comm},
-                 {"bubble", b.bubble},
-                 {"optimizer", b.optimizer},
-                 {"other", b.other}}}};
+               {"breakdown_s", breakdown_json(b)}};
   return j.dump(2) + "\n";
 }
 
@@ -228,6 +204,28 @@ std::string catalog_json(const Catalog& c, const std::string& kind) {
     for (const ModelShape* m : c.models()) out.push_back(model_json(*m));
   }
   return out.dump(2) + "\n";
+}
+
+ordered_json layout_json(const Layout& l) {
+  return {{"tp", l.tp},
+          {"pp", l.pp},
+          {"dp", l.dp},
+          {"cp", l.cp},
+          {"ep", l.ep},
+          {"sp", l.sp},
+          {"micro_batch", l.micro_batch},
+          {"interleave", l.interleave},
+          {"zero", l.zero},
+          {"recompute", to_string(l.recompute)},
+          {"flash_attention", l.flash_attention},
+          {"offload", l.offload_optimizer},
+          {"order", order_string(l.order)}};
+}
+
+ordered_json breakdown_json(const StepBreakdown& b) {
+  return {{"compute", b.compute}, {"tp_comm", b.tp_comm},     {"cp_comm", b.cp_comm},
+          {"ep_comm", b.ep_comm}, {"pp_comm", b.pp_comm},     {"dp_comm", b.dp_comm},
+          {"bubble", b.bubble},   {"optimizer", b.optimizer}, {"other", b.other}};
 }
 
 }  // namespace scaleout::report

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/units.hpp"
+#include "report/json_parts.hpp"
 #include "report/report.hpp"
 
 namespace scaleout::report {
@@ -69,19 +70,7 @@ ordered_json candidate_json(const PlanReport& r, const PlanCandidate& c) {
           {"gpus", c.gpus()},
           {"global_batch", c.global_batch},
           {"fabric", hw.fabric ? ordered_json(hw.fabric->id) : ordered_json(nullptr)},
-          {"layout",
-           {{"tp", l.tp},
-            {"pp", l.pp},
-            {"dp", l.dp},
-            {"cp", l.cp},
-            {"ep", l.ep},
-            {"sp", l.sp},
-            {"micro_batch", l.micro_batch},
-            {"interleave", l.interleave},
-            {"zero", l.zero},
-            {"recompute", to_string(l.recompute)},
-            {"flash_attention", l.flash_attention},
-            {"offload", l.offload_optimizer}}},
+          {"layout", layout_json(l)},
           {"memory",
            {{"total_bytes", c.memory.total()},
             {"capacity_bytes", c.memory.capacity_bytes},
@@ -93,16 +82,7 @@ ordered_json candidate_json(const PlanReport& r, const PlanCandidate& c) {
             {"time_to_train_days", days(c.time_to_train_s)},
             {"time_to_train_band", c.band},
             {"network_wait_fraction", c.step.network_wait_fraction},
-            {"breakdown_s",
-             {{"compute", b.compute},
-              {"tp_comm", b.tp_comm},
-              {"cp_comm", b.cp_comm},
-              {"ep_comm", b.ep_comm},
-              {"pp_comm", b.pp_comm},
-              {"dp_comm", b.dp_comm},
-              {"bubble", b.bubble},
-              {"optimizer", b.optimizer},
-              {"other", b.other}}}}},
+            {"breakdown_s", breakdown_json(b)}}},
           {"cost_usd", c.cost_usd > 0 ? ordered_json(c.cost_usd) : ordered_json(nullptr)},
           {"meets_deadline", c.meets_deadline},
           {"within_budget", c.within_budget}};
