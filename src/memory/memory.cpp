@@ -416,12 +416,16 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
   bool first = true;
   for (int s : candidates) {
     StageMemory st = stage_memory(s);
-    if (first || st.total() > est.peak.total()) est.peak = st;
+    double host = 0;
+    if (ly.offload_optimizer) {  // optimizer state lives in host memory
+      host = st.optimizer;
+      st.optimizer = 0;
+    }
+    if (first || st.total() > est.peak.total()) {
+      est.peak = st;
+      est.host_offload_bytes = host;
+    }
     first = false;
-  }
-  if (ly.offload_optimizer) {
-    est.host_offload_bytes = est.peak.optimizer;
-    est.peak.optimizer = 0;
   }
   est.headroom_bytes = est.capacity_bytes - est.total();
   est.fits = est.headroom_bytes >= 0;
