@@ -398,7 +398,14 @@ void read_deepseek(const Reader& r, const std::string& type, Parsed& p) {
   m.mla.qk_nope_head_dim = static_cast<int>(r.size({"qk_nope_head_dim"}));
   m.mla.qk_rope_head_dim = static_cast<int>(r.size({"qk_rope_head_dim"}));
   m.mla.v_head_dim = static_cast<int>(r.size({"v_head_dim"}));
-  m.head_dim = m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim;
+  const long long head_dim =
+      static_cast<long long>(m.mla.qk_nope_head_dim) + m.mla.qk_rope_head_dim;
+  if (head_dim > kMaxInt) {
+    r.fail("qk_rope_head_dim",
+           fmt::format("qk_nope_head_dim + qk_rope_head_dim must be at most {}, got {}", kMaxInt,
+                       head_dim));
+  }
+  m.head_dim = static_cast<int>(head_dim);
   p.head_dim_given = true;
 }
 
@@ -443,7 +450,13 @@ void read_bloom(const Reader& r, Parsed& p) {
 void read_mpt(const Reader& r, Parsed& p) {
   ModelShape& m = p.m;
   read_core(r, p, {"n_layers"}, {"d_model"}, {"n_heads"});
-  m.ffn = r.optional_size({"expansion_ratio"}).value_or(4) * m.hidden;
+  const long long ratio = r.optional_size({"expansion_ratio"}).value_or(4);
+  if (ratio > kMaxSize / m.hidden) {
+    r.fail("expansion_ratio",
+           fmt::format("expansion_ratio x d_model must be at most {}, got {} x {}", kMaxSize, ratio,
+                       m.hidden));
+  }
+  m.ffn = ratio * m.hidden;
   m.mlp = MlpKind::gelu;
   m.norm = NormKind::layernorm;
   m.linear_bias = !r.flag({"no_bias"}, true);
@@ -572,6 +585,18 @@ ModelShape read_hf_config(const std::string& text, const std::string& file) {
     if (colon != std::string::npos) detail = detail.substr(colon + 2);
     throw InputError(file, line_at_offset(text, e.byte > 0 ? e.byte - 1 : 0), "",
                      "not valid JSON: " + detail, "check commas, quotes and brackets");
+  } catch (const json::out_of_range& e) {
+    // A number too large for a double (1e400): nlohmann::json gives no position,
+    // so the line is that of the first occurrence of the number.
+    std::string detail = e.what();
+    const size_t bracket = detail.find("] ");
+    if (bracket != std::string::npos) detail = detail.substr(bracket + 2);
+    const size_t quote = detail.find('\'');
+    const std::string number =
+        quote == std::string::npos ? "" : detail.substr(quote + 1, detail.rfind('\'') - quote - 1);
+    const size_t at = number.empty() ? std::string::npos : text.find(number);
+    throw InputError(file, at == std::string::npos ? 0 : line_at_offset(text, at), "",
+                     "not valid JSON: " + detail, "numbers must fit in a double (up to 1.8e308)");
   }
   if (!top.is_object()) {
     const size_t first = text.find_first_not_of(" \t\r\n");

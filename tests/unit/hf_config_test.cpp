@@ -381,6 +381,43 @@ TEST(HfConfigError, TruncatedJsonGivesTheLastLine) {
   EXPECT_EQ(e.message.rfind("not valid JSON: ", 0), 0u) << e.message;
 }
 
+// Found by fuzz/fuzz_hf_config: nlohmann::json throws out_of_range, not
+// parse_error, for a number beyond a double, which escaped as an internal error.
+TEST(HfConfigError, NumberTooLargeForADouble) {
+  const InputError e = error_of(with(kTinyLlama, "\"vocab_size\": 1000", "\"vocab_size\": 1e400"));
+  EXPECT_EQ(e.line, 8);
+  EXPECT_EQ(e.key, "");
+  EXPECT_EQ(e.message, "not valid JSON: number overflow parsing '1e400'");
+  EXPECT_EQ(e.hint, "numbers must fit in a double (up to 1.8e308)");
+}
+
+// Found by fuzz/fuzz_hf_config (UBSan): the query/key head size of multi-head
+// latent attention, qk_nope_head_dim + qk_rope_head_dim, overflowed an int.
+TEST(HfConfigError, DeepSeekHeadDimSumTooLarge) {
+  const InputError e = error_of(R"({"model_type": "deepseek_v3", "num_hidden_layers": 4,
+ "hidden_size": 64, "num_attention_heads": 4, "vocab_size": 100, "intermediate_size": 128,
+ "n_routed_experts": 8, "num_experts_per_tok": 2, "moe_intermediate_size": 32,
+ "kv_lora_rank": 16, "q_lora_rank": null, "qk_nope_head_dim": 2147483647,
+ "qk_rope_head_dim": 2147483647, "v_head_dim": 16})");
+  EXPECT_EQ(e.line, 5);
+  EXPECT_EQ(e.key, "qk_rope_head_dim");
+  EXPECT_EQ(e.message,
+            "qk_nope_head_dim + qk_rope_head_dim must be at most 2147483647, got 4294967294");
+}
+
+// Found by fuzz/fuzz_hf_config (UBSan): MPT's MLP width, expansion_ratio x
+// d_model, overflowed a long long.
+TEST(HfConfigError, MptExpansionRatioTooLarge) {
+  const InputError e = error_of(R"({"model_type": "mpt", "n_layers": 2,
+ "d_model": 9007199254740992, "n_heads": 1, "vocab_size": 100,
+ "expansion_ratio": 2147483647})");
+  EXPECT_EQ(e.line, 3);
+  EXPECT_EQ(e.key, "expansion_ratio");
+  EXPECT_EQ(e.message,
+            "expansion_ratio x d_model must be at most 9007199254740992, got 2147483647 x "
+            "9007199254740992");
+}
+
 TEST(HfConfigError, TopLevelNotAnObject) {
   const InputError e = error_of("\n[1, 2]\n");
   EXPECT_EQ(e.line, 2);
