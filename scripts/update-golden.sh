@@ -6,5 +6,10 @@ bin="${1:-$root/build/scaleout}"
 for case in "$root"/tests/golden/*.cmd; do
   cmake -DSCALEOUT="$bin" -DCASE="$case" -DROOT="$root" -DUPDATE=ON -P "$root/tests/golden/run_golden.cmake"
 done
+# Launch files of plan --emit (tests/golden/launch/).
+out="$(mktemp -d)"
+cmake -DSCALEOUT="$bin" -DROOT="$root" -DWORKLOAD=examples/plan-llama3-70b-pretrain.yaml \
+  -DOUTDIR="$out/launch" -DUPDATE=ON -P "$root/tests/golden/run_launch_golden.cmake"
+rm -rf "$out"
 rm -f "$root"/tests/golden/*.actual
 git -C "$root" diff --stat -- tests/golden

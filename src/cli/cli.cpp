@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <thread>
@@ -12,6 +13,7 @@
 #include "io/catalog_reader.hpp"
 #include "io/validation_csv.hpp"
 #include "io/workload_reader.hpp"
+#include "report/launch.hpp"
 #include "report/report.hpp"
 #include "search/planner.hpp"
 
@@ -30,6 +32,7 @@ struct Options {
   std::string csv;
   std::string overrides;
   std::string kind;
+  std::string emit;  // plan --emit DIR: launch files for the recommended plan
 };
 
 Catalog load_catalog(const Options& o) {
@@ -64,6 +67,39 @@ std::string run_estimate(const Options& o) {
   r.step = estimate_step(r.workload, r.server, r.gpu, fabric,
                          perf_constants(r.gpu, r.workload.framework), r.memory);
   return o.format == "json" ? report::estimate_json(r) : report::estimate_text(r);
+}
+
+// plan --emit DIR: writes the launch files of the recommended plan into DIR
+// (created if missing) and returns one line per file written.
+std::string emit_launch_files(const Options& o, const report::PlanReport& rep) {
+  if (!rep.result.recommended) {
+    throw InputError(o.workload, 0, "",
+                     "--emit: there is no recommended plan to write launch files for",
+                     "no layout fits in memory; run plan without --emit for the reasons");
+  }
+  namespace fs = std::filesystem;
+  const fs::path dir(o.emit);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir)) {
+    throw InputError(o.emit, 0, "",
+                     "--emit: cannot create the folder" + (ec ? ": " + ec.message() : ""),
+                     "give a writable folder");
+  }
+  std::string lines;
+  for (const auto& [name, content] : report::launch_files(rep, *rep.result.recommended)) {
+    const fs::path file = dir / name;
+    std::ofstream f(file, std::ios::binary | std::ios::trunc);
+    f << content;
+    f.close();
+    if (!f) throw InputError(file.string(), 0, "", "--emit: cannot write the file", "");
+    if (name.ends_with(".sh") || name.ends_with(".sbatch")) {
+      fs::permissions(file, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
+                      fs::perm_options::add, ec);
+    }
+    lines += "wrote " + file.string() + "\n";
+  }
+  return lines;
 }
 
 std::string run_plan(const Options& o) {
@@ -134,7 +170,9 @@ std::string run_plan(const Options& o) {
   const auto start = std::chrono::steady_clock::now();
   rep.result = plan(req);
   rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return o.format == "json" ? report::plan_json(rep) : report::plan_text(rep);
+  std::string text = o.format == "json" ? report::plan_json(rep) : report::plan_text(rep);
+  if (!o.emit.empty()) text += emit_launch_files(o, rep);
+  return text;
 }
 
 std::string run_validate(const Options& o) {
@@ -196,6 +234,9 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
       ->check(CLI::IsMember({"cost", "time"}));
   pl->add_option("--threads", o.threads, "search threads (default: all cores)")
       ->check(CLI::Range(1, 1024));
+  pl->add_option("--emit", o.emit,
+                 "write launch files for the recommended plan into this folder (slurm.sbatch, "
+                 "torchrun.sh, megatron.args, deepspeed.json, pytorchjob.yaml)");
 
   auto* val = app.add_subcommand("validate", "predict published measurements and report errors");
   val->add_option("csv", o.csv, "validation CSV (data/validation/README.md schema)")

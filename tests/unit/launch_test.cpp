@@ -1,0 +1,234 @@
+// Launch files (`plan --emit DIR`): emitted end to end through run_cli for two
+// examples, then parsed back with the tools' formats (JSON, YAML, bash -n);
+// and the pipeline split arguments of report::megatron_args for uneven layouts.
+#include "report/launch.hpp"
+
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/cli.hpp"
+
+namespace scaleout {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Emitted {
+  int code = -1;
+  std::string err;
+  nlohmann::json plan;  // plan --format json
+  std::vector<std::string> wrote;
+  fs::path dir;
+};
+
+std::string read_file(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+Emitted emit(const std::string& example, const std::string& dirname) {
+  Emitted e;
+  e.dir = fs::path(::testing::TempDir()) / ("scaleout-launch-" + dirname);
+  fs::remove_all(e.dir);
+  std::vector<std::string> args = {
+      "scaleout", "plan",   std::string(SCALEOUT_SOURCE_DIR) + "/examples/" + example,
+      "--format", "json",   "--threads",
+      "2",        "--emit", e.dir.string()};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::ostringstream out, err;
+  e.code = run_cli(static_cast<int>(args.size()), argv.data(), out, err);
+  e.err = err.str();
+  const std::string text = out.str();
+  const auto cut = text.find("\nwrote ");
+  if (cut == std::string::npos) return e;
+  e.plan = nlohmann::json::parse(text.substr(0, cut + 1));
+  std::istringstream lines(text.substr(cut + 1));
+  for (std::string line; std::getline(lines, line);) e.wrote.push_back(line);
+  return e;
+}
+
+// "--flag value" lines of megatron.args as flag -> value ("" for switches).
+std::map<std::string, std::string> read_args(const fs::path& file) {
+  std::map<std::string, std::string> m;
+  std::istringstream in(read_file(file));
+  for (std::string line; std::getline(in, line);) {
+    const auto sp = line.find(' ');
+    m[line.substr(0, sp)] = sp == std::string::npos ? "" : line.substr(sp + 1);
+  }
+  return m;
+}
+
+void check_example(const std::string& example, const std::string& name) {
+  SCOPED_TRACE(example);
+  const Emitted e = emit(example, name);
+  ASSERT_EQ(e.code, 0) << e.err;
+  ASSERT_EQ(e.wrote.size(), 5u);
+  for (const char* f :
+       {"slurm.sbatch", "torchrun.sh", "megatron.args", "deepspeed.json", "pytorchjob.yaml"}) {
+    EXPECT_TRUE(fs::exists(e.dir / f)) << f;
+  }
+  const nlohmann::json& rec = e.plan.at("recommended");
+  const int gpus = rec.at("gpus").get<int>();
+  const int nodes = rec.at("nodes").get<int>();
+  const int dp = rec.at("layout").at("dp").get<int>();
+  const long long batch = rec.at("global_batch").get<long long>();
+
+  // megatron.args: the model-parallel sizes times dp give the GPU count.
+  const auto args = read_args(e.dir / "megatron.args");
+  const int tp = std::stoi(args.at("--tensor-model-parallel-size"));
+  const int pp = std::stoi(args.at("--pipeline-model-parallel-size"));
+  const int cp = std::stoi(args.at("--context-parallel-size"));
+  EXPECT_EQ(tp * pp * cp * dp, gpus);
+  EXPECT_EQ(std::stoll(args.at("--global-batch-size")), batch);
+  EXPECT_EQ(args.count("--train-tokens"), 0u);  // not a Megatron-LM option
+  EXPECT_GT(std::stoll(args.at("--train-iters")), 0);
+
+  // deepspeed.json: batch = micro x accumulation x dp.
+  const auto ds = nlohmann::json::parse(read_file(e.dir / "deepspeed.json"));
+  EXPECT_EQ(ds.at("train_batch_size").get<long long>(), batch);
+  EXPECT_EQ(ds.at("train_batch_size").get<long long>(),
+            ds.at("train_micro_batch_size_per_gpu").get<long long>() *
+                ds.at("gradient_accumulation_steps").get<long long>() * dp);
+  EXPECT_EQ(ds.at("zero_optimization").at("stage").get<int>(),
+            rec.at("layout").at("zero").get<int>());
+  EXPECT_EQ(ds.at("gradient_clipping").get<double>(), 1.0);
+
+  // pytorchjob.yaml: one master and nodes - 1 workers, each with a node's GPUs.
+  const YAML::Node job = YAML::LoadFile((e.dir / "pytorchjob.yaml").string());
+  EXPECT_EQ(job["apiVersion"].as<std::string>(), "kubeflow.org/v1");
+  EXPECT_EQ(job["kind"].as<std::string>(), "PyTorchJob");
+  const YAML::Node specs = job["spec"]["pytorchReplicaSpecs"];
+  EXPECT_EQ(specs["Master"]["replicas"].as<int>(), 1);
+  EXPECT_EQ(specs["Worker"]["replicas"].as<int>(), nodes - 1);
+  const int per_node = gpus / nodes;
+  EXPECT_EQ(job["spec"]["nprocPerNode"].as<std::string>(), std::to_string(per_node));
+  const YAML::Node container = specs["Worker"]["template"]["spec"]["containers"][0];
+  EXPECT_EQ(container["name"].as<std::string>(), "pytorch");
+  EXPECT_EQ(container["resources"]["limits"]["nvidia.com/gpu"].as<int>(), per_node);
+
+  // The Slurm script asks for the plan's nodes and GPUs.
+  const std::string sbatch = read_file(e.dir / "slurm.sbatch");
+  EXPECT_NE(sbatch.find("#SBATCH --nodes=" + std::to_string(nodes) + "\n"), std::string::npos);
+  EXPECT_NE(sbatch.find("#SBATCH --gpus-per-node=" + std::to_string(per_node) + "\n"),
+            std::string::npos);
+
+  // Both shell scripts parse.
+  if (std::system("bash -c true >/dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "bash is missing";
+  }
+  for (const char* f : {"slurm.sbatch", "torchrun.sh"}) {
+    const std::string cmd = "bash -n '" + (e.dir / f).string() + "'";
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << f;
+  }
+}
+
+TEST(Launch, Llama3_70bPretrain) { check_example("plan-llama3-70b-pretrain.yaml", "llama"); }
+
+TEST(Launch, Mixtral8x7b) {
+  check_example("plan-mixtral-8x7b.yaml", "mixtral");
+  const auto args =
+      read_args(fs::path(::testing::TempDir()) / "scaleout-launch-mixtral" / "megatron.args");
+  EXPECT_EQ(args.count("--num-experts"), 1u);
+  EXPECT_EQ(args.at("--moe-router-topk"), "2");
+  EXPECT_EQ(args.count("--expert-model-parallel-size"), 1u);
+}
+
+TEST(Launch, NoRecommendedPlanExits2) {
+  const fs::path dir = fs::path(::testing::TempDir()) / "scaleout-launch-none";
+  const fs::path yaml = fs::path(::testing::TempDir()) / "scaleout-launch-none.yaml";
+  // 405B in bf16 on one 8 x 80 GB node: no layout fits.
+  std::ofstream(yaml) << "model: llama3.1-405b\ntokens: 1.0e12\nseq_len: 8192\nglobal_batch: 1024\n"
+                         "constraints: {max_nodes: 1}\nhardware: {servers: [dgx-h100]}\n";
+  std::vector<std::string> args = {"scaleout", "plan", yaml.string(), "--emit", dir.string()};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::ostringstream out, err;
+  const int code = run_cli(static_cast<int>(args.size()), argv.data(), out, err);
+  EXPECT_EQ(code, 2);
+  EXPECT_TRUE(out.str().empty());
+  EXPECT_NE(err.str().find("no recommended plan"), std::string::npos) << err.str();
+  EXPECT_FALSE(fs::exists(dir));
+}
+
+// A PlanReport with one hardware option and a candidate of the given layout.
+std::vector<std::string> args_for(int layers, int pp, int interleave) {
+  report::PlanReport r;
+  r.request.workload.model.id = "test";
+  r.request.workload.model.layers = layers;
+  r.request.workload.model.hidden = 1024;
+  r.request.workload.model.heads = 8;
+  r.request.workload.model.kv_heads = 8;
+  r.request.workload.model.ffn = 4096;
+  r.request.workload.tokens = 1e9;
+  r.request.workload.seq_len = 2048;
+  r.request.hardware.emplace_back();
+  PlanCandidate c;
+  c.layout.pp = pp;
+  c.layout.dp = 2;
+  c.layout.interleave = interleave;
+  c.global_batch = 64;
+  c.nodes = 1;
+  return report::megatron_args(r, c);
+}
+
+bool has(const std::vector<std::string>& a, const std::string& s) {
+  return std::find(a.begin(), a.end(), s) != a.end();
+}
+
+TEST(Launch, PipelineSplits) {
+  // Even split: layers per virtual stage.
+  auto a = args_for(80, 2, 4);
+  EXPECT_TRUE(has(a, "--num-layers-per-virtual-pipeline-stage 10"));
+  a = args_for(80, 4, 1);
+  for (const std::string& s : a) EXPECT_EQ(s.find("pipeline-num-layers"), std::string::npos);
+  // 126 layers on 8 stages: first and last take fewer (15), middle ranks 16.
+  a = args_for(126, 8, 1);
+  EXPECT_TRUE(has(a, "--decoder-first-pipeline-num-layers 15"));
+  EXPECT_TRUE(has(a, "--decoder-last-pipeline-num-layers 15"));
+  // 126 layers, pp 4, interleave 2: multiples of 2 everywhere.
+  a = args_for(126, 4, 2);
+  EXPECT_TRUE(has(a, "--num-virtual-stages-per-pipeline-rank 2"));
+  EXPECT_TRUE(has(a, "--decoder-first-pipeline-num-layers 30"));
+  EXPECT_TRUE(has(a, "--decoder-last-pipeline-num-layers 32"));
+  // 30 + 32 + 2 x 32 = 126.
+  // 126 layers, pp 4, interleave 4: 126 % 4 != 0, so a layout string.
+  a = args_for(126, 4, 4);
+  bool layout = false;
+  for (const std::string& s : a) {
+    if (s.rfind("--pipeline-model-parallel-layout ", 0) != 0) continue;
+    layout = true;
+    const std::string v = s.substr(s.find(' ') + 1);
+    EXPECT_EQ(v.front(), 'E');
+    EXPECT_EQ(v.back(), 'L');
+    EXPECT_EQ(std::count(v.begin(), v.end(), '|'), 15);
+    int total = 0;  // t*n and lone t
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if (v[i] != 't') continue;
+      if (i + 1 < v.size() && v[i + 1] == '*') {
+        total += std::stoi(v.substr(i + 2));
+      } else {
+        total += 1;
+      }
+    }
+    EXPECT_EQ(total, 126);
+  }
+  EXPECT_TRUE(layout);
+}
+
+}  // namespace
+}  // namespace scaleout
