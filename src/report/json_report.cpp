@@ -200,6 +200,17 @@ std::string catalog_json(const Catalog& c, const std::string& kind) {
                      {"oversubscription", f->oversubscription},
                      {"source", f->source}});
     }
+  } else if (kind == "prices") {
+    for (const CloudPrice& p : c.cloud_prices()) {
+      out.push_back({{"gpu", p.gpu_id},
+                     {"usd_per_gpu_hour", p.usd_per_gpu_hour},
+                     {"pricing", p.pricing},
+                     {"provider", p.provider},
+                     {"instance", p.instance},
+                     {"date", p.date},
+                     {"default", p.is_default},
+                     {"source", p.source}});
+    }
   } else {
     for (const ModelShape* m : c.models()) out.push_back(model_json(*m));
   }

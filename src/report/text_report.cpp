@@ -174,6 +174,15 @@ std::string catalog_text(const Catalog& c, const std::string& kind) {
                        f->latency_s > 0 ? fmt::format("{:.2f}", f->latency_s * 1e6) : "-",
                        to_string(f->topology), f->oversubscription, brief(f->source));
     }
+  } else if (kind == "prices") {
+    o += fmt::format("{:<14} {:>8} {:<15} {:<12} {:<20} {}\n", "gpu", "$/GPU-h", "pricing",
+                     "provider", "date", "source");
+    for (const CloudPrice& p : c.cloud_prices()) {
+      o += fmt::format("{:<14} {:>8.2f} {:<15} {:<12} {:<20} {}{}\n", p.gpu_id, p.usd_per_gpu_hour,
+                       p.pricing, brief(p.provider).substr(0, 12), brief(p.date).substr(0, 20),
+                       brief(p.source), p.is_default ? "  *" : "");
+    }
+    o += "* the price plan uses for that GPU\n";
   } else {
     o += fmt::format("{:<16} {:>9} {:>6} {:>6} {:>5} {:>4} {:>7} {:>7} {:<7} {}\n", "id", "params",
                      "layers", "hidden", "heads", "kv", "ffn", "vocab", "mlp", "source");

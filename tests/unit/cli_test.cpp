@@ -96,8 +96,9 @@ TEST(Cli, BadFormat) {
 }
 
 TEST(Cli, CatalogUnknownKind) {
-  expect_bad_input({"catalog", "widgets"},
-                   "scaleout: kind: widgets not in {gpus,servers,fabrics,models}\n" + kUsageLine);
+  expect_bad_input(
+      {"catalog", "widgets"},
+      "scaleout: kind: widgets not in {gpus,servers,fabrics,models,prices}\n" + kUsageLine);
 }
 
 TEST(Cli, CatalogWithoutKind) {
