@@ -101,6 +101,22 @@ CellResult search_cell(const PlanRequest& r, int hw_index, int nodes, long long 
     }
   }
 
+  // What each framework implements: Megatron-LM its distributed optimizer
+  // (ZeRO-1); DeepSpeed ZeRO-3 only without pipelines; plain FSDP (fsdp,
+  // mosaic, other) no tensor, pipeline or context parallelism.
+  const Framework fw = base.framework;
+  const bool plain_fsdp =
+      fw == Framework::fsdp || fw == Framework::mosaic || fw == Framework::other;
+  auto zero_options = [fw](int pp) {
+    if (fw == Framework::megatron || fw == Framework::nemo) return std::vector<int>{0, 1};
+    if (fw == Framework::deepspeed && pp > 1) return std::vector<int>{0, 1};
+    return std::vector<int>{0, 1, 2, 3};
+  };
+  // One workload, its layout rewritten per candidate (no copy on the hot path).
+  Workload w = base;
+  w.cluster.nodes = nodes;
+  Layout& ly = w.layout;
+
   for (int tp : options(fx.tp, tps)) {
     for (int cp : options(fx.cp, cps)) {
       for (int pp : options(fx.pp, pps)) {
@@ -108,12 +124,16 @@ CellResult search_cell(const PlanRequest& r, int hw_index, int nodes, long long 
         if (gpus % mp != 0) continue;
         const int dp = static_cast<int>(gpus / mp);
         if (fx.dp && *fx.dp != dp) continue;
+        if (plain_fsdp && (pp > 1 || tp > 1 || cp > 1)) {
+          out.rejected["framework"] += 1;
+          continue;
+        }
+        const std::vector<int> zeros =
+            options(fx.zero, dp * cp > 1 ? zero_options(pp) : std::vector<int>{0});
         for (int ep : options(fx.ep, eps)) {
           for (int mb : options(fx.micro_batch, {1, 2, 4, 8})) {
             for (int v : options(fx.interleave, {1, 2, 4})) {
               if (pp == 1 && v > 1) continue;
-              Workload w = base;
-              Layout& ly = w.layout;
               ly.tp = tp;
               ly.cp = cp;
               ly.pp = pp;
@@ -123,7 +143,6 @@ CellResult search_cell(const PlanRequest& r, int hw_index, int nodes, long long 
               ly.interleave = v;
               ly.sp = fx.sp.value_or(tp > 1);
               ly.flash_attention = fx.flash_attention.value_or(true);
-              w.cluster.nodes = nodes;
               ++out.candidates;
               if (batch % (static_cast<long long>(mb) * dp) != 0 ||
                   !check_layout(w, gpus).empty()) {
@@ -132,20 +151,6 @@ CellResult search_cell(const PlanRequest& r, int hw_index, int nodes, long long 
               }
               out.any_legal = true;
               // Memory-saving settings, cheapest in time first; keep the fastest that fits.
-              // Each framework offers the sharding it implements: Megatron-LM its
-              // distributed optimizer (ZeRO-1); DeepSpeed ZeRO-3 without pipelines;
-              // plain FSDP (fsdp, mosaic, other) no pipeline or tensor parallelism.
-              const Framework fw = base.framework;
-              if ((fw == Framework::fsdp || fw == Framework::mosaic || fw == Framework::other) &&
-                  (pp > 1 || tp > 1 || cp > 1)) {
-                out.rejected["framework"] += 1;
-                continue;
-              }
-              std::vector<int> zero_all = {0, 1, 2, 3};
-              if (fw == Framework::megatron || fw == Framework::nemo) zero_all = {0, 1};
-              if (fw == Framework::deepspeed && pp > 1) zero_all = {0, 1};
-              const std::vector<int> zeros =
-                  options(fx.zero, dp * cp > 1 ? zero_all : std::vector<int>{0});
               for (int z : zeros) {
                 for (Recompute rc :
                      fx.recompute ? std::vector<Recompute>{*fx.recompute}
