@@ -134,10 +134,10 @@ std::string validate_text(const ValidationReport& r) {
                      s.count ? pct(s.mape) : "-", s.skipped);
   }
   if (!r.rank_correlation.empty()) {
-    o += "Rank correlation (Spearman) of predicted and measured, per model\n";
+    o += "Rank correlation (Spearman) of predicted and measured, per model and metric\n";
     for (const RankCorrelation& c : r.rank_correlation) {
-      o += fmt::format("  {:<14} {:<22} {:>4} rows  {:>6.3f}\n", c.group, c.model, c.count,
-                       c.spearman);
+      o += fmt::format("  {:<14} {:<22} {:<20} {:>4} rows  {:>6.3f}\n", c.group, c.model, c.metric,
+                       c.count, c.spearman);
     }
   }
   o += fmt::format("False out-of-memory verdicts: {}\n", r.false_oom);

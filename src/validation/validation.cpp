@@ -412,7 +412,7 @@ ValidationReport validate_rows(const std::vector<ValidationRow>& rows, const Cat
   }
   for (const auto& [key, pm] : series) {
     if (pm.first.size() < 5) continue;
-    rep.rank_correlation.push_back({std::get<0>(key), std::get<1>(key),
+    rep.rank_correlation.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key),
                                     static_cast<int>(pm.first.size()),
                                     spearman(pm.first, pm.second)});
   }

@@ -61,7 +61,7 @@ struct MetricSummary {
 // Spearman rank correlation between predicted and measured values within one
 // model of one group (a planner must rank layouts, not only average them).
 struct RankCorrelation {
-  std::string group, model;
+  std::string group, model, metric;
   int count = 0;
   double spearman = 0;
 };
