@@ -27,6 +27,5 @@ InputError::InputError(std::string file_, int line_, std::string key_, std::stri
       message(std::move(message_)),
       hint(std::move(hint_)) {}
 
-std::string format_input_error(const InputError& e) { return e.what(); }
 
 }  // namespace scaleout

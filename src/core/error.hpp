@@ -8,6 +8,7 @@
 
 namespace scaleout {
 
+// what() reads "file:line: key: message (hint)", the empty parts left out.
 struct InputError : std::runtime_error {
   InputError(std::string file, int line, std::string key, std::string message,
              std::string hint = {});
@@ -19,7 +20,5 @@ struct InputError : std::runtime_error {
   std::string hint;     // a suggestion, e.g. "did you mean 'seq_len'?"
 };
 
-// "file:line: key: message; hint" with the empty parts left out.
-std::string format_input_error(const InputError& e);
 
 }  // namespace scaleout

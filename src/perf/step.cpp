@@ -274,7 +274,7 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
     // Gradients down and weights up over PCIe, Adam on the host.
     br.optimizer = trainable / shard * (4.0 + 2.0) / std::max(1.0, gpu.host_link_Bps);
   }
-  br.other = k.step_overhead_s;
+  br.other = 0;  // fixed per-step work (data loading, logging): none modelled
 
   out.step_s = br.total();
   out.tokens_per_step = global_batch * static_cast<double>(w.seq_len);

@@ -61,9 +61,6 @@ struct PerfConstants {
   NetworkConstants network;
   bool zero3_overlap = true;
   bool zero3_per_tensor = false;
-  // Fixed time per step for work the model does not see (data loading,
-  // logging, kernel-launch gaps), seconds.
-  double step_overhead_s = 0;
 };
 
 // The constants for a GPU family and a training framework.

@@ -255,7 +255,6 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
     perf.compute.fp8_gemm_efficiency *= *tuning.gemm_efficiency_scale;
     perf.compute.attention_efficiency *= *tuning.gemm_efficiency_scale;
   }
-  if (tuning.step_overhead_s) perf.step_overhead_s = *tuning.step_overhead_s;
   if (tuning.kernel_floor_s) perf.compute.kernel_floor_s = *tuning.kernel_floor_s;
   if (tuning.elementwise_traffic) perf.compute.elementwise_traffic = *tuning.elementwise_traffic;
   if (!r.global_batch) {

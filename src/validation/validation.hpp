@@ -83,7 +83,6 @@ struct ModelTuning {
   // Applied on top of perf_constants(gpu) when set.
   std::optional<double> gemm_half_dim;
   std::optional<double> gemm_efficiency_scale;  // multiplies the family's MAMF share
-  std::optional<double> step_overhead_s;
   std::optional<double> kernel_floor_s;
   std::optional<double> elementwise_traffic;
 };
