@@ -1,10 +1,18 @@
 #include "cli/cli.hpp"
 
+#include <fmt/format.h>
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <mutex>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -32,7 +40,48 @@ struct Options {
   std::string csv;
   std::string overrides;
   std::string kind;
-  std::string emit;  // plan --emit DIR: launch files for the recommended plan
+  std::string emit;                  // plan --emit DIR: launch files for the recommended plan
+  std::string output;                // -o FILE: the report goes there instead of standard output
+  std::ostream* progress = nullptr;  // plan: draw a progress bar here (a terminal)
+};
+
+// The search's progress on a terminal: drawn once the search has run for
+// more than a second, redrawn at most ten times a second, erased at the end.
+// update() is called from the search threads; one draws, the others skip.
+class ProgressBar {
+ public:
+  using Clock = std::chrono::steady_clock;
+  explicit ProgressBar(std::ostream& err) : err_(err), start_(Clock::now()) {}
+  ProgressBar(const ProgressBar&) = delete;
+  ProgressBar& operator=(const ProgressBar&) = delete;
+  ~ProgressBar() { finish(); }
+
+  void update(long long done, long long total) {
+    std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
+    if (!lock.owns_lock()) return;
+    const auto now = Clock::now();
+    if (now - start_ < std::chrono::seconds(1) || now - last_ < std::chrono::milliseconds(100)) {
+      return;
+    }
+    last_ = now;
+    err_ << '\r' << progress_line(done, total, std::chrono::duration<double>(now - start_).count())
+         << std::flush;
+    drawn_ = true;
+  }
+
+  void finish() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!drawn_) return;
+    err_ << '\r' << std::string(79, ' ') << '\r' << std::flush;
+    drawn_ = false;
+  }
+
+ private:
+  std::ostream& err_;
+  std::mutex mu_;
+  Clock::time_point start_;
+  Clock::time_point last_{};
+  bool drawn_ = false;
 };
 
 Catalog load_catalog(const Options& o) {
@@ -69,6 +118,28 @@ std::string run_estimate(const Options& o) {
   return o.format == "json" ? report::estimate_json(r) : report::estimate_text(r);
 }
 
+// What a command prints: the report (to -o FILE or standard output), then
+// notes for standard output.
+struct Output {
+  std::string report;
+  std::string notes;
+};
+
+// -o FILE: writes the whole report into FILE (replacing it).
+void write_output(const Options& o, const std::string& text) {
+  std::ofstream f(o.output, std::ios::binary | std::ios::trunc);
+  if (f) f << text;
+  if (f) f.close();
+  if (!f) {
+    std::error_code ec;
+    const bool folder = std::filesystem::is_directory(o.output, ec);
+    throw InputError(o.output, 0, "",
+                     folder ? "-o: cannot write the report: this is a folder"
+                            : "-o: cannot write the report: " + std::string(std::strerror(errno)),
+                     "give a file path in a writable folder");
+  }
+}
+
 // plan --emit DIR: writes the launch files of the recommended plan into DIR
 // (created if missing) and returns one line per file written.
 std::string emit_launch_files(const Options& o, const report::PlanReport& rep) {
@@ -102,7 +173,7 @@ std::string emit_launch_files(const Options& o, const report::PlanReport& rep) {
   return lines;
 }
 
-std::string run_plan(const Options& o) {
+Output run_plan(const Options& o) {
   const Catalog catalog = load_catalog(o);
   const std::string dir = std::filesystem::path(o.workload).parent_path().string();
   const io::WorkloadFile wf =
@@ -167,12 +238,27 @@ std::string run_plan(const Options& o) {
   req.objective = o.objective == "time" ? Objective::time : Objective::cost;
   req.threads = o.threads > 0 ? o.threads
                               : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  std::optional<ProgressBar> bar;
+  if (o.progress) {
+    bar.emplace(*o.progress);
+    req.progress = [&bar](long long done, long long total) { bar->update(done, total); };
+  }
   const auto start = std::chrono::steady_clock::now();
   rep.result = plan(req);
   rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::string text = o.format == "json" ? report::plan_json(rep) : report::plan_text(rep);
-  if (!o.emit.empty()) text += emit_launch_files(o, rep);
-  return text;
+  if (bar) bar->finish();
+  std::string text;
+  if (o.format == "json") {
+    text = report::plan_json(rep);
+  } else if (o.format == "csv") {
+    text = report::plan_csv(rep);
+  } else if (o.format == "html") {
+    text = report::plan_html(rep);
+  } else {
+    text = report::plan_text(rep);
+  }
+  // The list of launch files goes to standard output after the report.
+  return {text, o.emit.empty() ? std::string() : emit_launch_files(o, rep)};
 }
 
 std::string run_validate(const Options& o) {
@@ -192,7 +278,9 @@ std::string run_validate(const Options& o) {
     }
   }
   const ValidationReport rep = validate_rows(rows, catalog);
-  return o.format == "json" ? report::validate_json(rep) : report::validate_text(rep);
+  if (o.format == "json") return report::validate_json(rep);
+  if (o.format == "csv") return report::validate_csv(rep);
+  return report::validate_text(rep);
 }
 
 std::string run_catalog(const Options& o) {
@@ -202,6 +290,18 @@ std::string run_catalog(const Options& o) {
 }
 
 }  // namespace
+
+std::string progress_line(long long done, long long total, double elapsed_s) {
+  constexpr int kWidth = 30;
+  const double f =
+      total > 0 ? std::clamp(static_cast<double>(done) / static_cast<double>(total), 0.0, 1.0)
+                : 0.0;
+  const int filled = static_cast<int>(f * kWidth);
+  std::string line = "searching [" + std::string(static_cast<std::size_t>(filled), '#') +
+                     std::string(static_cast<std::size_t>(kWidth - filled), '.') + "] ";
+  line += fmt::format("{:3.0f} % {}/{} cells, {:.0f} s", 100 * f, done, total, elapsed_s);
+  return line.size() > 79 ? line.substr(0, 79) : line;
+}
 
 int run_cli(int argc, char** argv) { return run_cli(argc, argv, std::cout, std::cerr); }
 
@@ -216,6 +316,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
       ->check(CLI::ExistingFile);
   app.set_version_flag("--version", kVersion);
   const std::vector<std::string> formats = {"text", "json"};
+  const std::string output_help = "write the report to FILE instead of standard output";
 
   auto* est =
       app.add_subcommand("estimate", "per-GPU memory and step time of one workload on one cluster");
@@ -223,13 +324,17 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
       ->required()
       ->check(CLI::ExistingFile);
   est->add_option("--format", o.format, "text or json")->check(CLI::IsMember(formats));
+  est->add_option("-o,--output", o.output, output_help);
 
   auto* pl = app.add_subcommand(
       "plan", "one node or several? searches hardware, node count and layout for a workload");
   pl->add_option("workload", o.workload, "workload YAML file")
       ->required()
       ->check(CLI::ExistingFile);
-  pl->add_option("--format", o.format, "text or json")->check(CLI::IsMember(formats));
+  pl->add_option("--format", o.format,
+                 "text, json, csv (the frontier) or html (a self-contained report with charts)")
+      ->check(CLI::IsMember({"text", "json", "csv", "html"}));
+  pl->add_option("-o,--output", o.output, output_help);
   pl->add_option("--objective", o.objective, "rank plans that meet the constraints by cost or time")
       ->check(CLI::IsMember({"cost", "time"}));
   pl->add_option("--threads", o.threads, "search threads (default: all cores)")
@@ -242,7 +347,9 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   val->add_option("csv", o.csv, "validation CSV (data/validation/README.md schema)")
       ->required()
       ->check(CLI::ExistingFile);
-  val->add_option("--format", o.format, "text or json")->check(CLI::IsMember(formats));
+  val->add_option("--format", o.format, "text, json or csv (one record per row)")
+      ->check(CLI::IsMember({"text", "json", "csv"}));
+  val->add_option("-o,--output", o.output, output_help);
   val->add_option("--gpu-overrides", o.overrides,
                   "CSV id,gpu,reason of hardware corrections (default: <csv>.gpu-overrides.csv "
                   "beside the file)")
@@ -253,6 +360,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
       ->required()
       ->check(CLI::IsMember({"gpus", "servers", "fabrics", "models", "prices"}));
   cat->add_option("--format", o.format, "text or json")->check(CLI::IsMember(formats));
+  cat->add_option("-o,--output", o.output, output_help);
 
   try {
     app.parse(argc, argv);
@@ -279,17 +387,25 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     return 2;
   }
 
+  // The progress bar only on a terminal: never into a pipe, a file or a test's stream.
+  if (&err == &std::cerr && isatty(STDERR_FILENO)) o.progress = &err;
+
   try {
-    std::string text;
+    Output result;
     if (*est)
-      text = run_estimate(o);
+      result.report = run_estimate(o);
     else if (*pl)
-      text = run_plan(o);
+      result = run_plan(o);
     else if (*val)
-      text = run_validate(o);
+      result.report = run_validate(o);
     else if (*cat)
-      text = run_catalog(o);
-    out << text;
+      result.report = run_catalog(o);
+    if (o.output.empty()) {
+      out << result.report;
+    } else {
+      write_output(o, result.report);
+    }
+    out << result.notes;
     return 0;
   } catch (const InputError& e) {
     err << "scaleout: " << e.what() << "\n";

@@ -5,31 +5,58 @@
 
 #include "core/units.hpp"
 #include "report/json_parts.hpp"
+#include "report/parts.hpp"
 #include "report/report.hpp"
+#include "search/knee.hpp"
 
 namespace scaleout::report {
 
 using nlohmann::ordered_json;
 
-namespace {
+std::string wrap(const std::string& text, const std::string& first, const std::string& rest,
+                 const std::string& sep, std::size_t width) {
+  // A break after `sep` keeps its non-blank part (", " leaves "," at the line end).
+  const std::string at_break = sep.substr(0, sep.find_last_not_of(' ') + 1);
+  std::string out, line = first;
+  bool empty = true;  // no piece on `line` yet
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const std::size_t end = std::min(text.find(sep, i), text.size());
+    const std::string piece = text.substr(i, end - i);
+    i = end + sep.size();
+    if (piece.empty()) continue;
+    if (!empty && line.size() + sep.size() + piece.size() > width) {
+      out += line + at_break + "\n";
+      line = rest;
+      empty = true;
+    }
+    line += (empty ? "" : sep) + piece;
+    empty = false;
+  }
+  return out + line + "\n";
+}
 
-std::string gib(double bytes) { return fmt::format("{:.1f} GiB", bytes / units::kGiB); }
-double days(double s) { return s / 86400.0; }
 std::string duration(double s) {
   return s < 86400.0 ? fmt::format("{:.1f} hours", s / 3600.0)
                      : fmt::format("{:.1f} days", s / 86400.0);
 }
 
-std::string layout_line(const Layout& l) {
+std::string layout_parallel(const Layout& l) {
   std::string s = fmt::format("tp {} pp {} dp {}", l.tp, l.pp, l.dp);
   if (l.cp > 1) s += fmt::format(" cp {}", l.cp);
   if (l.ep > 1) s += fmt::format(" ep {}", l.ep);
   if (l.interleave > 1) s += fmt::format(" (interleave {})", l.interleave);
-  s += fmt::format(", micro-batch {}, zero {}, recompute {}", l.micro_batch, l.zero,
-                   to_string(l.recompute));
+  return s;
+}
+
+std::string layout_settings(const Layout& l) {
+  std::string s = fmt::format("micro-batch {}, zero {}, recompute {}", l.micro_batch, l.zero,
+                              to_string(l.recompute));
   if (l.offload_optimizer) s += ", optimizer offload";
   return s;
 }
+
+std::string layout_line(const Layout& l) { return layout_parallel(l) + ", " + layout_settings(l); }
 
 std::string fabric_name(const HardwareOption& hw) {
   return hw.fabric ? hw.fabric->id
@@ -44,11 +71,27 @@ std::string cost(double usd) {
   return fmt::format("${:.0f}", usd);
 }
 
+bool is_recommended(const PlanResult& p, const PlanCandidate& c) {
+  return p.recommended && p.recommended->hardware == c.hardware && p.recommended->nodes == c.nodes;
+}
+
+namespace {
+
+std::string gib(double bytes) { return fmt::format("{:.1f} GiB", bytes / units::kGiB); }
+double days(double s) { return s / 86400.0; }
+
 void plan_block(std::string& o, const PlanReport& r, const PlanCandidate& c) {
   const HardwareOption& hw = r.request.hardware[c.hardware];
   o += fmt::format("  hardware   {} x {} ({} x {}, {} GPUs), {}\n", c.nodes, hw.server.id,
                    hw.server.gpus_per_node, hw.gpu.id, c.gpus(), fabric_name(hw));
-  o += fmt::format("  layout     {}\n", layout_line(c.layout));
+  // Two lines when one would pass 80 columns.
+  const std::string layout = layout_line(c.layout);
+  if (layout.size() + 13 <= 80) {
+    o += fmt::format("  layout     {}\n", layout);
+  } else {
+    o += fmt::format("  layout     {},\n             {}\n", layout_parallel(c.layout),
+                     layout_settings(c.layout));
+  }
   if (r.request.global_batches.size() > 1) {
     o += fmt::format("  batch      {} sequences per step\n", c.global_batch);
   }
@@ -94,7 +137,7 @@ std::string plan_text(const PlanReport& r) {
   const PlanResult& p = r.result;
   std::string o;
   o += fmt::format("Verdict: {}\n", to_string(p.verdict));
-  for (const std::string& reason : p.reasons) o += "  " + reason + "\n";
+  for (const std::string& reason : p.reasons) o += wrap(reason, "  ", "    ");
   o += "\n";
   if (p.recommended) {
     o += p.verdict == Verdict::infeasible ? "Closest plan\n" : "Recommended plan\n";
@@ -106,18 +149,26 @@ std::string plan_text(const PlanReport& r) {
     plan_block(o, r, *p.single_node_best);
     o += "\n";
   } else if (!p.single_node_best) {
-    o += fmt::format("Single node: none ({})\n\n", p.single_node_reason);
+    o += wrap(fmt::format("Single node: none ({})", p.single_node_reason), "", "  ") + "\n";
   }
   o += "Frontier: fastest plan that fits, per server and node count\n";
-  o += fmt::format("  {:<26} {:>6} {:>6} {:>11} {:>9} {:>6}\n", "server", "nodes", "GPUs", "time",
+  o += fmt::format("  {:<28} {:>5} {:>6} {:>11} {:>8} {:>6}\n", "server", "nodes", "GPUs", "time",
                    "cost", "MFU");
-  for (const PlanCandidate& c : p.frontier) {
-    o += fmt::format("  {:<26} {:>6} {:>6} {:>11} {:>9} {:>5.1f}%{}\n",
+  const std::vector<bool> knees = frontier_knees(p.frontier);
+  for (std::size_t i = 0; i < p.frontier.size(); ++i) {
+    const PlanCandidate& c = p.frontier[i];
+    std::string marks;
+    if (is_recommended(p, c)) marks += "*";
+    if (knees[i]) marks += "k";
+    if (!c.meets_deadline || !c.within_budget) marks += "x";
+    o += fmt::format("  {:<28} {:>5} {:>6} {:>11} {:>8} {:>5.1f}%{}\n",
                      r.request.hardware[c.hardware].server.id, c.nodes, c.gpus(),
                      duration(c.time_to_train_s), cost(c.cost_usd), 100 * c.step.mfu,
-                     c.meets_deadline && c.within_budget ? "" : "  x");
+                     marks.empty() ? "" : "  " + marks);
   }
-  o += "  (x: misses the deadline or the budget)\n\n";
+  o += "  (* recommended; x misses the deadline or the budget; k knee: the fastest\n";
+  o += fmt::format("   point within {:.0f} % of the least GPU-hours of its server)\n\n",
+                   100 * kKneePremium);
   o += fmt::format("Search: {} layouts, {} evaluations in {:.2f} s\n", p.stats.candidates,
                    p.stats.evaluated, r.seconds);
   for (const auto& [reason, n] : p.stats.rejected_by_reason) {
@@ -131,6 +182,13 @@ std::string plan_json(const PlanReport& r) {
   ordered_json j;
   j["verdict"] = to_string(p.verdict);
   j["reasons"] = p.reasons;
+  const PlanConstraints& k = r.request.constraints;
+  j["constraints"] = {
+      {"deadline_days", k.deadline_s ? ordered_json(days(*k.deadline_s)) : ordered_json(nullptr)},
+      {"budget_usd", k.budget_usd ? ordered_json(*k.budget_usd) : ordered_json(nullptr)},
+      {"max_nodes", k.max_nodes},
+      {"objective", to_string(r.request.objective)},
+      {"knee_premium", kKneePremium}};
   j["recommended"] = p.recommended ? candidate_json(r, *p.recommended) : ordered_json(nullptr);
   j["single_node_best"] =
       p.single_node_best ? candidate_json(r, *p.single_node_best) : ordered_json(nullptr);
@@ -139,15 +197,31 @@ std::string plan_json(const PlanReport& r) {
   j["min_nodes_deadline"] =
       p.min_nodes_deadline ? ordered_json(*p.min_nodes_deadline) : ordered_json(nullptr);
   ordered_json frontier = ordered_json::array();
-  for (const PlanCandidate& c : p.frontier) {
+  const std::vector<bool> knees = frontier_knees(p.frontier);
+  for (std::size_t i = 0; i < p.frontier.size(); ++i) {
+    const PlanCandidate& c = p.frontier[i];
+    const HardwareOption& hw = r.request.hardware[c.hardware];
     frontier.push_back(
-        {{"server", r.request.hardware[c.hardware].server.id},
+        {{"server", hw.server.id},
          {"nodes", c.nodes},
          {"gpus", c.gpus()},
          {"time_to_train_days", days(c.time_to_train_s)},
          {"cost_usd", c.cost_usd > 0 ? ordered_json(c.cost_usd) : ordered_json(nullptr)},
          {"mfu", c.step.mfu},
-         {"feasible", c.meets_deadline && c.within_budget}});
+         {"feasible", c.meets_deadline && c.within_budget},
+         {"knee", static_cast<bool>(knees[i])},
+         {"recommended", is_recommended(p, c)},
+         {"gpu", hw.gpu.id},
+         {"fabric", hw.fabric ? ordered_json(hw.fabric->id) : ordered_json(nullptr)},
+         {"global_batch", c.global_batch},
+         {"layout", layout_json(c.layout)},
+         {"memory_bytes", c.memory.total()},
+         {"capacity_bytes", c.memory.capacity_bytes},
+         {"step_s", c.step.step_s},
+         {"network_wait_fraction", c.step.network_wait_fraction},
+         {"time_to_train_band", c.band},
+         {"meets_deadline", c.meets_deadline},
+         {"within_budget", c.within_budget}});
   }
   j["frontier"] = frontier;
   ordered_json rejected = ordered_json::object();

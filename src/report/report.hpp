@@ -37,9 +37,20 @@ struct PlanReport {
 
 std::string plan_text(const PlanReport& r);
 std::string plan_json(const PlanReport& r);
+// The frontier, one CSV record per hardware option and node count (RFC 4180,
+// CRLF line ends, units in the header names).
+std::string plan_csv(const PlanReport& r);
+// One self-contained HTML page: verdict, reasons, SVG charts and tables.
+std::string plan_html(const PlanReport& r);
 
 std::string validate_text(const ValidationReport& r);
 std::string validate_json(const ValidationReport& r);
+// One CSV record per validation row: measured and predicted values.
+std::string validate_csv(const ValidationReport& r);
+
+// `s` with & < > " ' replaced by character references, safe in HTML text and
+// attribute values.
+std::string html_escape(const std::string& s);
 
 // kind: gpus | servers | fabrics | models
 std::string catalog_text(const Catalog& c, const std::string& kind);

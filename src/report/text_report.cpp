@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/units.hpp"
+#include "report/parts.hpp"
 #include "report/report.hpp"
 
 namespace scaleout::report {
@@ -37,29 +38,33 @@ std::string estimate_text(const EstimateResult& r) {
   o += fmt::format("Model     {} ({} parameters", w.model.name, count(r.params.total()));
   if (w.model.is_moe()) o += fmt::format(", {} active", count(r.params.active));
   o += ")\n";
-  o += fmt::format("Task      {}", to_string(w.task));
+  std::string task = to_string(w.task);
   if (w.task == Task::finetune) {
-    o += fmt::format(" ({}", to_string(w.finetune.method));
-    if (w.finetune.method != FinetuneMethod::full) o += fmt::format(", rank {}", w.finetune.rank);
-    o += ")";
+    task += fmt::format(" ({}", to_string(w.finetune.method));
+    if (w.finetune.method != FinetuneMethod::full)
+      task += fmt::format(", rank {}", w.finetune.rank);
+    task += ")";
   }
-  o += fmt::format(", seq {} tokens, micro-batch {}, {} / {} / {}\n", w.seq_len, l.micro_batch,
-                   to_string(w.precision), to_string(w.optimizer), to_string(w.framework));
+  task += fmt::format(", seq {} tokens, micro-batch {}, {} / {} / {}", w.seq_len, l.micro_batch,
+                      to_string(w.precision), to_string(w.optimizer), to_string(w.framework));
+  o += wrap(task, "Task      ", "          ", ", ");
   o += fmt::format("Cluster   {} x {} ({} x {}, {} GPUs)\n", w.cluster.nodes, r.server.id,
                    r.server.gpus_per_node, r.gpu.id,
                    static_cast<long long>(w.cluster.nodes) * r.server.gpus_per_node);
-  o += fmt::format("Layout    tp {} pp {} dp {} cp {} ep {}{}, zero {}, recompute {}{}{}\n", l.tp,
-                   l.pp, l.dp, l.cp, l.ep, l.sp && l.tp > 1 ? " +sp" : "", l.zero,
-                   to_string(l.recompute), l.flash_attention ? ", flash-attn" : "",
-                   l.interleave > 1 ? fmt::format(", interleave {}", l.interleave) : "");
+  o += wrap(fmt::format("tp {} pp {} dp {} cp {} ep {}{}, zero {}, recompute {}{}{}", l.tp, l.pp,
+                        l.dp, l.cp, l.ep, l.sp && l.tp > 1 ? " +sp" : "", l.zero,
+                        to_string(l.recompute), l.flash_attention ? ", flash-attn" : "",
+                        l.interleave > 1 ? fmt::format(", interleave {}", l.interleave) : ""),
+            "Layout    ", "          ", ", ");
   o += "\n";
   std::string where = mem.stages == 1
                           ? std::string("single stage")
                           : fmt::format("pipeline stage {} of {}", st.stage + 1, mem.stages);
   if (st.has_embedding) where += ", embedding";
   if (st.has_output) where += ", output layer";
-  o += fmt::format("Memory per GPU ({}; {} layers, {:g} micro-batches in flight)\n", where,
-                   st.layers, std::round(st.microbatches_in_flight * 100) / 100);
+  o += wrap(fmt::format("Memory per GPU ({}; {} layers, {:g} micro-batches in flight)", where,
+                        st.layers, std::round(st.microbatches_in_flight * 100) / 100),
+            "", "  ", "; ");
   const double total = mem.total();
   auto line = [&](const char* name, double bytes) {
     o += fmt::format("  {:<24}{:>12}  {:>6}\n", name, gib(bytes),

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <thread>
 
@@ -241,11 +242,14 @@ PlanResult plan(const PlanRequest& r) {
   // Cells are independent: threads take every k-th cell; results land in place.
   std::vector<CellResult> cells(work.size());
   const int threads = std::max(1, std::min<int>(r.threads, static_cast<int>(work.size())));
+  std::atomic<long long> done{0};
+  const auto total = static_cast<long long>(work.size());
   std::vector<std::thread> pool;
   for (int t = 0; t < threads; ++t) {
     pool.emplace_back([&, t] {
       for (size_t i = static_cast<size_t>(t); i < work.size(); i += static_cast<size_t>(threads)) {
         cells[i] = search_cell(r, work[i].hardware, work[i].nodes, work[i].batch);
+        if (r.progress) r.progress(++done, total);
       }
     });
   }

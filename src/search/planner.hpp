@@ -5,6 +5,7 @@
 // (docs/model.md, "Plan").
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -54,6 +55,10 @@ struct PlanRequest {
   PlanConstraints constraints;
   Objective objective = Objective::cost;
   int threads = 1;
+  // Called once after each searched cell with (cells done, cells in all),
+  // from the search threads and possibly from several at once: it must be
+  // thread-safe and cheap. Empty: not called. It never changes the result.
+  std::function<void(long long done, long long total)> progress;
 };
 
 struct PlanCandidate {

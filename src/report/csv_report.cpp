@@ -1,0 +1,126 @@
+// CSV writers (RFC 4180): one header line, then one record per row, fields
+// separated by commas and records by CRLF; a field holding a comma, a double
+// quote, CR or LF is enclosed in double quotes, its quotes doubled. Units are
+// in the header names; numbers are written in full precision (shortest form
+// that reads back to the same double).
+#include <fmt/format.h>
+
+#include "report/parts.hpp"
+#include "report/report.hpp"
+#include "search/knee.hpp"
+
+namespace scaleout::report {
+
+namespace {
+
+std::string field(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char ch : s) {
+    if (ch == '"') out += '"';
+    out += ch;
+  }
+  return out + "\"";
+}
+
+std::string num(double v) { return fmt::format("{}", v); }
+std::string num(long long v) { return fmt::format("{}", v); }
+std::string num(int v) { return fmt::format("{}", v); }
+std::string flag(bool b) { return b ? "true" : "false"; }
+
+void record(std::string& o, const std::vector<std::string>& fields) {
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    if (i > 0) o += ',';
+    o += field(fields[i]);
+  }
+  o += "\r\n";
+}
+
+}  // namespace
+
+std::string plan_csv(const PlanReport& r) {
+  const PlanResult& p = r.result;
+  const std::vector<bool> knees = frontier_knees(p.frontier);
+  std::string o;
+  record(o, {"server",
+             "gpu",
+             "fabric",
+             "nodes",
+             "gpus",
+             "global_batch_sequences",
+             "tp",
+             "pp",
+             "dp",
+             "cp",
+             "ep",
+             "micro_batch_sequences",
+             "interleave",
+             "zero",
+             "recompute",
+             "optimizer_offload",
+             "memory_per_gpu_bytes",
+             "capacity_per_gpu_bytes",
+             "step_time_s",
+             "mfu_fraction",
+             "network_wait_fraction",
+             "time_to_train_s",
+             "time_to_train_band_fraction",
+             "cost_usd",
+             "meets_deadline",
+             "within_budget",
+             "knee",
+             "recommended"});
+  for (std::size_t i = 0; i < p.frontier.size(); ++i) {
+    const PlanCandidate& c = p.frontier[i];
+    const HardwareOption& hw = r.request.hardware[static_cast<std::size_t>(c.hardware)];
+    const Layout& l = c.layout;
+    record(o, {hw.server.id,
+               hw.gpu.id,
+               hw.fabric ? hw.fabric->id : std::string(),
+               num(c.nodes),
+               num(c.gpus()),
+               num(c.global_batch),
+               num(l.tp),
+               num(l.pp),
+               num(l.dp),
+               num(l.cp),
+               num(l.ep),
+               num(l.micro_batch),
+               num(l.interleave),
+               num(l.zero),
+               to_string(l.recompute),
+               flag(l.offload_optimizer),
+               num(c.memory.total()),
+               num(c.memory.capacity_bytes),
+               num(c.step.step_s),
+               num(c.step.mfu),
+               num(c.step.network_wait_fraction),
+               num(c.time_to_train_s),
+               num(c.band),
+               c.cost_usd > 0 ? num(c.cost_usd) : std::string(),
+               flag(c.meets_deadline),
+               flag(c.within_budget),
+               flag(knees[i]),
+               flag(is_recommended(p, c))});
+  }
+  return o;
+}
+
+std::string validate_csv(const ValidationReport& r) {
+  std::string o;
+  record(o, {"id", "group", "metric", "gpu", "measured", "predicted", "error_fraction", "fits",
+             "peak_memory_bytes", "capacity_bytes", "step_time_s", "network_wait_fraction",
+             "filled", "not_predicted"});
+  auto opt = [](const std::optional<double>& v) { return v ? num(*v) : std::string(); };
+  for (const RowResult& x : r.rows) {
+    record(o, {x.id, x.group, x.metric, x.gpu_id, num(x.measured), opt(x.predicted), opt(x.error),
+               x.memory_evaluated ? flag(x.fits) : std::string(),
+               x.memory_evaluated ? num(x.peak_bytes) : std::string(),
+               x.memory_evaluated ? num(x.capacity_bytes) : std::string(),
+               x.step_s > 0 ? num(x.step_s) : std::string(),
+               x.step_s > 0 ? num(x.network_wait_fraction) : std::string(), x.filled, x.skipped});
+  }
+  return o;
+}
+
+}  // namespace scaleout::report

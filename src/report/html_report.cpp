@@ -1,0 +1,649 @@
+// `plan --format html`: one self-contained HTML page (no scripts, no
+// network): the verdict and its reasons, then four SVG charts drawn here
+// (per-GPU memory against HBM capacity, time to train and cost against node
+// count with the knee marked, step-time breakdown) and tables of the plan's
+// figures, the frontier and the search counts. Every string that comes from
+// the user or a catalog file is escaped. Numbers in the SVG are rounded to
+// 0.1 px, so the page is the same byte for byte for the same plan.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <optional>
+
+#include "core/units.hpp"
+#include "report/parts.hpp"
+#include "report/report.hpp"
+#include "search/knee.hpp"
+
+namespace scaleout::report {
+
+std::string html_escape(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char ch : s) {
+    switch (ch) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += ch;
+    }
+  }
+  return out;
+}
+
+namespace {
+
+using Str = std::string;
+
+Str esc(const Str& s) { return html_escape(s); }
+Str px(double v) { return fmt::format("{:.1f}", v); }
+Str gib(double bytes) { return fmt::format("{:.1f} GiB", bytes / units::kGiB); }
+Str pct(double f) { return fmt::format("{:.1f} %", 100.0 * f); }
+
+// Chart geometry (SVG user units = CSS pixels at 100 %).
+constexpr double kWidth = 880;
+constexpr double kLeft = 200;  // room for bar labels / y-axis labels
+constexpr double kRight = 24;
+
+// Colour-blind-safe palette (Okabe & Ito 2008), then greys.
+constexpr const char* kPalette[] = {"#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9",
+                                    "#D55E00", "#F0E442", "#000000", "#999999", "#6A3D9A"};
+constexpr std::size_t kPaletteSize = sizeof(kPalette) / sizeof(kPalette[0]);
+
+Str svg_open(const Str& id, double height, const Str& label) {
+  return fmt::format(
+      "<svg class=\"chart\" id=\"{}\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {} {}\" "
+      "width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"{}\"><title>{}</title>\n",
+      id, px(kWidth), px(height), px(kWidth), px(height), esc(label), esc(label));
+}
+
+Str text(double x, double y, const Str& s, const Str& anchor = "start", const Str& cls = "") {
+  return fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"{}\"{}>{}</text>\n", px(x), px(y),
+                     anchor, cls.empty() ? "" : " class=\"" + cls + "\"", esc(s));
+}
+
+Str line(double x1, double y1, double x2, double y2, const Str& cls) {
+  return fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" class=\"{}\"/>\n", px(x1),
+                     px(y1), px(x2), px(y2), cls);
+}
+
+// --- stacked horizontal bars (memory, step time) ------------------------------------------------
+
+struct Part {
+  Str name;
+  double value = 0;
+};
+
+struct Bar {
+  Str role;                     // left of the bar, first line ("Recommended")
+  Str label;                    // left of the bar, second line ("128 x dgx-h200")
+  Str total;                    // right of the bar
+  std::vector<Part> parts;      // in legend order
+  std::optional<double> limit;  // a marker across the bar (HBM capacity)
+  Str limit_label;
+};
+
+// Bars scaled so that `scale` spans the plot width; `tick` formats an axis value.
+Str stacked_bars(const Str& id, const Str& label, const std::vector<Bar>& bars,
+                 const std::vector<Str>& legend, double scale, double tick_step,
+                 Str (*tick)(double), Str (*tip)(double), const Str& unit_note) {
+  const double bar_h = 34, gap = 30, top = 28;
+  const double plot_w = kWidth - kLeft - kRight - 90;
+  const double axis_y = top + static_cast<double>(bars.size()) * (bar_h + gap);
+  const double height = axis_y + 44 + 22.0 * static_cast<double>((legend.size() + 2) / 3);
+  Str o = svg_open(id, height, label);
+  auto x_of = [&](double v) { return kLeft + plot_w * v / scale; };
+  for (double v = 0; v <= scale * (1 + 1e-9); v += tick_step) {
+    o += line(x_of(v), top - 6, x_of(v), axis_y, "grid");
+    o += text(x_of(v), axis_y + 16, tick(v), "middle", "tick");
+  }
+  o += text(kLeft + plot_w / 2, axis_y + 34, unit_note, "middle", "axis");
+  for (std::size_t b = 0; b < bars.size(); ++b) {
+    const Bar& bar = bars[b];
+    const double y = top + static_cast<double>(b) * (bar_h + gap);
+    o += text(kLeft - 10, y + bar_h / 2 - 3, bar.role, "end", "label");
+    o += text(kLeft - 10, y + bar_h / 2 + 12, bar.label, "end", "label");
+    double x = 0;
+    for (std::size_t i = 0; i < bar.parts.size(); ++i) {
+      const Part& p = bar.parts[i];
+      if (p.value <= 0) continue;
+      const double w = x_of(x + p.value) - x_of(x);
+      o += fmt::format(
+          "<rect class=\"part\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" "
+          "fill=\"{}\"><title>{}: {}</title></rect>\n",
+          px(x_of(x)), px(y), px(std::max(w, 0.5)), px(bar_h), kPalette[i % kPaletteSize],
+          esc(bar.role + ", " + p.name), esc(tip(p.value)));
+      x += p.value;
+    }
+    o += text(x_of(x) + 6, y + bar_h / 2 + 5, bar.total, "start", "value");
+    if (bar.limit) {
+      const double lx = x_of(*bar.limit);
+      o += line(lx, y - 6, lx, y + bar_h + 6, "limit");
+      o += text(lx, y - 9, bar.limit_label, "middle", "limit-label");
+    }
+  }
+  // Legend, three to a row.
+  for (std::size_t i = 0; i < legend.size(); ++i) {
+    const double lx = kLeft + static_cast<double>(i % 3) * 220;
+    const double ly = axis_y + 56 + 22.0 * static_cast<double>(i / 3);
+    o += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{}\"/>\n", px(lx),
+                     px(ly - 10), kPalette[i % kPaletteSize]);
+    o += text(lx + 18, ly, legend[i], "start", "legend");
+  }
+  return o + "</svg>\n";
+}
+
+Str gib_tick(double v) { return fmt::format("{:.0f}", v / units::kGiB); }
+Str pct_tick(double v) { return fmt::format("{:.0f} %", 100 * v); }
+
+// "2.00 T", "15.0 B": token counts.
+Str count(double n) {
+  if (n >= 1e12) return fmt::format("{:.2f} T", n / 1e12);
+  if (n >= 1e9) return fmt::format("{:.2f} B", n / 1e9);
+  if (n >= 1e6) return fmt::format("{:.1f} M", n / 1e6);
+  return fmt::format("{:.0f}", n);
+}
+
+// A step of 1, 2 or 5 x 10^k giving about `n` intervals over `range`.
+double nice_step(double range, int n) {
+  const double raw = range / n;
+  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 5.0}) {
+    if (m * mag >= raw) return m * mag;
+  }
+  return 10 * mag;
+}
+
+Str plan_title(const PlanReport& r, const PlanCandidate& c) {
+  return fmt::format("{} x {}", c.nodes, r.request.hardware[c.hardware].server.id);
+}
+
+Str memory_chart(const PlanReport& r) {
+  const PlanResult& p = r.result;
+  std::vector<std::pair<Str, const PlanCandidate*>> plans;
+  if (p.recommended) {
+    plans.emplace_back(p.verdict == Verdict::infeasible ? "Closest" : "Recommended",
+                       &*p.recommended);
+  }
+  if (p.single_node_best && !(p.recommended && p.recommended->nodes == 1 &&
+                              p.recommended->hardware == p.single_node_best->hardware)) {
+    plans.emplace_back("Best single node", &*p.single_node_best);
+  }
+  std::vector<Bar> bars;
+  double scale = 0;
+  for (const auto& [role, c] : plans) {
+    const StageMemory& m = c->memory.peak;
+    Bar b;
+    b.role = role;
+    b.label = plan_title(r, *c);
+    b.total = gib(c->memory.total());
+    b.parts = {{"weights", m.weights},     {"gradients", m.gradients},
+               {"optimizer", m.optimizer}, {"activations", m.activations},
+               {"logits", m.logits},       {"buffers", m.buffers},
+               {"overhead", m.overhead}};
+    b.limit = c->memory.capacity_bytes;
+    b.limit_label = fmt::format("HBM {:.0f} GiB", c->memory.capacity_bytes / units::kGiB);
+    scale = std::max({scale, c->memory.total(), c->memory.capacity_bytes});
+    bars.push_back(std::move(b));
+  }
+  if (bars.empty()) {
+    return svg_open("chart-memory", 60, "per-GPU memory") +
+           text(20, 35, "No plan fits: no memory breakdown to show.", "start", "label") +
+           "</svg>\n";
+  }
+  const double step = nice_step(scale / units::kGiB, 7) * units::kGiB;
+  scale = std::ceil(scale / step) * step;
+  return stacked_bars("chart-memory", "Per-GPU memory against HBM capacity", bars,
+                      {"weights", "gradients", "optimizer state", "activations", "logits and loss",
+                       "comm/prefetch buffers", "framework overhead"},
+                      scale, step, gib_tick, gib, "GiB per GPU (most loaded pipeline stage)");
+}
+
+Str step_chart(const PlanReport& r) {
+  const PlanResult& p = r.result;
+  std::vector<Bar> bars;
+  auto add = [&](const Str& role, const PlanCandidate& c) {
+    const StepBreakdown& b = c.step.breakdown;
+    const double total = b.total() > 0 ? b.total() : 1;
+    Bar bar;
+    bar.role = role;
+    bar.label = plan_title(r, c);
+    bar.total = fmt::format("{:.2f} s", c.step.step_s);
+    bar.parts = {{"compute", b.compute / total},
+                 {"tensor-parallel comm", b.tp_comm / total},
+                 {"context-parallel comm", b.cp_comm / total},
+                 {"expert-parallel comm", b.ep_comm / total},
+                 {"pipeline comm", b.pp_comm / total},
+                 {"data-parallel comm", b.dp_comm / total},
+                 {"pipeline bubble", b.bubble / total},
+                 {"optimizer", b.optimizer / total},
+                 {"other", b.other / total}};
+    bars.push_back(std::move(bar));
+  };
+  if (p.recommended)
+    add(p.verdict == Verdict::infeasible ? "Closest" : "Recommended", *p.recommended);
+  if (p.single_node_best && !(p.recommended && p.recommended->nodes == 1 &&
+                              p.recommended->hardware == p.single_node_best->hardware)) {
+    add("Best single node", *p.single_node_best);
+  }
+  if (bars.empty()) {
+    return svg_open("chart-step", 60, "step-time breakdown") +
+           text(20, 35, "No plan fits: no step time to show.", "start", "label") + "</svg>\n";
+  }
+  return stacked_bars(
+      "chart-step", "Step-time breakdown", bars,
+      {"compute", "tensor-parallel comm", "context-parallel comm", "expert-parallel comm",
+       "pipeline comm", "data-parallel comm", "pipeline bubble", "optimizer", "other"},
+      1.0, 0.1, pct_tick, pct, "share of one step (exposed, not overlapped, time)");
+}
+
+// --- frontier line charts ------------------------------------------------------------------------
+
+struct Axis {
+  double lo = 0, hi = 1;
+  bool log = false;
+  std::vector<double> ticks;
+};
+
+Axis log2_axis(double lo, double hi) {
+  Axis a;
+  a.log = true;
+  a.lo = std::pow(2.0, std::floor(std::log2(lo)));
+  a.hi = std::pow(2.0, std::ceil(std::log2(hi)));
+  if (a.hi <= a.lo) a.hi = a.lo * 2;
+  for (double v = a.lo; v <= a.hi * (1 + 1e-9); v *= 2) a.ticks.push_back(v);
+  return a;
+}
+
+Axis log10_axis(double lo, double hi) {
+  Axis a;
+  a.log = true;
+  a.lo = std::pow(10.0, std::floor(std::log10(lo)));
+  a.hi = std::pow(10.0, std::ceil(std::log10(hi)));
+  if (a.hi <= a.lo) a.hi = a.lo * 10;
+  const bool sparse = a.hi / a.lo > 1e4;  // many decades: label the decades only
+  for (double d = a.lo; d < a.hi * (1 + 1e-9); d *= 10) {
+    for (double m : {1.0, 2.0, 5.0}) {
+      if ((sparse && m > 1) || d * m > a.hi * (1 + 1e-9)) continue;
+      a.ticks.push_back(d * m);
+    }
+  }
+  return a;
+}
+
+Axis linear_axis(double lo, double hi) {
+  Axis a;
+  if (hi <= lo) hi = lo + 1;
+  const double step = nice_step(hi - lo, 5);
+  a.lo = std::floor(lo / step) * step;
+  a.hi = std::ceil(hi / step) * step;
+  for (double v = a.lo; v <= a.hi + step * 1e-9; v += step) a.ticks.push_back(v);
+  return a;
+}
+
+double frac(const Axis& a, double v) {
+  return a.log ? (std::log(v) - std::log(a.lo)) / (std::log(a.hi) - std::log(a.lo))
+               : (v - a.lo) / (a.hi - a.lo);
+}
+
+Str usd_tick(double v) { return v == 0 ? Str("$0") : cost(v); }
+
+struct Marker {
+  double y;
+  Str label;
+};
+
+// One line per hardware option over the frontier: x = nodes (log 2),
+// y = value(c). Knees are ringed diamonds, the recommended plan a large ring,
+// plans that miss a constraint hollow.
+Str frontier_chart(const PlanReport& r, const Str& id, const Str& label, const Str& y_title,
+                   const std::function<double(const PlanCandidate&)>& value, bool log_y,
+                   const std::function<Str(double)>& tick, std::optional<Marker> limit) {
+  const PlanResult& p = r.result;
+  const std::vector<bool> knees = frontier_knees(p.frontier);
+  double x_lo = 1e300, x_hi = 0, y_lo = 1e300, y_hi = 0;
+  for (const PlanCandidate& c : p.frontier) {
+    if (value(c) <= 0) continue;
+    x_lo = std::min(x_lo, static_cast<double>(c.nodes));
+    x_hi = std::max(x_hi, static_cast<double>(c.nodes));
+    y_lo = std::min(y_lo, value(c));
+    y_hi = std::max(y_hi, value(c));
+  }
+  const double top = 20, plot_h = 300, bottom = top + plot_h;
+  std::vector<int> options;
+  for (const PlanCandidate& c : p.frontier) {
+    if (value(c) > 0 && std::find(options.begin(), options.end(), c.hardware) == options.end()) {
+      options.push_back(c.hardware);
+    }
+  }
+  const double height = bottom + 56 + 22.0 * static_cast<double>((options.size() + 2) / 3 + 1);
+  Str o = svg_open(id, height, label);
+  if (x_hi == 0) {
+    return o + text(20, 40, "No priced plan fits: nothing to draw.", "start", "label") + "</svg>\n";
+  }
+  if (limit && limit->y > 0) {
+    y_lo = std::min(y_lo, limit->y);
+    y_hi = std::max(y_hi, limit->y);
+  }
+  const Axis xa = log2_axis(x_lo, x_hi);
+  const Axis ya = log_y ? log10_axis(y_lo, y_hi) : linear_axis(0, y_hi * 1.05);
+  const double plot_w = kWidth - 90 - kRight;
+  const double left = 90;
+  auto X = [&](double v) { return left + plot_w * frac(xa, v); };
+  auto Y = [&](double v) { return bottom - plot_h * frac(ya, v); };
+  for (double v : xa.ticks) {
+    o += line(X(v), top, X(v), bottom, "grid");
+    o += text(X(v), bottom + 16, fmt::format("{:g}", v), "middle", "tick");
+  }
+  for (double v : ya.ticks) {
+    o += line(left, Y(v), left + plot_w, Y(v), "grid");
+    o += text(left - 8, Y(v) + 4, tick(v), "end", "tick");
+  }
+  o += line(left, bottom, left + plot_w, bottom, "axis-line");
+  o += line(left, top, left, bottom, "axis-line");
+  o += text(left + plot_w / 2, bottom + 36, "nodes (log scale)", "middle", "axis");
+  o += fmt::format(
+      "<text x=\"14\" y=\"{}\" text-anchor=\"middle\" class=\"axis\" "
+      "transform=\"rotate(-90 14 {})\">{}</text>\n",
+      px(top + plot_h / 2), px(top + plot_h / 2), esc(y_title));
+  if (limit && limit->y > 0) {
+    o += line(left, Y(limit->y), left + plot_w, Y(limit->y), "limit");
+    o += text(left + plot_w - 4, Y(limit->y) - 6, limit->label, "end", "limit-label");
+  }
+  for (std::size_t s = 0; s < options.size(); ++s) {
+    const int hw = options[s];
+    const char* colour = kPalette[s % kPaletteSize];
+    const HardwareOption& opt = r.request.hardware[static_cast<std::size_t>(hw)];
+    const Str name = opt.server.id + (opt.fabric ? " / " + opt.fabric->id : Str());
+    Str path;
+    for (const PlanCandidate& c : p.frontier) {
+      if (c.hardware != hw || value(c) <= 0) continue;
+      path += fmt::format("{}{},{}", path.empty() ? "M" : " L", px(X(c.nodes)), px(Y(value(c))));
+    }
+    o += fmt::format("<path class=\"series\" d=\"{}\" stroke=\"{}\"/>\n", path, colour);
+    for (std::size_t i = 0; i < p.frontier.size(); ++i) {
+      const PlanCandidate& c = p.frontier[i];
+      if (c.hardware != hw || value(c) <= 0) continue;
+      const double x = X(c.nodes), y = Y(value(c));
+      const bool ok = c.meets_deadline && c.within_budget;
+      const Str tip = fmt::format(
+          "{}: {} nodes, {}, {}{}{}", name, c.nodes, duration(c.time_to_train_s), cost(c.cost_usd),
+          ok ? "" : ", misses the deadline or the budget", knees[i] ? " (knee)" : "");
+      o += fmt::format(
+          "<circle class=\"point\" cx=\"{}\" cy=\"{}\" r=\"3.5\" stroke=\"{}\" fill=\"{}\">"
+          "<title>{}</title></circle>\n",
+          px(x), px(y), colour, ok ? colour : "#ffffff", esc(tip));
+      if (knees[i]) {
+        o += fmt::format(
+            "<path class=\"knee\" d=\"M{},{} l8,8 l-8,8 l-8,-8 z\" stroke=\"{}\"><title>knee: "
+            "{}</title></path>\n",
+            px(x), px(y - 8), colour, esc(tip));
+      }
+      if (is_recommended(p, c)) {
+        o += fmt::format(
+            "<circle class=\"recommended\" cx=\"{}\" cy=\"{}\" r=\"12\"><title>recommended: "
+            "{}</title></circle>\n",
+            px(x), px(y), esc(tip));
+      }
+    }
+    const double lx = left + static_cast<double>(s % 3) * 250;
+    const double ly = bottom + 60 + 22.0 * static_cast<double>(s / 3);
+    o += line(lx, ly - 4, lx + 22, ly - 4, "legend-line\" stroke=\"" + Str(colour));
+    o += text(lx + 28, ly, name, "start", "legend");
+  }
+  const double ky = bottom + 60 + 22.0 * static_cast<double>((options.size() + 2) / 3);
+  o += fmt::format("<path class=\"knee\" d=\"M{},{} l7,7 l-7,7 l-7,-7 z\" stroke=\"#333\"/>\n",
+                   px(left + 8), px(ky - 15));
+  o += text(left + 22, ky, "knee", "start", "legend");
+  o += fmt::format("<circle class=\"recommended\" cx=\"{}\" cy=\"{}\" r=\"8\"/>\n", px(left + 110),
+                   px(ky - 4));
+  o += text(left + 124, ky, "recommended", "start", "legend");
+  o += fmt::format(
+      "<circle cx=\"{}\" cy=\"{}\" r=\"3.5\" stroke=\"#333\" fill=\"#ffffff\" class=\"point\"/>\n",
+      px(left + 240), px(ky - 4));
+  o += text(left + 250, ky, "misses the deadline or the budget", "start", "legend");
+  return o + "</svg>\n";
+}
+
+double cost_usd(const PlanCandidate& c) { return c.cost_usd; }
+
+// --- tables --------------------------------------------------------------------------------------
+
+Str row(const Str& head, const std::vector<Str>& cells) {
+  Str o = "<tr><th scope=\"row\">" + esc(head) + "</th>";
+  for (const Str& c : cells) o += "<td>" + esc(c) + "</td>";
+  return o + "</tr>\n";
+}
+
+Str figures_table(const PlanReport& r) {
+  const PlanResult& p = r.result;
+  std::vector<std::pair<Str, const PlanCandidate*>> plans;
+  if (p.recommended) {
+    plans.emplace_back(p.verdict == Verdict::infeasible ? "Closest plan" : "Recommended plan",
+                       &*p.recommended);
+  }
+  if (p.single_node_best && p.verdict != Verdict::single_node) {
+    plans.emplace_back("Best single-node plan", &*p.single_node_best);
+  }
+  if (plans.empty()) return "<p>No plan fits in memory.</p>\n";
+  Str o = "<table class=\"figures\"><thead><tr><th></th>";
+  for (const auto& [role, c] : plans) o += "<th scope=\"col\">" + esc(role) + "</th>";
+  o += "</tr></thead><tbody>\n";
+  auto each = [&](const Str& head, auto f) {
+    std::vector<Str> cells;
+    for (const auto& pc : plans) cells.push_back(f(*pc.second));
+    o += row(head, cells);
+  };
+  auto hw = [&](const PlanCandidate& c) -> const HardwareOption& {
+    return r.request.hardware[static_cast<std::size_t>(c.hardware)];
+  };
+  each("hardware", [&](const PlanCandidate& c) {
+    return fmt::format("{} x {} ({} x {}, {} GPUs)", c.nodes, hw(c).server.id,
+                       hw(c).server.gpus_per_node, hw(c).gpu.id, c.gpus());
+  });
+  each("scale-out network", [&](const PlanCandidate& c) { return fabric_name(hw(c)); });
+  each("parallel layout", [](const PlanCandidate& c) { return layout_parallel(c.layout); });
+  each("settings", [](const PlanCandidate& c) { return layout_settings(c.layout); });
+  each("global batch",
+       [](const PlanCandidate& c) { return fmt::format("{} sequences per step", c.global_batch); });
+  each("memory per GPU", [](const PlanCandidate& c) {
+    return fmt::format("{} of {} ({} headroom)", gib(c.memory.total()),
+                       gib(c.memory.capacity_bytes), gib(c.memory.headroom_bytes));
+  });
+  each("step time", [](const PlanCandidate& c) { return fmt::format("{:.3f} s", c.step.step_s); });
+  each("throughput", [](const PlanCandidate& c) {
+    return fmt::format("{:.0f} tokens/s ({:.0f} per GPU)", c.step.tokens_per_s,
+                       c.step.tokens_per_s_per_gpu);
+  });
+  each("MFU", [](const PlanCandidate& c) { return pct(c.step.mfu); });
+  each("network wait",
+       [](const PlanCandidate& c) { return pct(c.step.network_wait_fraction) + " of the step"; });
+  each("time to train", [](const PlanCandidate& c) {
+    return fmt::format("{} (+/- {:.0f} %)", duration(c.time_to_train_s), 100 * c.band);
+  });
+  each("cost", [&](const PlanCandidate& c) {
+    return c.cost_usd > 0
+               ? fmt::format("{} ({:.2f} $/GPU-hour)", cost(c.cost_usd), hw(c).usd_per_gpu_hour)
+               : Str("unpriced");
+  });
+  each("deadline", [](const PlanCandidate& c) { return Str(c.meets_deadline ? "met" : "missed"); });
+  each("budget", [](const PlanCandidate& c) { return Str(c.within_budget ? "met" : "missed"); });
+  return o + "</tbody></table>\n";
+}
+
+Str frontier_table(const PlanReport& r) {
+  const PlanResult& p = r.result;
+  const std::vector<bool> knees = frontier_knees(p.frontier);
+  Str o =
+      "<table class=\"frontier\"><thead><tr><th scope=\"col\">server</th><th "
+      "scope=\"col\">network</th><th scope=\"col\">nodes</th><th scope=\"col\">GPUs</th><th "
+      "scope=\"col\">layout</th><th scope=\"col\">memory per GPU</th><th scope=\"col\">step</th>"
+      "<th scope=\"col\">MFU</th><th scope=\"col\">time to train</th><th "
+      "scope=\"col\">cost</th><th scope=\"col\">notes</th></tr></thead><tbody>\n";
+  for (std::size_t i = 0; i < p.frontier.size(); ++i) {
+    const PlanCandidate& c = p.frontier[i];
+    const HardwareOption& hw = r.request.hardware[static_cast<std::size_t>(c.hardware)];
+    std::vector<Str> notes;
+    if (is_recommended(p, c)) notes.emplace_back("recommended");
+    if (knees[i]) notes.emplace_back("knee");
+    if (!c.meets_deadline) notes.emplace_back("misses the deadline");
+    if (!c.within_budget) notes.emplace_back("misses the budget");
+    Str note;
+    for (const Str& n : notes) note += (note.empty() ? "" : ", ") + n;
+    o += fmt::format(
+        "<tr{}><td class=\"id\">{}</td><td>{}</td><td class=\"num\">{}</td><td "
+        "class=\"num\">{}</td>"
+        "<td>{}</td><td class=\"num\">{}</td><td class=\"num\">{:.2f} s</td><td "
+        "class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>\n",
+        c.meets_deadline && c.within_budget ? "" : " class=\"missed\"", esc(hw.server.id),
+        esc(fabric_name(hw)), c.nodes, c.gpus(), esc(layout_parallel(c.layout)),
+        gib(c.memory.total()), c.step.step_s, pct(c.step.mfu), duration(c.time_to_train_s),
+        cost(c.cost_usd), esc(note));
+  }
+  return o + "</tbody></table>\n";
+}
+
+Str search_table(const PlanReport& r) {
+  const SearchStats& s = r.result.stats;
+  Str o = "<table class=\"search\"><tbody>\n";
+  o += row("layouts enumerated", {fmt::format("{}", s.candidates)});
+  o += row("memory evaluations", {fmt::format("{}", s.evaluated)});
+  for (const auto& [reason, n] : s.rejected_by_reason) {
+    o += row("rejected for " + reason, {fmt::format("{}", n)});
+  }
+  return o + "</tbody></table>\n";
+}
+
+Str workload_line(const PlanReport& r) {
+  const Workload& w = r.request.workload;
+  const PlanConstraints& k = r.request.constraints;
+  Str s = fmt::format("{}: {}, {} tokens, sequence {} tokens, {} / {} / {}", w.model.name,
+                      to_string(w.task), count(w.tokens), w.seq_len, to_string(w.precision),
+                      to_string(w.optimizer), to_string(w.framework));
+  if (w.task == Task::finetune) s += fmt::format(", fine-tuning {}", to_string(w.finetune.method));
+  s += k.deadline_s ? fmt::format("; deadline {}", duration(*k.deadline_s)) : "; no deadline";
+  s += k.budget_usd ? fmt::format(", budget {}", cost(*k.budget_usd)) : ", no budget";
+  s += fmt::format(", up to {} nodes, objective {}", k.max_nodes, to_string(r.request.objective));
+  return s;
+}
+
+constexpr const char* kStyle = R"(
+body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1b1b1b;margin:0;background:#fafafa}
+main{max-width:920px;margin:0 auto;padding:24px}
+header.verdict{border-left:8px solid #0072B2;background:#fff;padding:12px 20px;margin-bottom:20px}
+header.verdict.multi-node{border-color:#E69F00}
+header.verdict.infeasible{border-color:#D55E00}
+h1{margin:.2em 0;font-size:28px}
+h2{font-size:19px;margin:28px 0 8px}
+.workload{color:#555}
+section{background:#fff;padding:8px 20px 16px;margin-bottom:16px}
+svg.chart{display:block;max-width:100%;height:auto}
+svg text{font:12px system-ui,sans-serif;fill:#1b1b1b}
+svg text.tick,svg text.axis{fill:#555}
+svg text.label{font-weight:600}
+svg .grid{stroke:#e4e4e4;stroke-width:1}
+svg .axis-line{stroke:#777;stroke-width:1}
+svg .limit{stroke:#b00020;stroke-width:2;stroke-dasharray:6 4}
+svg text.limit-label{fill:#b00020}
+svg .series{fill:none;stroke-width:2}
+svg .point{stroke-width:1.5}
+svg .knee{fill:none;stroke-width:2}
+svg .recommended{fill:none;stroke:#b00020;stroke-width:2.5}
+svg .legend-line{stroke-width:3}
+table{border-collapse:collapse;width:100%;font-size:13px}
+th,td{padding:3px 8px;border-bottom:1px solid #e4e4e4;text-align:left;vertical-align:top}
+td.num,td.id{text-align:right;white-space:nowrap}
+td.id{text-align:left}
+tr.missed td{color:#777}
+.note{color:#555;font-size:13px}
+footer{color:#777;font-size:12px;text-align:center}
+)";
+
+}  // namespace
+
+std::string plan_html(const PlanReport& r) {
+  const PlanResult& p = r.result;
+  const Str verdict = to_string(p.verdict);
+  Str o;
+  o += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  o += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
+  o += "<meta name=\"generator\" content=\"scaleout\">\n";
+  o += fmt::format("<title>scaleout plan: {} ({})</title>\n", esc(r.request.workload.model.name),
+                   esc(verdict));
+  o += fmt::format("<style>{}</style>\n</head>\n<body>\n<main>\n", kStyle);
+
+  o += fmt::format("<header class=\"verdict {}\" id=\"verdict\">\n<h1>Verdict: {}</h1>\n", verdict,
+                   esc(verdict));
+  o += "<ul class=\"reasons\">\n";
+  for (const Str& reason : p.reasons) o += "<li>" + esc(reason) + "</li>\n";
+  o += "</ul>\n";
+  if (!p.single_node_best) {
+    o += "<p>Single node: none (" + esc(p.single_node_reason) + ").</p>\n";
+  }
+  o += "<p class=\"workload\">" + esc(workload_line(r)) + "</p>\n</header>\n";
+
+  o += "<section id=\"memory\">\n<h2>Memory per GPU</h2>\n";
+  o += memory_chart(r);
+  o += "<p class=\"note\">The most loaded GPU of each plan; the dashed line is the GPU's HBM "
+       "capacity.</p>\n</section>\n";
+
+  o += "<section id=\"frontier\">\n<h2>Time to train and cost against node count</h2>\n";
+  // Time in days, or in hours when every plan and the deadline take under two days.
+  double longest_s = r.request.constraints.deadline_s.value_or(0);
+  for (const PlanCandidate& c : p.frontier) longest_s = std::max(longest_s, c.time_to_train_s);
+  const double unit_s = longest_s < 2 * 86400.0 ? 3600.0 : 86400.0;
+  const Str unit = unit_s == 3600.0 ? "h" : "d";
+  std::optional<Marker> deadline, budget;
+  if (r.request.constraints.deadline_s) {
+    deadline = Marker{*r.request.constraints.deadline_s / unit_s,
+                      "deadline " + duration(*r.request.constraints.deadline_s)};
+  }
+  if (r.request.constraints.budget_usd) {
+    budget = Marker{*r.request.constraints.budget_usd,
+                    "budget " + cost(*r.request.constraints.budget_usd)};
+  }
+  o += frontier_chart(
+      r, "chart-time", "Time to train against node count",
+      fmt::format("time to train, {} (log scale)", unit_s == 3600.0 ? "hours" : "days"),
+      [unit_s](const PlanCandidate& c) { return c.time_to_train_s / unit_s; }, true,
+      [unit](double v) { return fmt::format("{:g} {}", v, unit); }, deadline);
+  o += frontier_chart(r, "chart-cost", "Cost against node count", "cost (USD)", cost_usd, false,
+                      usd_tick, budget);
+  o += fmt::format(
+      "<p class=\"note\">One point per server and node count: the fastest layout that fits. "
+      "Knee: the fastest point of a server whose GPU-hours are within {:.0f} % of that server's "
+      "least; beyond it, going faster costs more than that premium.</p>\n</section>\n",
+      100 * kKneePremium);
+
+  o += "<section id=\"step\">\n<h2>Step-time breakdown</h2>\n";
+  o += step_chart(r);
+  o += "<p class=\"note\">Compute, then each kind of communication the model does not hide "
+       "behind compute, the pipeline bubble and the optimizer step.</p>\n</section>\n";
+
+  // Whole-run economics (failures and checkpoints, storage, power, total cost
+  // of ownership) get their section here once PlanCandidate carries them.
+
+  o += "<section id=\"figures\">\n<h2>Plan figures</h2>\n" + figures_table(r) + "</section>\n";
+  o += "<section id=\"frontier-table\">\n<h2>Frontier</h2>\n" + frontier_table(r) + "</section>\n";
+  o += "<section id=\"search\">\n<h2>Search</h2>\n" + search_table(r) + "</section>\n";
+  o += "<footer>scaleout plan report. Figures are model estimates; docs/model.md gives every "
+       "equation.</footer>\n</main>\n</body>\n</html>\n";
+  return o;
+}
+
+}  // namespace scaleout::report

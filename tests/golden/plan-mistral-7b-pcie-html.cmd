@@ -1,0 +1,1 @@
+plan examples/plan-mistral-7b-pcie.yaml --format html

@@ -1,0 +1,1 @@
+validate data/validation/external.csv --format csv
