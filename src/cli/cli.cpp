@@ -127,17 +127,25 @@ struct Output {
 
 // -o FILE: writes the whole report into FILE (replacing it).
 void write_output(const Options& o, const std::string& text) {
-  std::ofstream f(o.output, std::ios::binary | std::ios::trunc);
-  if (f) f << text;
-  if (f) f.close();
-  if (!f) {
-    std::error_code ec;
-    const bool folder = std::filesystem::is_directory(o.output, ec);
-    throw InputError(o.output, 0, "",
-                     folder ? "-o: cannot write the report: this is a folder"
-                            : "-o: cannot write the report: " + std::string(std::strerror(errno)),
-                     "give a file path in a writable folder");
+  namespace fs = std::filesystem;
+  const fs::path path(o.output);
+  const fs::path folder = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+  std::error_code ec;
+  std::string problem;
+  if (fs::is_directory(path, ec)) {
+    problem = "this is a folder";
+  } else if (!fs::is_directory(folder, ec)) {
+    problem = "the folder " + folder.string() + " does not exist";
+  } else {
+    errno = 0;
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    if (f) f << text;
+    if (f) f.close();
+    if (f) return;
+    problem = errno != 0 ? std::strerror(errno) : "write failed";
   }
+  throw InputError(o.output, 0, "", "-o: cannot write the report: " + problem,
+                   "give a file path in a writable folder");
 }
 
 // plan --emit DIR: writes the launch files of the recommended plan into DIR

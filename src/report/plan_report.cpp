@@ -25,7 +25,8 @@ std::string wrap(const std::string& text, const std::string& first, const std::s
     const std::string piece = text.substr(i, end - i);
     i = end + sep.size();
     if (piece.empty()) continue;
-    if (!empty && line.size() + sep.size() + piece.size() > width) {
+    // Room is kept for the break mark, which a later break may add.
+    if (!empty && line.size() + sep.size() + piece.size() + at_break.size() > width) {
       out += line + at_break + "\n";
       line = rest;
       empty = true;

@@ -95,6 +95,70 @@ TEST(Cli, BadFormat) {
                    "scaleout: --format: xml not in {text,json}\n" + kUsageLine);
 }
 
+TEST(Cli, BadFormatPerCommand) {
+  // plan takes csv and html, validate csv, estimate and catalog neither.
+  expect_bad_input({"plan", example("plan-llama3-8b-lora.yaml"), "--format", "pdf"},
+                   "scaleout: --format: pdf not in {text,json,csv,html}\n" + kUsageLine);
+  expect_bad_input({"estimate", example("llama3-8b-lora.yaml"), "--format", "csv"},
+                   "scaleout: --format: csv not in {text,json}\n" + kUsageLine);
+  expect_bad_input({"validate", example("llama3-8b-lora.yaml"), "--format", "html"},
+                   "scaleout: --format: html not in {text,json,csv}\n" + kUsageLine);
+  expect_bad_input({"catalog", "gpus", "--format", "html"},
+                   "scaleout: --format: html not in {text,json}\n" + kUsageLine);
+}
+
+TEST(Cli, OutputIntoAMissingFolder) {
+  const std::string path = std::string(SCALEOUT_SOURCE_DIR) + "/no-such-folder/report.html";
+  expect_bad_input({"plan", example("plan-llama3-8b-lora.yaml"), "--format", "html", "-o", path},
+                   "scaleout: " + path + ": -o: cannot write the report: the folder " +
+                       SCALEOUT_SOURCE_DIR +
+                       "/no-such-folder does not exist (give a file path "
+                       "in a writable folder)\n");
+}
+
+TEST(Cli, OutputOntoAFolder) {
+  const std::string dir =
+      std::filesystem::path(write_temp("marker.txt", "")).parent_path().string();
+  expect_bad_input({"catalog", "gpus", "-o", dir},
+                   "scaleout: " + dir +
+                       ": -o: cannot write the report: this is a folder (give a file path in a "
+                       "writable folder)\n");
+}
+
+TEST(Cli, OutputGoesToTheFileAndNothingToStandardOutput) {
+  const std::string path = write_temp("plan.csv", "old content that must be replaced");
+  const Result r = run({"plan", example("plan-llama3-8b-lora.yaml"), "--format", "csv", "--output",
+                        path, "--threads", "2"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "");
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream text;
+  text << f.rdbuf();
+  // The file holds exactly what standard output would have held.
+  const Result same = run({"plan", example("plan-llama3-8b-lora.yaml"), "--format", "csv"});
+  EXPECT_EQ(text.str(), same.out);
+  EXPECT_EQ(text.str().rfind("server,gpu,fabric,nodes,gpus,", 0), 0u);
+}
+
+TEST(Cli, NoProgressBarWhenStandardErrorIsNotATerminal) {
+  // run() passes string streams: the bar must never be drawn into them.
+  const Result r = run({"plan", example("plan-llama3-70b-pretrain.yaml"), "--threads", "1"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(Cli, ProgressLine) {
+  // 30-character bar: 45 of 90 cells fills 15.
+  EXPECT_EQ(progress_line(45, 90, 2.4),
+            "searching [###############...............]  50 % 45/90 cells, 2 s");
+  EXPECT_EQ(progress_line(0, 0, 0),
+            "searching [..............................]   0 % 0/0 cells, 0 s");
+  EXPECT_EQ(progress_line(7, 7, 12.6),
+            "searching [##############################] 100 % 7/7 cells, 13 s");
+  EXPECT_LE(progress_line(123456789012LL, 123456789012LL, 1e9).size(), 79u);
+}
+
 TEST(Cli, CatalogUnknownKind) {
   expect_bad_input(
       {"catalog", "widgets"},

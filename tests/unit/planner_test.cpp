@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <mutex>
 
 #include "io/catalog_reader.hpp"
 #include "report/report.hpp"
@@ -97,6 +98,32 @@ TEST(Search, SameAnswerForAnyThreadCount) {
   one.result = plan(one.request);
   many.result = plan(many.request);
   EXPECT_EQ(report::plan_json(one), report::plan_json(many));
+}
+
+TEST(Search, ProgressIsReportedOncePerCellWithoutChangingTheAnswer) {
+  PlanRequest r = request("llama3-70b", {"dgx-h100", "dgx-a100"}, 1e12);
+  r.threads = 7;
+  report::PlanReport quiet, counted;
+  quiet.request = r;
+  quiet.result = plan(quiet.request);
+  std::mutex mu;
+  std::vector<long long> done;
+  long long total = -1;
+  counted.request = r;
+  counted.request.progress = [&](long long d, long long t) {
+    std::lock_guard<std::mutex> lock(mu);
+    done.push_back(d);
+    total = t;
+  };
+  counted.result = plan(counted.request);
+  // 2 servers x 20 node counts (node_counts(64)) x 1 batch = 40 cells; each
+  // done count 1..40 reported exactly once, in any order across threads.
+  EXPECT_EQ(total, 40);
+  std::sort(done.begin(), done.end());
+  std::vector<long long> expected(40);
+  for (long long i = 0; i < 40; ++i) expected[static_cast<std::size_t>(i)] = i + 1;
+  EXPECT_EQ(done, expected);
+  EXPECT_EQ(report::plan_json(quiet), report::plan_json(counted));
 }
 
 TEST(Search, FixedLayoutFieldsAreKept) {

@@ -1,0 +1,201 @@
+// The plan and validation writers: CSV records parse back (RFC 4180, one
+// column count), HTML escapes user strings and holds every chart, text stays
+// within 80 columns.
+#include "report/report.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/cli.hpp"
+#include "io/catalog_reader.hpp"
+
+namespace scaleout {
+namespace {
+
+// An RFC 4180 reader: records end with CRLF, quoted fields may hold commas,
+// CR, LF and doubled quotes.
+std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> row;
+  std::string field;
+  bool quoted = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
+    if (quoted) {
+      if (ch == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+        field += '"';
+        ++i;
+      } else if (ch == '"') {
+        quoted = false;
+      } else {
+        field += ch;
+      }
+    } else if (ch == '"') {
+      quoted = true;
+    } else if (ch == ',') {
+      row.push_back(field);
+      field.clear();
+    } else if (ch == '\r' && i + 1 < text.size() && text[i + 1] == '\n') {
+      row.push_back(field);
+      field.clear();
+      rows.push_back(row);
+      row.clear();
+      ++i;
+    } else {
+      field += ch;
+    }
+  }
+  EXPECT_FALSE(quoted) << "unterminated quoted field";
+  EXPECT_TRUE(field.empty() && row.empty()) << "last record without CRLF";
+  return rows;
+}
+
+// A small fine-tune on a renamed DGX H100 whose id and model name need
+// escaping in CSV and HTML.
+report::PlanReport hostile_plan() {
+  const Catalog& cat = io::builtin_catalog();
+  report::PlanReport r;
+  PlanRequest& q = r.request;
+  q.workload.model = *cat.find_model("llama3-8b");
+  q.workload.model.name = "<script>alert(\"x\")</script> & 'co'";
+  q.workload.task = Task::finetune;
+  q.workload.finetune.method = FinetuneMethod::lora;
+  q.workload.framework = Framework::fsdp;
+  q.workload.tokens = 1e8;
+  q.workload.seq_len = 2048;
+  q.workload.global_batch = 64;
+  HardwareOption h;
+  h.server = *cat.find_server("dgx-h100");
+  h.server.id = "lab,\"rack\" <7>";
+  h.gpu = *cat.find_gpu(h.server.gpu_id);
+  h.usd_per_gpu_hour = 2.5;
+  q.hardware.push_back(h);
+  q.constraints.max_nodes = 4;
+  q.constraints.deadline_s = 86400.0;
+  r.result = plan(q);
+  return r;
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(PlanCsv, OneRecordPerFrontierPointWithQuotedIds) {
+  const report::PlanReport r = hostile_plan();
+  // Node counts 1, 2 and 4 (64 sequences do not divide over 3 x 8 GPUs).
+  ASSERT_EQ(r.result.frontier.size(), 3u);
+  const std::string csv = report::plan_csv(r);
+  const auto rows = parse_csv(csv);
+  ASSERT_EQ(rows.size(), 4u);  // header + 3
+  for (const auto& row : rows) EXPECT_EQ(row.size(), rows[0].size());
+  EXPECT_EQ(rows[0][0], "server");
+  EXPECT_EQ(rows[0][21], "time_to_train_s");
+  EXPECT_EQ(rows[0][23], "cost_usd");
+  // The id comes back whole, and is quoted with its quotes doubled in the text.
+  EXPECT_EQ(rows[1][0], "lab,\"rack\" <7>");
+  EXPECT_NE(csv.find("\"lab,\"\"rack\"\" <7>\""), std::string::npos);
+  // time_to_train_s reads back to the candidate's value; cost = GPUs x h x $2.5.
+  const PlanCandidate& c = r.result.frontier[0];
+  EXPECT_DOUBLE_EQ(std::stod(rows[1][21]), c.time_to_train_s);
+  EXPECT_DOUBLE_EQ(std::stod(rows[1][23]), c.gpus() * c.time_to_train_s / 3600.0 * 2.5);
+  // Exactly one knee and one recommended record.
+  int knees = 0, recommended = 0;
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    knees += rows[i][26] == "true";
+    recommended += rows[i][27] == "true";
+  }
+  EXPECT_EQ(knees, 1);
+  EXPECT_EQ(recommended, 1);
+}
+
+TEST(ValidateCsv, OneRecordPerRowAndAConstantColumnCount) {
+  ValidationReport v;
+  RowResult a;
+  a.id = "row,1";
+  a.metric = "step_time_s";
+  a.measured = 2.5;
+  a.predicted = 2.0;
+  a.error = -0.2;
+  a.filled = "note with \"quotes\"\nand a line break";
+  RowResult b;
+  b.id = "row-2";
+  b.metric = "mfu";
+  b.measured = 0.4;
+  b.skipped = "no GPU";
+  v.rows = {a, b};
+  const auto rows = parse_csv(report::validate_csv(v));
+  ASSERT_EQ(rows.size(), 3u);
+  for (const auto& row : rows) EXPECT_EQ(row.size(), 14u);
+  EXPECT_EQ(rows[1][0], "row,1");
+  EXPECT_EQ(rows[1][5], "2");     // predicted
+  EXPECT_EQ(rows[1][6], "-0.2");  // error_fraction
+  EXPECT_EQ(rows[1][12], a.filled);
+  EXPECT_EQ(rows[2][5], "");  // not predicted
+  EXPECT_EQ(rows[2][13], "no GPU");
+}
+
+TEST(Html, EscapeReplacesTheFiveSpecialCharacters) {
+  EXPECT_EQ(report::html_escape("a<b>&\"c\"'d'"), "a&lt;b&gt;&amp;&quot;c&quot;&#39;d&#39;");
+  EXPECT_EQ(report::html_escape("plain"), "plain");
+}
+
+TEST(Html, SelfContainedWithEveryChartAndEscapedStrings) {
+  const std::string html = report::plan_html(hostile_plan());
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  for (const char* id : {"chart-memory", "chart-time", "chart-cost", "chart-step"}) {
+    EXPECT_EQ(count(html, std::string("id=\"") + id + "\""), 1u) << id;
+  }
+  // No script, no external resource: nothing to fetch, nothing to run.
+  EXPECT_EQ(count(html, "<script"), 0u);
+  EXPECT_EQ(count(html, "src="), 0u);
+  EXPECT_EQ(count(html, "<link"), 0u);
+  EXPECT_EQ(count(html, "http"), count(html, "xmlns=\"http://www.w3.org/2000/svg\""));
+  // The user's strings appear only escaped.
+  EXPECT_EQ(count(html, "alert("), count(html, "&lt;script&gt;alert(&quot;x&quot;)"));
+  EXPECT_GT(count(html, "lab,&quot;rack&quot; &lt;7&gt;"), 0u);
+  EXPECT_EQ(count(html, "<7>"), 0u);
+  // Same plan, same bytes.
+  EXPECT_EQ(html, report::plan_html(hostile_plan()));
+}
+
+TEST(Html, MemoryBarsReachTheCapacityMarkerInProportion) {
+  const report::PlanReport r = hostile_plan();
+  const std::string html = report::plan_html(r);
+  // One bar (the recommended plan is the single-node plan): seven parts at most,
+  // one HBM marker labelled with the H100's 80 GiB.
+  EXPECT_EQ(count(html, "HBM 80 GiB"), 1u);
+  EXPECT_EQ(count(html, "Best single node"), 0u);
+  EXPECT_GT(count(html, "class=\"part\""), 3u);
+}
+
+// Text output fits an 80-column terminal for every bundled example.
+TEST(Text, PlanAndEstimateStayWithin80Columns) {
+  namespace fs = std::filesystem;
+  int files = 0;
+  for (const auto& entry : fs::directory_iterator(std::string(SCALEOUT_SOURCE_DIR) + "/examples")) {
+    const std::string name = entry.path().filename().string();
+    if (entry.path().extension() != ".yaml") continue;
+    std::vector<std::string> args = {"scaleout", name.rfind("plan-", 0) == 0 ? "plan" : "estimate",
+                                     entry.path().string()};
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    std::ostringstream out, err;
+    ASSERT_EQ(run_cli(static_cast<int>(args.size()), argv.data(), out, err), 0) << err.str();
+    std::istringstream lines(out.str());
+    for (std::string line; std::getline(lines, line);) {
+      EXPECT_LE(line.size(), 80u) << name << ": " << line;
+    }
+    ++files;
+  }
+  EXPECT_EQ(files, 13);
+}
+
+}  // namespace
+}  // namespace scaleout
