@@ -173,20 +173,25 @@ Str plan_title(const PlanReport& r, const PlanCandidate& c) {
   return fmt::format("{} x {}", c.nodes, r.request.hardware[c.hardware].server.id);
 }
 
-Str memory_chart(const PlanReport& r) {
-  const PlanResult& p = r.result;
+// The plans the charts and the figures table show, with their roles: the
+// recommended (or closest) plan, then the best single-node plan when it is
+// another plan.
+std::vector<std::pair<Str, const PlanCandidate*>> shown_plans(const PlanResult& p) {
   std::vector<std::pair<Str, const PlanCandidate*>> plans;
   if (p.recommended) {
     plans.emplace_back(p.verdict == Verdict::infeasible ? "Closest" : "Recommended",
                        &*p.recommended);
   }
-  if (p.single_node_best && !(p.recommended && p.recommended->nodes == 1 &&
-                              p.recommended->hardware == p.single_node_best->hardware)) {
+  if (p.single_node_best && !is_recommended(p, *p.single_node_best)) {
     plans.emplace_back("Best single node", &*p.single_node_best);
   }
+  return plans;
+}
+
+Str memory_chart(const PlanReport& r) {
   std::vector<Bar> bars;
   double scale = 0;
-  for (const auto& [role, c] : plans) {
+  for (const auto& [role, c] : shown_plans(r.result)) {
     const StageMemory& m = c->memory.peak;
     Bar b;
     b.role = role;
@@ -215,15 +220,14 @@ Str memory_chart(const PlanReport& r) {
 }
 
 Str step_chart(const PlanReport& r) {
-  const PlanResult& p = r.result;
   std::vector<Bar> bars;
-  auto add = [&](const Str& role, const PlanCandidate& c) {
-    const StepBreakdown& b = c.step.breakdown;
+  for (const auto& [role, c] : shown_plans(r.result)) {
+    const StepBreakdown& b = c->step.breakdown;
     const double total = b.total() > 0 ? b.total() : 1;
     Bar bar;
     bar.role = role;
-    bar.label = plan_title(r, c);
-    bar.total = fmt::format("{:.2f} s", c.step.step_s);
+    bar.label = plan_title(r, *c);
+    bar.total = fmt::format("{:.2f} s", c->step.step_s);
     bar.parts = {{"compute", b.compute / total},
                  {"tensor-parallel comm", b.tp_comm / total},
                  {"context-parallel comm", b.cp_comm / total},
@@ -234,12 +238,6 @@ Str step_chart(const PlanReport& r) {
                  {"optimizer", b.optimizer / total},
                  {"other", b.other / total}};
     bars.push_back(std::move(bar));
-  };
-  if (p.recommended)
-    add(p.verdict == Verdict::infeasible ? "Closest" : "Recommended", *p.recommended);
-  if (p.single_node_best && !(p.recommended && p.recommended->nodes == 1 &&
-                              p.recommended->hardware == p.single_node_best->hardware)) {
-    add("Best single node", *p.single_node_best);
   }
   if (bars.empty()) {
     return svg_open("chart-step", 60, "step-time breakdown") +
@@ -332,10 +330,13 @@ Str frontier_chart(const PlanReport& r, const Str& id, const Str& label, const S
     }
   }
   const double height = bottom + 56 + 22.0 * static_cast<double>((options.size() + 2) / 3 + 1);
-  Str o = svg_open(id, height, label);
   if (x_hi == 0) {
-    return o + text(20, 40, "No priced plan fits: nothing to draw.", "start", "label") + "</svg>\n";
+    return svg_open(id, 60, label) +
+           text(20, 35, "No plan to draw: nothing fits, or no plan that fits has a price.", "start",
+                "label") +
+           "</svg>\n";
   }
+  Str o = svg_open(id, height, label);
   if (limit && limit->y > 0) {
     y_lo = std::min(y_lo, limit->y);
     y_hi = std::max(y_hi, limit->y);
@@ -431,18 +432,10 @@ Str row(const Str& head, const std::vector<Str>& cells) {
 }
 
 Str figures_table(const PlanReport& r) {
-  const PlanResult& p = r.result;
-  std::vector<std::pair<Str, const PlanCandidate*>> plans;
-  if (p.recommended) {
-    plans.emplace_back(p.verdict == Verdict::infeasible ? "Closest plan" : "Recommended plan",
-                       &*p.recommended);
-  }
-  if (p.single_node_best && p.verdict != Verdict::single_node) {
-    plans.emplace_back("Best single-node plan", &*p.single_node_best);
-  }
+  const std::vector<std::pair<Str, const PlanCandidate*>> plans = shown_plans(r.result);
   if (plans.empty()) return "<p>No plan fits in memory.</p>\n";
   Str o = "<table class=\"figures\"><thead><tr><th></th>";
-  for (const auto& [role, c] : plans) o += "<th scope=\"col\">" + esc(role) + "</th>";
+  for (const auto& [role, c] : plans) o += "<th scope=\"col\">" + esc(role) + " plan</th>";
   o += "</tr></thead><tbody>\n";
   auto each = [&](const Str& head, auto f) {
     std::vector<Str> cells;
