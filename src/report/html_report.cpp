@@ -364,7 +364,7 @@ Str frontier_chart(const PlanReport& r, const Str& id, const Str& label, const S
       px(top + plot_h / 2), px(top + plot_h / 2), esc(y_title));
   if (limit && limit->y > 0) {
     o += line(left, Y(limit->y), left + plot_w, Y(limit->y), "limit");
-    o += text(left + plot_w - 4, Y(limit->y) - 6, limit->label, "end", "limit-label");
+    o += text(left + 6, Y(limit->y) - 6, limit->label, "start", "limit-label");
   }
   for (std::size_t s = 0; s < options.size(); ++s) {
     const int hw = options[s];
@@ -585,7 +585,8 @@ std::string plan_html(const PlanReport& r) {
   o += "<ul class=\"reasons\">\n";
   for (const Str& reason : p.reasons) o += "<li>" + esc(reason) + "</li>\n";
   o += "</ul>\n";
-  if (!p.single_node_best) {
+  // A multi-node verdict already gives this as its first (capacity) reason.
+  if (!p.single_node_best && p.verdict == Verdict::infeasible) {
     o += "<p>Single node: none (" + esc(p.single_node_reason) + ").</p>\n";
   }
   o += "<p class=\"workload\">" + esc(workload_line(r)) + "</p>\n</header>\n";
