@@ -45,45 +45,6 @@ struct Options {
   std::ostream* progress = nullptr;  // plan: draw a progress bar here (a terminal)
 };
 
-// The search's progress on a terminal: drawn once the search has run for
-// more than a second, redrawn at most ten times a second, erased at the end.
-// update() is called from the search threads; one draws, the others skip.
-class ProgressBar {
- public:
-  using Clock = std::chrono::steady_clock;
-  explicit ProgressBar(std::ostream& err) : err_(err), start_(Clock::now()) {}
-  ProgressBar(const ProgressBar&) = delete;
-  ProgressBar& operator=(const ProgressBar&) = delete;
-  ~ProgressBar() { finish(); }
-
-  void update(long long done, long long total) {
-    std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
-    if (!lock.owns_lock()) return;
-    const auto now = Clock::now();
-    if (now - start_ < std::chrono::seconds(1) || now - last_ < std::chrono::milliseconds(100)) {
-      return;
-    }
-    last_ = now;
-    err_ << '\r' << progress_line(done, total, std::chrono::duration<double>(now - start_).count())
-         << std::flush;
-    drawn_ = true;
-  }
-
-  void finish() {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!drawn_) return;
-    err_ << '\r' << std::string(79, ' ') << '\r' << std::flush;
-    drawn_ = false;
-  }
-
- private:
-  std::ostream& err_;
-  std::mutex mu_;
-  Clock::time_point start_;
-  Clock::time_point last_{};
-  bool drawn_ = false;
-};
-
 Catalog load_catalog(const Options& o) {
   Catalog c = io::builtin_catalog();
   for (const std::string& path : o.catalogs) io::read_catalog(io::read_text_file(path), path, c);
@@ -298,6 +259,29 @@ std::string run_catalog(const Options& o) {
 }
 
 }  // namespace
+
+ProgressBar::ProgressBar(std::ostream& err, std::chrono::milliseconds show_after)
+    : err_(err), show_after_(show_after), start_(Clock::now()) {}
+
+ProgressBar::~ProgressBar() { finish(); }
+
+void ProgressBar::update(long long done, long long total) {
+  std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
+  if (!lock.owns_lock()) return;  // another thread is drawing
+  const auto now = Clock::now();
+  if (now - start_ < show_after_ || now - last_ < std::chrono::milliseconds(100)) return;
+  last_ = now;
+  err_ << '\r' << progress_line(done, total, std::chrono::duration<double>(now - start_).count())
+       << std::flush;
+  drawn_ = true;
+}
+
+void ProgressBar::finish() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!drawn_) return;
+  err_ << '\r' << std::string(79, ' ') << '\r' << std::flush;
+  drawn_ = false;
+}
 
 std::string progress_line(long long done, long long total, double elapsed_s) {
   constexpr int kWidth = 30;

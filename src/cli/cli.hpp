@@ -1,7 +1,9 @@
 // The scaleout command line. main() only forwards here.
 #pragma once
 
+#include <chrono>
 #include <iosfwd>
+#include <mutex>
 #include <string>
 
 namespace scaleout {
@@ -14,5 +16,31 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err);
 // One line of the search progress bar `plan` draws on a terminal's standard
 // error: "searching [#####.....]  50 % 120/240 cells, 3 s", at most 79 columns.
 std::string progress_line(long long done, long long total, double elapsed_s);
+
+// The search's progress bar on a terminal (run_cli makes one only when
+// standard error is a terminal): drawn once the search has run for
+// `show_after`, redrawn at most ten times a second, erased by finish() (or
+// the destructor). update() may be called from several threads at once; one
+// draws, the others skip.
+class ProgressBar {
+ public:
+  using Clock = std::chrono::steady_clock;
+  explicit ProgressBar(std::ostream& err,
+                       std::chrono::milliseconds show_after = std::chrono::seconds(1));
+  ProgressBar(const ProgressBar&) = delete;
+  ProgressBar& operator=(const ProgressBar&) = delete;
+  ~ProgressBar();
+
+  void update(long long done, long long total);
+  void finish();
+
+ private:
+  std::ostream& err_;
+  std::chrono::milliseconds show_after_;
+  std::mutex mu_;
+  Clock::time_point start_;
+  Clock::time_point last_{};
+  bool drawn_ = false;
+};
 
 }  // namespace scaleout

@@ -159,6 +159,28 @@ TEST(Cli, ProgressLine) {
   EXPECT_LE(progress_line(123456789012LL, 123456789012LL, 1e9).size(), 79u);
 }
 
+TEST(Cli, ProgressBarDrawsAfterItsDelayAndErasesItself) {
+  std::ostringstream err;
+  {
+    ProgressBar bar(err, std::chrono::milliseconds(0));
+    bar.update(3, 10);  // drawn: no delay, first draw
+    bar.update(4, 10);  // skipped: within 100 ms of the last draw
+    const std::string line = "\rsearching [#########.....................]  30 % 3/10 cells, 0 s";
+    EXPECT_EQ(err.str(), line);
+    bar.finish();
+    EXPECT_EQ(err.str().size(), line.size() + 81);
+    EXPECT_EQ(err.str().substr(err.str().size() - 81), "\r" + std::string(79, ' ') + "\r");
+  }
+  EXPECT_EQ(err.str().size(), 65u + 81u);  // the destructor draws nothing more
+  std::ostringstream quiet;
+  {
+    ProgressBar bar(quiet);  // one second's delay: a quick search draws nothing
+    bar.update(1, 2);
+    bar.update(2, 2);
+  }
+  EXPECT_EQ(quiet.str(), "");
+}
+
 TEST(Cli, CatalogUnknownKind) {
   expect_bad_input(
       {"catalog", "widgets"},
