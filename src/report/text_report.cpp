@@ -21,10 +21,15 @@ std::string count(double n) {
 
 std::string pct(double f) { return fmt::format("{:.1f}%", 100.0 * f); }
 
-// Sources can be long; tables show their start (JSON output has them whole).
-std::string brief(const std::string& source) {
-  constexpr size_t kMax = 40;
-  return source.size() <= kMax ? source : source.substr(0, kMax - 3) + "...";
+// At most `max` characters of `s`, ending in "..." when cut (JSON output
+// has sources whole).
+std::string brief(const std::string& s, std::size_t max = 40) {
+  return s.size() <= max ? s : s.substr(0, max - 3) + "...";
+}
+
+// A catalog entry's source on its own line under the entry, within 80 columns.
+std::string source_line(const std::string& source) {
+  return "    source: " + brief(source, 68) + "\n";
 }
 
 }  // namespace
@@ -118,15 +123,16 @@ std::string estimate_text(const EstimateResult& r) {
 
 std::string validate_text(const ValidationReport& r) {
   std::string o;
-  o += fmt::format("{:<16} {:<14} {:>10} {:>10} {:>8} {:>5}\n", "id", "metric", "measured",
+  // 79 columns with the longest ids (25) and metric names (20) of data/validation.
+  o += fmt::format("{:<25} {:<20} {:>9} {:>9} {:>7} {:>4}\n", "id", "metric", "measured",
                    "predicted", "error", "fits");
   for (const RowResult& x : r.rows) {
-    o += fmt::format("{:<16} {:<14} {:>10.4g} {:>10} {:>8} {:>5}\n", x.id, x.metric, x.measured,
+    o += fmt::format("{:<25} {:<20} {:>9.4g} {:>9} {:>7} {:>4}\n", x.id, x.metric, x.measured,
                      x.predicted ? fmt::format("{:.4g}", *x.predicted) : "-",
                      x.error ? pct(*x.error) : "-",
                      x.memory_evaluated ? (x.fits ? "yes" : "NO") : "-");
-    if (!x.filled.empty()) o += fmt::format("    filled: {}\n", x.filled);
-    if (!x.skipped.empty()) o += fmt::format("    not predicted: {}\n", x.skipped);
+    if (!x.filled.empty()) o += wrap(x.filled, "    filled: ", "      ", "; ");
+    if (!x.skipped.empty()) o += wrap(x.skipped, "    not predicted: ", "      ");
   }
   o += "\nMAPE by metric\n";
   for (const auto& [k, s] : r.by_metric) {
@@ -141,8 +147,8 @@ std::string validate_text(const ValidationReport& r) {
   if (!r.rank_correlation.empty()) {
     o += "Rank correlation (Spearman) of predicted and measured, per model and metric\n";
     for (const RankCorrelation& c : r.rank_correlation) {
-      o += fmt::format("  {:<14} {:<22} {:<20} {:>4} rows  {:>6.3f}\n", c.group, c.model, c.metric,
-                       c.count, c.spearman);
+      o += fmt::format("  {:<14} {:<22} {:<20} {:>4} rows  {:>6.3f}\n", c.group, brief(c.model, 22),
+                       c.metric, c.count, c.spearman);
     }
   }
   o += fmt::format("False out-of-memory verdicts: {}\n", r.false_oom);
@@ -152,51 +158,57 @@ std::string validate_text(const ValidationReport& r) {
 std::string catalog_text(const Catalog& c, const std::string& kind) {
   std::string o;
   if (kind == "gpus") {
-    o += fmt::format("{:<16} {:>8} {:>9} {:>9} {:>9} {:>9} {:>6}  {}\n", "id", "HBM GiB",
-                     "HBM GB/s", "bf16 TF/s", "fp8 TF/s", "link GB/s", "TDP W", "source");
+    o += fmt::format("{:<16} {:>8} {:>9} {:>9} {:>9} {:>9} {:>6}\n", "id", "HBM GiB", "HBM GB/s",
+                     "bf16 TF/s", "fp8 TF/s", "link GB/s", "TDP W");
     for (const Gpu* g : c.gpus()) {
-      o += fmt::format("{:<16} {:>8.0f} {:>9.0f} {:>9.1f} {:>9.1f} {:>9.0f} {:>6.0f}  {}\n", g->id,
+      o += fmt::format("{:<16} {:>8.0f} {:>9.0f} {:>9.1f} {:>9.1f} {:>9.0f} {:>6.0f}\n", g->id,
                        g->hbm_bytes / units::kGiB, g->hbm_bw_Bps / units::kGBps,
                        g->bf16_flops / units::kTFLOPS, g->fp8_flops / units::kTFLOPS,
-                       g->scaleup_bw_Bps / units::kGBps, g->tdp_W, brief(g->source));
+                       g->scaleup_bw_Bps / units::kGBps, g->tdp_W);
+      o += source_line(g->source);
     }
   } else if (kind == "servers") {
-    o += fmt::format("{:<28} {:<14} {:>4} {:<13} {:>9} {:>11}  {}\n", "id", "gpu", "gpus",
-                     "intra-node", "GB/s/GPU", "NICs x Gb/s", "source");
+    o += fmt::format("{:<28} {:<13} {:>4} {:<13} {:>5} {:>11}\n", "id", "gpu", "gpus", "intra-node",
+                     "GB/s", "NICs x Gb/s");
     for (const Server* s : c.servers()) {
-      o += fmt::format("{:<28} {:<14} {:>4} {:<13} {:>9.0f} {:>11}  {}\n", s->id, s->gpu_id,
+      o += fmt::format("{:<28} {:<13} {:>4} {:<13} {:>5.0f} {:>11}\n", s->id, s->gpu_id,
                        s->gpus_per_node, to_string(s->intra_node),
                        s->intra_node_bw_Bps / units::kGBps,
-                       fmt::format("{} x {:.0f}", s->nics_per_node, s->nic_bw_Bps / units::kGbps),
-                       brief(s->source));
+                       fmt::format("{} x {:.0f}", s->nics_per_node, s->nic_bw_Bps / units::kGbps));
+      o += source_line(s->source);
     }
+    o += "GB/s: intra-node bandwidth per GPU\n";
   } else if (kind == "fabrics") {
-    o += fmt::format("{:<24} {:<9} {:>9} {:>11} {:<15} {:>7}  {}\n", "id", "kind", "port Gb/s",
-                     "latency us", "topology", "oversub", "source");
+    o += fmt::format("{:<24} {:<9} {:>9} {:>11} {:<15} {:>7}\n", "id", "kind", "port Gb/s",
+                     "latency us", "topology", "oversub");
     for (const Fabric* f : c.fabrics()) {
-      o += fmt::format("{:<24} {:<9} {:>9.0f} {:>11} {:<15} {:>7.1f}  {}\n", f->id,
-                       to_string(f->kind), f->port_bw_Bps / units::kGbps,
+      o += fmt::format("{:<24} {:<9} {:>9.0f} {:>11} {:<15} {:>7.1f}\n", f->id, to_string(f->kind),
+                       f->port_bw_Bps / units::kGbps,
                        f->latency_s > 0 ? fmt::format("{:.2f}", f->latency_s * 1e6) : "-",
-                       to_string(f->topology), f->oversubscription, brief(f->source));
+                       to_string(f->topology), f->oversubscription);
+      o += source_line(f->source);
     }
   } else if (kind == "prices") {
-    o += fmt::format("{:<14} {:>8} {:<15} {:<12} {:<20} {}\n", "gpu", "$/GPU-h", "pricing",
-                     "provider", "date", "source");
+    o += fmt::format("{:<14} {:>8} {:<15} {:<12} {}\n", "gpu", "$/GPU-h", "pricing", "provider",
+                     "date");
     for (const CloudPrice& p : c.cloud_prices()) {
-      o += fmt::format("{:<14} {:>8.2f} {:<15} {:<12} {:<20} {}{}\n", p.gpu_id, p.usd_per_gpu_hour,
-                       p.pricing, brief(p.provider).substr(0, 12), brief(p.date).substr(0, 20),
-                       brief(p.source), p.is_default ? "  *" : "");
+      std::string line = fmt::format("{:<14} {:>8.2f} {:<15} {:<12} {:<20}{}", p.gpu_id,
+                                     p.usd_per_gpu_hour, p.pricing, brief(p.provider).substr(0, 12),
+                                     brief(p.date).substr(0, 20), p.is_default ? "  *" : "");
+      o += line.substr(0, line.find_last_not_of(' ') + 1) + "\n";
+      o += source_line(p.source);
     }
     o += "* the price plan uses for that GPU\n";
   } else {
-    o += fmt::format("{:<16} {:>9} {:>6} {:>6} {:>5} {:>4} {:>7} {:>7} {:<7} {}\n", "id", "params",
-                     "layers", "hidden", "heads", "kv", "ffn", "vocab", "mlp", "source");
+    o += fmt::format("{:<16} {:>9} {:>6} {:>6} {:>5} {:>4} {:>7} {:>7} {:<7}\n", "id", "params",
+                     "layers", "hidden", "heads", "kv", "ffn", "vocab", "mlp");
     for (const ModelShape* m : c.models()) {
       std::string params = count(count_params(*m).total());
       if (m->is_moe()) params += "*";
-      o += fmt::format("{:<16} {:>9} {:>6} {:>6} {:>5} {:>4} {:>7} {:>7} {:<7} {}\n", m->id, params,
+      o += fmt::format("{:<16} {:>9} {:>6} {:>6} {:>5} {:>4} {:>7} {:>7} {:<7}\n", m->id, params,
                        m->layers, m->hidden, m->heads, m->kv_heads, m->ffn, m->vocab,
-                       to_string(m->mlp), brief(m->source));
+                       to_string(m->mlp));
+      o += source_line(m->source);
     }
     o += "* mixture of experts: total parameters\n";
   }

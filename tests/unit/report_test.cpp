@@ -197,5 +197,29 @@ TEST(Text, PlanAndEstimateStayWithin80Columns) {
   EXPECT_EQ(files, 13);
 }
 
+TEST(Text, CatalogAndValidationStayWithin80Columns) {
+  std::vector<std::vector<std::string>> commands;
+  for (const char* kind : {"gpus", "servers", "fabrics", "models", "prices"}) {
+    commands.push_back({"scaleout", "catalog", kind});
+  }
+  for (const char* file : {"training.csv", "external.csv", "vtrain-multi.csv"}) {
+    commands.push_back(
+        {"scaleout", "validate", std::string(SCALEOUT_SOURCE_DIR) + "/data/validation/" + file});
+  }
+  for (std::vector<std::string>& args : commands) {
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    std::ostringstream out, err;
+    ASSERT_EQ(run_cli(static_cast<int>(args.size()), argv.data(), out, err), 0) << err.str();
+    std::istringstream lines(out.str());
+    int n = 0;
+    for (std::string line; std::getline(lines, line); ++n) {
+      EXPECT_LE(line.size(), 80u) << args[1] << " " << args[2] << ": " << line;
+    }
+    EXPECT_GT(n, 5) << args[2];
+  }
+}
+
 }  // namespace
 }  // namespace scaleout
