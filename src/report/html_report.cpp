@@ -130,7 +130,12 @@ Str stacked_bars(const Str& id, const Str& label, const std::vector<Bar>& bars,
           esc(bar.role + ", " + p.name), esc(tip(p.value)));
       x += p.value;
     }
-    o += text(x_of(x) + 6, y + bar_h / 2 + 5, bar.total, "start", "value");
+    // The total right of the bar, or right of the limit marker when that is close.
+    double label_x = x_of(x);
+    if (bar.limit && x_of(*bar.limit) >= label_x && x_of(*bar.limit) - label_x < 60) {
+      label_x = x_of(*bar.limit);
+    }
+    o += text(label_x + 6, y + bar_h / 2 + 5, bar.total, "start", "value");
     if (bar.limit) {
       const double lx = x_of(*bar.limit);
       o += line(lx, y - 6, lx, y + bar_h + 6, "limit");
@@ -369,6 +374,11 @@ Str frontier_chart(const PlanReport& r, const Str& id, const Str& label, const S
   for (std::size_t s = 0; s < options.size(); ++s) {
     const int hw = options[s];
     const char* colour = kPalette[s % kPaletteSize];
+    // Past the palette's ten colours, lines repeat them dashed, then dotted.
+    const std::size_t cycle = (s / kPaletteSize) % 3;
+    const Str dash = cycle == 0   ? Str()
+                     : cycle == 1 ? Str(" stroke-dasharray=\"8 4\"")
+                                  : Str(" stroke-dasharray=\"2 3\"");
     const HardwareOption& opt = r.request.hardware[static_cast<std::size_t>(hw)];
     const Str name = opt.server.id + (opt.fabric ? " / " + opt.fabric->id : Str());
     Str path;
@@ -376,7 +386,7 @@ Str frontier_chart(const PlanReport& r, const Str& id, const Str& label, const S
       if (c.hardware != hw || value(c) <= 0) continue;
       path += fmt::format("{}{},{}", path.empty() ? "M" : " L", px(X(c.nodes)), px(Y(value(c))));
     }
-    o += fmt::format("<path class=\"series\" d=\"{}\" stroke=\"{}\"/>\n", path, colour);
+    o += fmt::format("<path class=\"series\" d=\"{}\" stroke=\"{}\"{}/>\n", path, colour, dash);
     for (std::size_t i = 0; i < p.frontier.size(); ++i) {
       const PlanCandidate& c = p.frontier[i];
       if (c.hardware != hw || value(c) <= 0) continue;
@@ -404,7 +414,9 @@ Str frontier_chart(const PlanReport& r, const Str& id, const Str& label, const S
     }
     const double lx = left + static_cast<double>(s % 3) * 250;
     const double ly = bottom + 60 + 22.0 * static_cast<double>(s / 3);
-    o += line(lx, ly - 4, lx + 22, ly - 4, "legend-line\" stroke=\"" + Str(colour));
+    o += fmt::format(
+        "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" class=\"legend-line\" stroke=\"{}\"{}/>\n",
+        px(lx), px(ly - 4), px(lx + 22), px(ly - 4), colour, dash);
     o += text(lx + 28, ly, name, "start", "legend");
   }
   const double ky = bottom + 60 + 22.0 * static_cast<double>((options.size() + 2) / 3);
