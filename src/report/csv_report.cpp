@@ -69,7 +69,14 @@ std::string plan_csv(const PlanReport& r) {
              "meets_deadline",
              "within_budget",
              "knee",
-             "recommended"});
+             "recommended",
+             "within_power",
+             "meets_goodput",
+             "goodput_fraction",
+             "cluster_power_kw",
+             "energy_kwh",
+             "own_cost_usd",
+             "cloud_cost_usd"});
   for (std::size_t i = 0; i < p.frontier.size(); ++i) {
     const PlanCandidate& c = p.frontier[i];
     const HardwareOption& hw = r.request.hardware[static_cast<std::size_t>(c.hardware)];
@@ -101,7 +108,14 @@ std::string plan_csv(const PlanReport& r) {
                flag(c.meets_deadline),
                flag(c.within_budget),
                flag(knees[i]),
-               flag(is_recommended(p, c))});
+               flag(is_recommended(p, c)),
+               flag(c.within_power),
+               flag(c.meets_goodput),
+               num(c.run.reliability.goodput),
+               num(c.run.power.cluster_W / 1e3),
+               num(c.run.power.energy_kWh),
+               c.run.cost.own_priced ? num(c.run.cost.own_usd) : std::string(),
+               c.run.cost.cloud_priced ? num(c.run.cost.cloud_usd) : std::string()});
   }
   return o;
 }

@@ -391,10 +391,10 @@ Str frontier_chart(const PlanReport& r, const Str& id, const Str& label, const S
       const PlanCandidate& c = p.frontier[i];
       if (c.hardware != hw || value(c) <= 0) continue;
       const double x = X(c.nodes), y = Y(value(c));
-      const bool ok = c.meets_deadline && c.within_budget;
-      const Str tip = fmt::format(
-          "{}: {} nodes, {}, {}{}{}", name, c.nodes, duration(c.time_to_train_s), cost(c.cost_usd),
-          ok ? "" : ", misses the deadline or the budget", knees[i] ? " (knee)" : "");
+      const bool ok = feasible(c);
+      const Str tip = fmt::format("{}: {} nodes, {}, {}{}{}", name, c.nodes,
+                                  duration(c.time_to_train_s), cost(c.cost_usd),
+                                  ok ? "" : ", misses a constraint", knees[i] ? " (knee)" : "");
       o += fmt::format(
           "<circle class=\"point\" cx=\"{}\" cy=\"{}\" r=\"3.5\" stroke=\"{}\" fill=\"{}\">"
           "<title>{}</title></circle>\n",
@@ -429,7 +429,8 @@ Str frontier_chart(const PlanReport& r, const Str& id, const Str& label, const S
   o += fmt::format(
       "<circle cx=\"{}\" cy=\"{}\" r=\"3.5\" stroke=\"#333\" fill=\"#ffffff\" class=\"point\"/>\n",
       px(left + 240), px(ky - 4));
-  o += text(left + 250, ky, "misses the deadline or the budget", "start", "legend");
+  o += text(left + 250, ky, "misses a constraint (deadline, budget, power, goodput)", "start",
+            "legend");
   return o + "</svg>\n";
 }
 
@@ -443,17 +444,29 @@ Str row(const Str& head, const std::vector<Str>& cells) {
   return o + "</tr>\n";
 }
 
-Str figures_table(const PlanReport& r) {
+using Cell = std::function<Str(const PlanCandidate&)>;
+
+// A table with one column per shown plan and one row per (heading, cell).
+Str plans_table(const PlanReport& r, const Str& cls,
+                const std::vector<std::pair<Str, Cell>>& rows) {
   const std::vector<std::pair<Str, const PlanCandidate*>> plans = shown_plans(r.result);
   if (plans.empty()) return "<p>No plan fits in memory.</p>\n";
-  Str o = "<table class=\"figures\"><thead><tr><th></th>";
+  Str o = "<table class=\"" + cls + "\"><thead><tr><th></th>";
   for (const auto& [role, c] : plans) o += "<th scope=\"col\">" + esc(role) + " plan</th>";
   o += "</tr></thead><tbody>\n";
-  auto each = [&](const Str& head, auto f) {
+  for (const auto& [head, cell] : rows) {
     std::vector<Str> cells;
-    for (const auto& pc : plans) cells.push_back(f(*pc.second));
+    for (const auto& pc : plans) cells.push_back(cell(*pc.second));
     o += row(head, cells);
-  };
+  }
+  return o + "</tbody></table>\n";
+}
+
+Str met(bool ok) { return ok ? "met" : "missed"; }
+
+Str figures_table(const PlanReport& r) {
+  std::vector<std::pair<Str, Cell>> rows;
+  auto each = [&](const Str& head, Cell f) { rows.emplace_back(head, std::move(f)); };
   auto hw = [&](const PlanCandidate& c) -> const HardwareOption& {
     return r.request.hardware[static_cast<std::size_t>(c.hardware)];
   };
@@ -483,12 +496,91 @@ Str figures_table(const PlanReport& r) {
   });
   each("cost", [&](const PlanCandidate& c) {
     return c.cost_usd > 0
-               ? fmt::format("{} ({:.2f} $/GPU-hour)", cost(c.cost_usd), hw(c).usd_per_gpu_hour)
+               ? fmt::format("{} ({} basis)", cost(c.cost_usd), to_string(r.request.cost_basis))
                : Str("unpriced");
   });
-  each("deadline", [](const PlanCandidate& c) { return Str(c.meets_deadline ? "met" : "missed"); });
-  each("budget", [](const PlanCandidate& c) { return Str(c.within_budget ? "met" : "missed"); });
-  return o + "</tbody></table>\n";
+  each("deadline", [](const PlanCandidate& c) { return met(c.meets_deadline); });
+  each("budget", [](const PlanCandidate& c) { return met(c.within_budget); });
+  each("power limit", [](const PlanCandidate& c) { return met(c.within_power); });
+  each("goodput floor", [](const PlanCandidate& c) { return met(c.meets_goodput); });
+  return plans_table(r, "figures", rows);
+}
+
+Str hours(double s) { return std::isfinite(s) ? duration(s) : Str("none"); }
+Str bytes(double b) {
+  return b >= 1e12 ? fmt::format("{:.1f} TB", b / 1e12) : fmt::format("{:.1f} GB", b / 1e9);
+}
+Str rate(double Bps) { return fmt::format("{:.2f} GB/s", Bps / 1e9); }
+Str kw(double W) { return fmt::format("{:.1f} kW", W / 1e3); }
+
+// The whole run (docs/model.md, "Whole run"): failures and checkpoints,
+// storage, power, network size and cost, per shown plan.
+Str economics_table(const PlanReport& r) {
+  const RunSettings& s = r.request.run;
+  std::vector<std::pair<Str, Cell>> rows;
+  auto each = [&](const Str& head, Cell f) { rows.emplace_back(head, std::move(f)); };
+  each("failures", [&](const PlanCandidate& c) {
+    const Reliability& x = c.run.reliability;
+    return fmt::format("{:.2f} per 1000 node-days ({}); job MTBF {}", x.failures_per_1000_node_days,
+                       s.failure_rate_id, hours(x.mtbf_s));
+  });
+  each("interruptions", [](const PlanCandidate& c) {
+    return fmt::format("{:.1f} expected", c.run.reliability.expected_interruptions);
+  });
+  each("goodput", [](const PlanCandidate& c) {
+    return pct(c.run.reliability.goodput) + " of wall time on useful steps";
+  });
+  each("checkpoint", [&](const PlanCandidate& c) {
+    const Reliability& x = c.run.reliability;
+    return fmt::format("{} {}, every {}, stops training {:.2f} s, restart {}",
+                       bytes(x.checkpoint_bytes), s.async_checkpoint ? "async" : "blocking",
+                       hours(x.checkpoint_interval_s), x.checkpoint_block_s, hours(x.restart_s));
+  });
+  each("storage", [&](const PlanCandidate& c) {
+    const StorageCheck& x = c.run.reliability.storage;
+    return fmt::format("{}: needs {} write, {} read; has {} write, {} read; bottleneck {}",
+                       s.storage.id, rate(x.required_write_Bps), rate(x.required_read_Bps),
+                       rate(x.available_write_Bps), rate(x.available_read_Bps), x.bottleneck);
+  });
+  each("power", [](const PlanCandidate& c) {
+    const Power& x = c.run.power;
+    return fmt::format("{} per node ({} max), network {}, {} in all", kw(x.node_W),
+                       kw(x.node_max_W), kw(x.network_W), kw(x.cluster_W));
+  });
+  each("racks", [&](const PlanCandidate& c) {
+    const Power& x = c.run.power;
+    return fmt::format("{} of {} ({} nodes per rack){}", x.racks, kw(s.facility.rack_W),
+                       x.nodes_per_rack, x.node_exceeds_rack ? "; one node exceeds a rack" : "");
+  });
+  each("energy", [&](const PlanCandidate& c) {
+    return fmt::format("{:.1f} MWh at PUE {:.2f}", c.run.power.energy_kWh / 1e3, s.facility.pue);
+  });
+  each("scale-out switches", [](const PlanCandidate& c) {
+    const SwitchCount& x = c.run.network;
+    return fmt::format("{} tier(s): {} leaf, {} spine, {} core; {} cables", x.tiers, x.leaves,
+                       x.spines, x.cores, x.cables);
+  });
+  each("own hardware", [](const PlanCandidate& c) {
+    const Cost& x = c.run.cost;
+    return x.own_priced ? fmt::format("{} ({}/h; capex {})", cost(x.own_usd),
+                                      cost(x.own_usd_per_hour), cost(x.capex_usd))
+                        : Str("unpriced");
+  });
+  each("cloud", [&](const PlanCandidate& c) {
+    const Cost& x = c.run.cost;
+    return x.cloud_priced ? fmt::format("{} ({}/h, {})", cost(x.cloud_usd),
+                                        cost(x.cloud_usd_per_hour), s.cloud_pricing)
+                          : Str("unpriced");
+  });
+  each("break-even", [](const PlanCandidate& c) {
+    const Cost& x = c.run.cost;
+    if (!x.own_priced || !x.cloud_priced) return Str("-");
+    return x.breakeven_utilisation <= 1
+               ? fmt::format("owning is cheaper above {:.0f} % utilisation",
+                             100 * x.breakeven_utilisation)
+               : Str("renting is cheaper at any utilisation");
+  });
+  return plans_table(r, "economics", rows);
 }
 
 Str frontier_table(const PlanReport& r) {
@@ -508,6 +600,8 @@ Str frontier_table(const PlanReport& r) {
     if (knees[i]) notes.emplace_back("knee");
     if (!c.meets_deadline) notes.emplace_back("misses the deadline");
     if (!c.within_budget) notes.emplace_back("misses the budget");
+    if (!c.within_power) notes.emplace_back("over the power limit");
+    if (!c.meets_goodput) notes.emplace_back("under the goodput floor");
     Str note;
     for (const Str& n : notes) note += (note.empty() ? "" : ", ") + n;
     o += fmt::format(
@@ -515,10 +609,9 @@ Str frontier_table(const PlanReport& r) {
         "class=\"num\">{}</td>"
         "<td>{}</td><td class=\"num\">{}</td><td class=\"num\">{:.2f} s</td><td "
         "class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>\n",
-        c.meets_deadline && c.within_budget ? "" : " class=\"missed\"", esc(hw.server.id),
-        esc(fabric_name(hw)), c.nodes, c.gpus(), esc(layout_parallel(c.layout)),
-        gib(c.memory.total()), c.step.step_s, pct(c.step.mfu), duration(c.time_to_train_s),
-        cost(c.cost_usd), esc(note));
+        feasible(c) ? "" : " class=\"missed\"", esc(hw.server.id), esc(fabric_name(hw)), c.nodes,
+        c.gpus(), esc(layout_parallel(c.layout)), gib(c.memory.total()), c.step.step_s,
+        pct(c.step.mfu), duration(c.time_to_train_s), cost(c.cost_usd), esc(note));
   }
   return o + "</tbody></table>\n";
 }
@@ -543,7 +636,10 @@ Str workload_line(const PlanReport& r) {
   if (w.task == Task::finetune) s += fmt::format(", fine-tuning {}", to_string(w.finetune.method));
   s += k.deadline_s ? fmt::format("; deadline {}", duration(*k.deadline_s)) : "; no deadline";
   s += k.budget_usd ? fmt::format(", budget {}", cost(*k.budget_usd)) : ", no budget";
-  s += fmt::format(", up to {} nodes, objective {}", k.max_nodes, to_string(r.request.objective));
+  if (k.max_power_W) s += fmt::format(", power limit {}", kw(*k.max_power_W));
+  if (k.min_goodput) s += fmt::format(", goodput at least {}", pct(*k.min_goodput));
+  s += fmt::format(", up to {} nodes, objective {}, cost basis {}", k.max_nodes,
+                   to_string(r.request.objective), to_string(r.request.cost_basis));
   return s;
 }
 
@@ -628,8 +724,9 @@ std::string plan_html(const PlanReport& r) {
       fmt::format("time to train, {} (log scale)", unit_s == 3600.0 ? "hours" : "days"),
       [unit_s](const PlanCandidate& c) { return c.time_to_train_s / unit_s; }, true,
       [unit](double v) { return fmt::format("{:g} {}", v, unit); }, deadline);
-  o += frontier_chart(r, "chart-cost", "Cost against node count", "cost (USD)", cost_usd, false,
-                      usd_tick, budget);
+  o += frontier_chart(r, "chart-cost", "Cost against node count",
+                      fmt::format("cost, USD ({} basis)", to_string(r.request.cost_basis)),
+                      cost_usd, false, usd_tick, budget);
   o += fmt::format(
       "<p class=\"note\">One point per server and node count: the fastest layout that fits. "
       "Knee: the fastest point of a server whose GPU-hours are within {:.0f} % of that server's "
@@ -641,8 +738,10 @@ std::string plan_html(const PlanReport& r) {
   o += "<p class=\"note\">Compute, then each kind of communication the model does not hide "
        "behind compute, the pipeline bubble and the optimizer step.</p>\n</section>\n";
 
-  // Whole-run economics (failures and checkpoints, storage, power, total cost
-  // of ownership) get their section here once PlanCandidate carries them.
+  o += "<section id=\"economics\">\n<h2>Whole run: failures, storage, power and cost</h2>\n" +
+       economics_table(r) +
+       "<p class=\"note\">Time to train above is the expected wall time with these failures, "
+       "restarts and checkpoints.</p>\n</section>\n";
 
   o += "<section id=\"figures\">\n<h2>Plan figures</h2>\n" + figures_table(r) + "</section>\n";
   o += "<section id=\"frontier-table\">\n<h2>Frontier</h2>\n" + frontier_table(r) + "</section>\n";

@@ -29,5 +29,7 @@ std::string fabric_name(const HardwareOption& hw);
 std::string cost(double usd);
 // Whether frontier point `c` is the recommended plan (same hardware option and node count).
 bool is_recommended(const PlanResult& p, const PlanCandidate& c);
+// Whether a plan meets every constraint: deadline, budget, power and goodput.
+bool feasible(const PlanCandidate& c);
 
 }  // namespace scaleout::report

@@ -76,6 +76,10 @@ bool is_recommended(const PlanResult& p, const PlanCandidate& c) {
   return p.recommended && p.recommended->hardware == c.hardware && p.recommended->nodes == c.nodes;
 }
 
+bool feasible(const PlanCandidate& c) {
+  return c.meets_deadline && c.within_budget && c.within_power && c.meets_goodput;
+}
+
 namespace {
 
 std::string gib(double bytes) { return fmt::format("{:.1f} GiB", bytes / units::kGiB); }
@@ -102,34 +106,39 @@ void plan_block(std::string& o, const PlanReport& r, const PlanCandidate& c) {
                    100 * c.step.mfu, 100 * c.step.network_wait_fraction);
   o += fmt::format("  train      {} (+/- {:.0f} %), {}\n", duration(c.time_to_train_s),
                    100 * c.band, cost(c.cost_usd));
+  o += run_text(c.run, r.request.run, "  ");
 }
 
 ordered_json candidate_json(const PlanReport& r, const PlanCandidate& c) {
   const HardwareOption& hw = r.request.hardware[c.hardware];
   const Layout& l = c.layout;
   const StepBreakdown& b = c.step.breakdown;
-  return {{"server", hw.server.id},
-          {"gpu", hw.gpu.id},
-          {"nodes", c.nodes},
-          {"gpus", c.gpus()},
-          {"global_batch", c.global_batch},
-          {"fabric", hw.fabric ? ordered_json(hw.fabric->id) : ordered_json(nullptr)},
-          {"layout", layout_json(l)},
-          {"memory",
-           {{"total_bytes", c.memory.total()},
-            {"capacity_bytes", c.memory.capacity_bytes},
-            {"fits", c.memory.fits}}},
-          {"time",
-           {{"step_s", c.step.step_s},
-            {"mfu", c.step.mfu},
-            {"tokens_per_s", c.step.tokens_per_s},
-            {"time_to_train_days", days(c.time_to_train_s)},
-            {"time_to_train_band", c.band},
-            {"network_wait_fraction", c.step.network_wait_fraction},
-            {"breakdown_s", breakdown_json(b)}}},
-          {"cost_usd", c.cost_usd > 0 ? ordered_json(c.cost_usd) : ordered_json(nullptr)},
-          {"meets_deadline", c.meets_deadline},
-          {"within_budget", c.within_budget}};
+  ordered_json j = {{"server", hw.server.id},
+                    {"gpu", hw.gpu.id},
+                    {"nodes", c.nodes},
+                    {"gpus", c.gpus()},
+                    {"global_batch", c.global_batch},
+                    {"fabric", hw.fabric ? ordered_json(hw.fabric->id) : ordered_json(nullptr)},
+                    {"layout", layout_json(l)},
+                    {"memory",
+                     {{"total_bytes", c.memory.total()},
+                      {"capacity_bytes", c.memory.capacity_bytes},
+                      {"fits", c.memory.fits}}},
+                    {"time",
+                     {{"step_s", c.step.step_s},
+                      {"mfu", c.step.mfu},
+                      {"tokens_per_s", c.step.tokens_per_s},
+                      {"time_to_train_days", days(c.time_to_train_s)},
+                      {"time_to_train_band", c.band},
+                      {"network_wait_fraction", c.step.network_wait_fraction},
+                      {"breakdown_s", breakdown_json(b)}}},
+                    {"cost_usd", c.cost_usd > 0 ? ordered_json(c.cost_usd) : ordered_json(nullptr)},
+                    {"meets_deadline", c.meets_deadline},
+                    {"within_budget", c.within_budget},
+                    {"within_power", c.within_power},
+                    {"meets_goodput", c.meets_goodput}};
+  add_run_json(j, c.run, r.request.run);
+  return j;
 }
 
 }  // namespace
@@ -161,15 +170,16 @@ std::string plan_text(const PlanReport& r) {
     std::string marks;
     if (is_recommended(p, c)) marks += "*";
     if (knees[i]) marks += "k";
-    if (!c.meets_deadline || !c.within_budget) marks += "x";
+    if (!feasible(c)) marks += "x";
     o += fmt::format("  {:<28} {:>5} {:>6} {:>11} {:>8} {:>5.1f}%{}\n",
                      r.request.hardware[c.hardware].server.id, c.nodes, c.gpus(),
                      duration(c.time_to_train_s), cost(c.cost_usd), 100 * c.step.mfu,
                      marks.empty() ? "" : "  " + marks);
   }
-  o += "  (* recommended; x misses the deadline or the budget; k knee: the fastest\n";
-  o += fmt::format("   point within {:.0f} % of the least GPU-hours of its server)\n\n",
-                   100 * kKneePremium);
+  o += "  (* recommended; x misses a constraint: deadline, budget, power or goodput;\n";
+  o += fmt::format(
+      "   k knee: the fastest point within {:.0f} % of its server's least GPU-hours)\n\n",
+      100 * kKneePremium);
   o += fmt::format("Search: {} layouts, {} evaluations in {:.2f} s\n", p.stats.candidates,
                    p.stats.evaluated, r.seconds);
   for (const auto& [reason, n] : p.stats.rejected_by_reason) {
@@ -182,13 +192,16 @@ std::string plan_json(const PlanReport& r) {
   const PlanResult& p = r.result;
   ordered_json j;
   j["verdict"] = to_string(p.verdict);
+  j["objective"] = to_string(r.request.objective);
+  j["cost_basis"] = to_string(r.request.cost_basis);
   j["reasons"] = p.reasons;
   const PlanConstraints& k = r.request.constraints;
   j["constraints"] = {
       {"deadline_days", k.deadline_s ? ordered_json(days(*k.deadline_s)) : ordered_json(nullptr)},
       {"budget_usd", k.budget_usd ? ordered_json(*k.budget_usd) : ordered_json(nullptr)},
+      {"max_power_kw", k.max_power_W ? ordered_json(*k.max_power_W / 1e3) : ordered_json(nullptr)},
+      {"min_goodput", k.min_goodput ? ordered_json(*k.min_goodput) : ordered_json(nullptr)},
       {"max_nodes", k.max_nodes},
-      {"objective", to_string(r.request.objective)},
       {"knee_premium", kKneePremium}};
   j["recommended"] = p.recommended ? candidate_json(r, *p.recommended) : ordered_json(nullptr);
   j["single_node_best"] =
@@ -202,27 +215,38 @@ std::string plan_json(const PlanReport& r) {
   for (std::size_t i = 0; i < p.frontier.size(); ++i) {
     const PlanCandidate& c = p.frontier[i];
     const HardwareOption& hw = r.request.hardware[c.hardware];
-    frontier.push_back(
-        {{"server", hw.server.id},
-         {"nodes", c.nodes},
-         {"gpus", c.gpus()},
-         {"time_to_train_days", days(c.time_to_train_s)},
-         {"cost_usd", c.cost_usd > 0 ? ordered_json(c.cost_usd) : ordered_json(nullptr)},
-         {"mfu", c.step.mfu},
-         {"feasible", c.meets_deadline && c.within_budget},
-         {"knee", static_cast<bool>(knees[i])},
-         {"recommended", is_recommended(p, c)},
-         {"gpu", hw.gpu.id},
-         {"fabric", hw.fabric ? ordered_json(hw.fabric->id) : ordered_json(nullptr)},
-         {"global_batch", c.global_batch},
-         {"layout", layout_json(c.layout)},
-         {"memory_bytes", c.memory.total()},
-         {"capacity_bytes", c.memory.capacity_bytes},
-         {"step_s", c.step.step_s},
-         {"network_wait_fraction", c.step.network_wait_fraction},
-         {"time_to_train_band", c.band},
-         {"meets_deadline", c.meets_deadline},
-         {"within_budget", c.within_budget}});
+    ordered_json point = {
+        {"server", hw.server.id},
+        {"nodes", c.nodes},
+        {"gpus", c.gpus()},
+        {"time_to_train_days", days(c.time_to_train_s)},
+        {"cost_usd", c.cost_usd > 0 ? ordered_json(c.cost_usd) : ordered_json(nullptr)},
+        {"mfu", c.step.mfu},
+        {"energy_kwh", c.run.power.energy_kWh},
+        {"cluster_kw", c.run.power.cluster_W / 1e3},
+        {"goodput", c.run.reliability.goodput},
+        {"own_usd",
+         c.run.cost.own_priced ? ordered_json(c.run.cost.own_usd) : ordered_json(nullptr)},
+        {"cloud_usd",
+         c.run.cost.cloud_priced ? ordered_json(c.run.cost.cloud_usd) : ordered_json(nullptr)},
+        {"feasible", feasible(c)},
+        {"knee", static_cast<bool>(knees[i])},
+        {"recommended", is_recommended(p, c)},
+        {"gpu", hw.gpu.id},
+        {"fabric", hw.fabric ? ordered_json(hw.fabric->id) : ordered_json(nullptr)},
+        {"global_batch", c.global_batch},
+        {"layout", layout_json(c.layout)},
+        {"memory_bytes", c.memory.total()},
+        {"capacity_bytes", c.memory.capacity_bytes},
+        {"step_s", c.step.step_s},
+        {"network_wait_fraction", c.step.network_wait_fraction},
+        {"time_to_train_band", c.band},
+        {"meets_deadline", c.meets_deadline},
+        {"within_budget", c.within_budget},
+        {"within_power", c.within_power},
+        {"meets_goodput", c.meets_goodput}};
+    add_run_json(point, c.run, r.request.run);
+    frontier.push_back(point);
   }
   j["frontier"] = frontier;
   ordered_json rejected = ordered_json::object();

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/units.hpp"
+#include "report/json_parts.hpp"
 #include "report/parts.hpp"
 #include "report/report.hpp"
 
@@ -108,8 +109,16 @@ std::string estimate_text(const EstimateResult& r) {
   part("optimizer", b.optimizer);
   part("other", b.other);
   if (t.time_to_train_s > 0) {
-    o += fmt::format("Time to train {:.1f} days for {:.3g} tokens (no failures counted)\n",
-                     t.time_to_train_s / 86400.0, w.tokens);
+    std::string train = fmt::format("Time to train {:.1f} days for {:.3g} tokens without failures",
+                                    t.time_to_train_s / 86400.0, w.tokens);
+    if (r.run) {
+      train += fmt::format(", {:.1f} days with them", r.run->reliability.wall_time_s / 86400.0);
+    }
+    o += wrap(train, "", "  ", ", ");
+  }
+  if (r.run) {
+    o += "\nWhole run\n";
+    o += run_text(*r.run, r.run_settings, "  ");
   }
   o += "\n";
   if (mem.fits) {

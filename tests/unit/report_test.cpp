@@ -151,6 +151,10 @@ TEST(Html, SelfContainedWithEveryChartAndEscapedStrings) {
   for (const char* id : {"chart-memory", "chart-time", "chart-cost", "chart-step"}) {
     EXPECT_EQ(count(html, std::string("id=\"") + id + "\""), 1u) << id;
   }
+  // The whole run's section, with its failure and cost rows.
+  EXPECT_EQ(count(html, "<section id=\"economics\">"), 1u);
+  EXPECT_EQ(count(html, "<th scope=\"row\">goodput</th>"), 1u);
+  EXPECT_EQ(count(html, "<th scope=\"row\">break-even</th>"), 1u);
   // No script, no external resource: nothing to fetch, nothing to run.
   EXPECT_EQ(count(html, "<script"), 0u);
   EXPECT_EQ(count(html, "src="), 0u);
@@ -194,7 +198,7 @@ TEST(Text, PlanAndEstimateStayWithin80Columns) {
     }
     ++files;
   }
-  EXPECT_EQ(files, 13);
+  EXPECT_EQ(files, 14);
 }
 
 TEST(Text, CatalogAndValidationStayWithin80Columns) {
