@@ -15,6 +15,7 @@
 #include "io/workload_reader.hpp"
 #include "report/launch.hpp"
 #include "report/report.hpp"
+#include "report/serving_report.hpp"
 #include "search/planner.hpp"
 
 namespace scaleout {
@@ -53,6 +54,20 @@ std::string run_estimate(const Options& o) {
   if (!wf.has_cluster) {
     throw InputError(o.workload, 0, "cluster", "estimate needs a cluster",
                      "add cluster: {server: dgx-h100, nodes: 1}");
+  }
+  if (wf.workload.task == Task::inference) {
+    report::ServingEstimateReport r;
+    r.workload = wf.workload;
+    r.server = *catalog.find_server(r.workload.cluster.server_id);
+    const std::string gpu_id =
+        r.workload.cluster.gpu_id.empty() ? r.server.gpu_id : r.workload.cluster.gpu_id;
+    r.gpu = *catalog.find_gpu(gpu_id);
+    r.fabric_id = r.workload.cluster.fabric_id;
+    r.params = count_params(r.workload.model);
+    r.cluster_replicas = r.workload.layout.dp;
+    const Fabric* fabric = r.fabric_id.empty() ? nullptr : catalog.find_fabric(r.fabric_id);
+    r.estimate = estimate_serving(r.workload, r.server, r.gpu, fabric);
+    return o.format == "json" ? report::serving_estimate_json(r) : report::serving_estimate_text(r);
   }
   report::EstimateResult r;
   r.workload = wf.workload;
@@ -112,11 +127,20 @@ std::string run_plan(const Options& o) {
   PlanRequest& req = rep.request;
   req.workload = wf.workload;
   req.global_batches = in.global_batches;
-  if (req.workload.tokens <= 0) {
+  const bool serving = req.workload.task == Task::inference;
+  if (serving && !o.emit.empty()) {
+    throw InputError(o.workload, 0, "",
+                     "--emit writes training launch files; this is a serving "
+                     "workload (task: inference)",
+                     "run plan without --emit");
+  }
+  if (serving) {
+    // tokens and global_batch are training keys (the reader rejects them).
+  } else if (req.workload.tokens <= 0) {
     throw InputError(o.workload, 0, "tokens", "plan needs the run's training tokens",
                      "add e.g. tokens: 2.0e12");
   }
-  if (req.workload.global_batch <= 0) {
+  if (!serving && req.workload.global_batch <= 0) {
     throw InputError(o.workload, 0, "global_batch", "plan needs the global batch in sequences",
                      "add e.g. global_batch: 1024");
   }
@@ -168,6 +192,13 @@ std::string run_plan(const Options& o) {
   req.threads = o.threads > 0 ? o.threads
                               : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   const auto start = std::chrono::steady_clock::now();
+  if (serving) {
+    report::ServingPlanReport srep;
+    srep.request = req;
+    srep.result = plan_serving(req);
+    srep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return o.format == "json" ? report::serving_plan_json(srep) : report::serving_plan_text(srep);
+  }
   rep.result = plan(req);
   rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::string text = o.format == "json" ? report::plan_json(rep) : report::plan_text(rep);
