@@ -180,6 +180,22 @@ ServingPlanResult plan_serving(const PlanRequest& r, const ServingConstants& k) 
       }
     }
   }
+  // Keep the Pareto front of cost (GPUs when unpriced) and request latency
+  // per hardware: a bigger deployment that is no faster is no option.
+  auto price = [](const ServingCandidate& c) {
+    return c.usd_per_hour > 0 ? c.usd_per_hour : static_cast<double>(c.gpus());
+  };
+  std::vector<ServingCandidate> front;
+  for (const ServingCandidate& c : res.frontier) {
+    const bool dominated =
+        std::any_of(res.frontier.begin(), res.frontier.end(), [&](const ServingCandidate& q) {
+          return q.hardware == c.hardware && price(q) <= price(c) &&
+                 latency_s(q, base) <= latency_s(c, base) &&
+                 (price(q) < price(c) || latency_s(q, base) < latency_s(c, base));
+        });
+    if (!dominated) front.push_back(c);
+  }
+  res.frontier = std::move(front);
   std::sort(res.frontier.begin(), res.frontier.end(),
             [](const ServingCandidate& a, const ServingCandidate& b) {
               return std::tie(a.hardware, a.nodes) < std::tie(b.hardware, b.nodes);
