@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "core/spelling.hpp"
 #include "io/catalog_reader.hpp"
+#include "io/serving_csv.hpp"
 #include "io/validation_csv.hpp"
 #include "io/workload_reader.hpp"
 #include "report/launch.hpp"
@@ -208,7 +209,14 @@ std::string run_plan(const Options& o) {
 
 std::string run_validate(const Options& o) {
   Catalog catalog = load_catalog(o);
-  std::vector<ValidationRow> rows = io::read_validation_csv(io::read_text_file(o.csv), o.csv);
+  const std::string text = io::read_text_file(o.csv);
+  if (io::is_serving_csv(text)) {
+    const ServingValidationReport rep =
+        validate_serving_rows(io::read_serving_csv(text, o.csv, catalog), catalog);
+    return o.format == "json" ? report::serving_validate_json(rep)
+                              : report::serving_validate_text(rep);
+  }
+  std::vector<ValidationRow> rows = io::read_validation_csv(text, o.csv);
   // Hardware corrections the data set's own README documents (file: id,gpu,reason).
   std::string overrides = o.overrides;
   if (overrides.empty()) {

@@ -249,13 +249,13 @@ DecodeStep decode_step(const Workload& w, const Server& server, const Gpu& gpu,
 }
 
 double prefill_time_s(const Workload& w, const Server& server, const Gpu& gpu, const Fabric* fabric,
-                      double tokens, const ServingConstants& k) {
+                      double tokens, const ServingConstants& k, int sequences) {
   const ModelShape& m = w.model;
   // The training roofline's forward pass of one sequence of `tokens` tokens:
   // GEMMs (FP8 where the weights are FP8), causal FlashAttention, element-wise.
   Workload f = w;
   f.seq_len = std::max(1LL, static_cast<long long>(tokens));
-  f.layout.micro_batch = 1;
+  f.layout.micro_batch = std::max(1, sequences);
   f.layout.cp = 1;
   f.layout.sp = false;
   f.layout.flash_attention = true;
@@ -272,7 +272,8 @@ double prefill_time_s(const Workload& w, const Server& server, const Gpu& gpu, c
   // Two all-reduces of the prompt's activations per layer, and one hop per
   // stage boundary (large messages: NCCL's Simple protocol constants).
   const ClusterLinks links = replica_links(w, server, gpu, fabric, false, k);
-  const double act = static_cast<double>(f.seq_len) * static_cast<double>(m.hidden) * 2.0;
+  const double act =
+      static_cast<double>(f.seq_len) * f.layout.micro_batch * static_cast<double>(m.hidden) * 2.0;
   s += m.layers * 2.0 *
        collective_time_s(Collective::all_reduce, act, span_of(w.layout.tp, 1, links.gpus_per_node),
                          links);
@@ -306,12 +307,22 @@ ServingEstimate estimate_serving_at(const Workload& w, const Server& server, con
   // Continuous batching at a steady concurrency B: finishing B requests takes
   // O decode steps plus B prefills (pipelined over the PP stages), so each
   // output token waits a decode step plus B/O prefills (docs/model.md).
-  const double prefill_share = e.prefill_s / w.layout.pp;
-  const double cycle_s = out * e.decode.step_s + e.batch * prefill_share;
+  // The engine packs short prompts into one chunk of prefill_chunk tokens
+  // (TensorRT-LLM max_num_tokens, vLLM max_num_batched_tokens), so each
+  // request costs its share of a batched prefill, and the PP stages work on
+  // different chunks at once.
+  e.prefill_batch = static_cast<int>(
+      std::clamp<long long>(in.prefill_chunk / std::max(1LL, in.prompt_tokens), 1, e.batch));
+  e.prefill_share_s =
+      (e.prefill_batch == 1 ? e.prefill_s
+                            : prefill_time_s(w, server, gpu, fabric, prompt, k, e.prefill_batch)) /
+      e.prefill_batch / w.layout.pp;
+  const double cycle_s = out * e.decode.step_s + e.batch * e.prefill_share_s;
   e.tpot_s = cycle_s / out;
   e.ttft_s = e.prefill_s + e.decode.step_s;
   e.requests_per_s = e.batch / cycle_s;
   e.output_tokens_per_s = e.requests_per_s * out;
+  e.capacity_requests_per_s = e.requests_per_s;
   e.replicas = in.request_rate > 0
                    ? static_cast<int>(std::ceil(in.request_rate / e.requests_per_s - 1e-9))
                    : 1;
@@ -335,7 +346,27 @@ ServingEstimate estimate_serving(const Workload& w, const Server& server, const 
     if (!e.meets_ttft || !e.meets_tpot) continue;
     if (!best || e.output_tokens_per_s > best->output_tokens_per_s) best = e;
   }
-  return best ? *best : *lowest;
+  if (!best) return *lowest;
+  if (w.inference.request_rate <= 0) return *best;
+  // A rate to serve: the replicas the best concurrency needs, then the lowest
+  // concurrency at which those replicas still carry the rate (lower
+  // concurrency, lower TPOT). Throughput grows with concurrency, so bisect.
+  const int replicas = best->replicas;
+  const double per_replica = w.inference.request_rate / replicas;
+  int lo = 1, hi = best->batch;
+  while (lo < hi) {
+    const int mid = lo + (hi - lo) / 2;
+    if (estimate_serving_at(w, server, gpu, fabric, mid, k).requests_per_s >= per_replica) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  ServingEstimate e = estimate_serving_at(w, server, gpu, fabric, lo, k);
+  if (!e.meets_ttft || !e.meets_tpot || e.requests_per_s < per_replica) return *best;
+  e.replicas = replicas;
+  e.capacity_requests_per_s = best->requests_per_s;
+  return e;
 }
 
 }  // namespace scaleout

@@ -86,20 +86,24 @@ DecodeStep decode_step(const Workload& w, const Server& server, const Gpu& gpu,
 
 // Time to run one prompt of `tokens` tokens through every stage of a replica
 // (the first token included), seconds.
+// With `sequences` > 1: that many prompts batched into one forward pass.
 double prefill_time_s(const Workload& w, const Server& server, const Gpu& gpu, const Fabric* fabric,
-                      double tokens, const ServingConstants& k = {});
+                      double tokens, const ServingConstants& k = {}, int sequences = 1);
 
 // A replica under continuous batching at a steady concurrency of `batch`.
 struct ServingEstimate {
   ServingMemory memory;
-  int batch = 0;                   // concurrent sequences per replica
-  double prefill_s = 0;            // one prompt alone
-  DecodeStep decode;               // one step at `batch`, mean context P + O/2
-  double ttft_s = 0;               // prefill + one running decode step
-  double tpot_s = 0;               // decode step + the prefills interleaved per output token
-  double requests_per_s = 0;       // per replica
-  double output_tokens_per_s = 0;  // per replica
-  int replicas = 1;                // for the workload's request rate (1 when none)
+  int batch = 0;                       // concurrent sequences per replica
+  double prefill_s = 0;                // one prompt alone
+  int prefill_batch = 1;               // prompts the engine packs into one prefill chunk
+  double prefill_share_s = 0;          // replica time one request's prefill takes in that chunk
+  DecodeStep decode;                   // one step at `batch`, mean context P + O/2
+  double ttft_s = 0;                   // prefill + one running decode step
+  double tpot_s = 0;                   // decode step + the prefills interleaved per output token
+  double requests_per_s = 0;           // per replica
+  double output_tokens_per_s = 0;      // per replica
+  double capacity_requests_per_s = 0;  // per replica at the highest-throughput concurrency
+  int replicas = 1;                    // for the workload's request rate (1 when none)
   bool meets_ttft = true;
   bool meets_tpot = true;
 };
@@ -112,9 +116,11 @@ ServingEstimate estimate_serving_at(const Workload& w, const Server& server, con
 // Concurrencies the search tries: 1, 2, 4, ... below `limit`, and `limit`.
 std::vector<int> batch_options(int limit);
 
-// w.inference.batch when given, else the concurrency (of batch_options up to
+// w.inference.batch when given; else the concurrency (of batch_options up to
 // min(max_batch, max_sequences)) with the highest throughput that meets the
-// latency objectives; when none meets them, the one with the lowest TPOT.
+// latency objectives, or, with a request rate, the lowest concurrency at which
+// the replicas that concurrency needs still carry the rate; when no
+// concurrency meets the objectives, the one with the lowest TPOT.
 ServingEstimate estimate_serving(const Workload& w, const Server& server, const Gpu& gpu,
                                  const Fabric* fabric, const ServingConstants& k = {});
 

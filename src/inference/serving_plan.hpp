@@ -42,8 +42,8 @@ struct ServingPlanResult {
 };
 
 // Uses the request's workload (task: inference), fixed tp/pp/ep, hardware,
-// max_nodes, objective (cost: lowest $/hour, then fewer GPUs; time: lowest
-// request latency TTFT + O x TPOT). Deadline and budget are not used.
+// max_nodes, objective (cost: lowest $/hour, then the lowest request latency
+// TTFT + O x TPOT; time: the lowest latency, then $/hour). Deadline and budget are not used.
 ServingPlanResult plan_serving(const PlanRequest& request, const ServingConstants& k = {});
 
 }  // namespace scaleout

@@ -61,6 +61,7 @@ ordered_json serving_json(const ServingEstimate& e) {
           {"decode_hbm_bytes", d.hbm_bytes},
           {"decode_flops", d.flops},
           {"requests_per_s", e.requests_per_s},
+          {"capacity_requests_per_s", e.capacity_requests_per_s},
           {"output_tokens_per_s", e.output_tokens_per_s},
           {"replicas", e.replicas},
           {"meets_ttft", e.meets_ttft},
@@ -264,6 +265,63 @@ std::string serving_plan_json(const ServingPlanReport& r) {
                  {"evaluated", p.stats.evaluated},
                  {"seconds", r.seconds},
                  {"rejected_by_reason", rejected}};
+  return j.dump(2) + "\n";
+}
+
+namespace {
+
+ordered_json score_json(const ServingScore& s) {
+  return {{"rows", s.rows}, {"mape", s.mape}, {"bias", s.bias}};
+}
+
+std::string unit_value(const std::string& metric, double v) {
+  if (metric == "output_tokens_per_s") return fmt::format("{:.0f} tok/s", v);
+  return fmt::format("{:.1f} ms", v * 1e3);
+}
+
+}  // namespace
+
+std::string serving_validate_text(const ServingValidationReport& r) {
+  std::string o;
+  o += fmt::format("{:<44} {:<20} {:>5} {:>14} {:>14} {:>8}\n", "row", "metric", "batch",
+                   "measured", "predicted", "error");
+  for (const ServingRowResult& x : r.rows) {
+    o += fmt::format("{:<44} {:<20} {:>5} {:>14} {:>14} {:>+7.1f}%\n", x.id, x.metric, x.batch,
+                     unit_value(x.metric, x.measured), unit_value(x.metric, x.predicted),
+                     100 * x.error());
+  }
+  o += "\n";
+  o += fmt::format("All rows: {} rows, MAPE {:.1f} %, bias {:+.1f} %\n", r.overall.rows,
+                   100 * r.overall.mape, 100 * r.overall.bias);
+  for (const auto& [metric, s] : r.by_metric) {
+    o += fmt::format("  metric {:<26} {:>3} rows, MAPE {:5.1f} %, bias {:+.1f} %\n", metric, s.rows,
+                     100 * s.mape, 100 * s.bias);
+  }
+  for (const auto& [source, s] : r.by_source) {
+    o += fmt::format("  source {:<26} {:>3} rows, MAPE {:5.1f} %, bias {:+.1f} %\n", source, s.rows,
+                     100 * s.mape, 100 * s.bias);
+  }
+  return o;
+}
+
+std::string serving_validate_json(const ServingValidationReport& r) {
+  ordered_json j;
+  ordered_json by_metric = ordered_json::object(), by_group = ordered_json::object();
+  for (const auto& [k, s] : r.by_metric) by_metric[k] = score_json(s);
+  for (const auto& [k, s] : r.by_source) by_group[k] = score_json(s);
+  j["summary"] = {{"rows", r.overall.rows}, {"mape", r.overall.mape}, {"bias", r.overall.bias},
+                  {"by_metric", by_metric}, {"by_group", by_group},   {"false_oom", 0}};
+  ordered_json rows = ordered_json::array();
+  for (const ServingRowResult& x : r.rows) {
+    rows.push_back({{"id", x.id},
+                    {"source", x.source},
+                    {"metric", x.metric},
+                    {"batch", x.batch},
+                    {"measured", x.measured},
+                    {"predicted", x.predicted},
+                    {"error", x.error()}});
+  }
+  j["rows"] = rows;
   return j.dump(2) + "\n";
 }
 

@@ -11,6 +11,7 @@
 #include "inference/serving_plan.hpp"
 #include "model/params.hpp"
 #include "search/planner.hpp"
+#include "validation/serving_validation.hpp"
 #include "workload/workload.hpp"
 
 namespace scaleout::report {
@@ -36,5 +37,9 @@ struct ServingPlanReport {
 
 std::string serving_plan_text(const ServingPlanReport& r);
 std::string serving_plan_json(const ServingPlanReport& r);
+
+// `validate` of a serving CSV: per-row predictions, MAPE per metric and source.
+std::string serving_validate_text(const ServingValidationReport& r);
+std::string serving_validate_json(const ServingValidationReport& r);
 
 }  // namespace scaleout::report

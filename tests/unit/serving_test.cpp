@@ -150,8 +150,15 @@ TEST(Serving, ContinuousBatchingIdentities) {
   const ServingEstimate e =
       estimate_serving_at(w, server("dgx-h100"), gpu_of("dgx-h100"), nullptr, 32);
   ASSERT_EQ(e.batch, 32);
-  // One cycle finishes 32 requests: 256 decode steps + 32 prefills.
-  const double cycle = 256 * e.decode.step_s + 32 * e.prefill_s;
+  // The engine packs 8192 / 1024 = 8 prompts into one prefill chunk; each
+  // request costs an eighth of that chunk, less than its own prefill alone.
+  EXPECT_EQ(e.prefill_batch, 8);
+  EXPECT_LT(e.prefill_share_s, e.prefill_s);
+  EXPECT_NEAR(e.prefill_share_s,
+              prefill_time_s(w, server("dgx-h100"), gpu_of("dgx-h100"), nullptr, 1024, {}, 8) / 8,
+              1e-12);
+  // One cycle finishes 32 requests: 256 decode steps + 32 prefill shares.
+  const double cycle = 256 * e.decode.step_s + 32 * e.prefill_share_s;
   EXPECT_NEAR(e.tpot_s, cycle / 256, 1e-12);
   EXPECT_NEAR(e.requests_per_s, 32 / cycle, 1e-9);
   EXPECT_NEAR(e.output_tokens_per_s, 32 * 256 / cycle, 1e-6);
@@ -164,6 +171,22 @@ TEST(Serving, ReplicasCoverTheRequestRate) {
   const ServingEstimate e = estimate_serving(w, server("dgx-h100"), gpu_of("dgx-h100"), nullptr);
   EXPECT_GE(e.replicas * e.requests_per_s, 50.0);
   EXPECT_LT((e.replicas - 1) * e.requests_per_s, 50.0);
+}
+
+TEST(Serving, ARateRunsAtTheLowestConcurrencyThatCarriesIt) {
+  Workload w = serve("llama3-70b", 8, 1, WeightFormat::fp8, Precision::fp8);
+  const ServingEstimate free = estimate_serving(w, server("dgx-h200"), gpu_of("dgx-h200"), nullptr);
+  w.inference.request_rate = 0.5 * free.requests_per_s;  // half of one replica's best
+  const ServingEstimate e = estimate_serving(w, server("dgx-h200"), gpu_of("dgx-h200"), nullptr);
+  EXPECT_EQ(e.replicas, 1);
+  EXPECT_LT(e.batch, free.batch);
+  EXPECT_LE(e.tpot_s, free.tpot_s);
+  EXPECT_GE(e.requests_per_s, w.inference.request_rate);
+  EXPECT_DOUBLE_EQ(e.capacity_requests_per_s, free.requests_per_s);
+  // One sequence less would not carry the rate.
+  EXPECT_LT(estimate_serving_at(w, server("dgx-h200"), gpu_of("dgx-h200"), nullptr, e.batch - 1)
+                .requests_per_s,
+            w.inference.request_rate);
 }
 
 TEST(Serving, BestBatchMeetsTheTpotObjective) {
