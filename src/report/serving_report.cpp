@@ -192,7 +192,8 @@ std::string serving_estimate_json(const ServingEstimateReport& r) {
       {"replicas", r.cluster_replicas}};
   j["layout"] = {{"tp", w.layout.tp}, {"pp", w.layout.pp}, {"ep", w.layout.ep}};
   j["memory"] = memory_json(r.estimate.memory);
-  j["serving"] = serving_json(r.estimate);
+  // Nothing to time when not even one sequence fits.
+  j["serving"] = r.estimate.memory.fits ? serving_json(r.estimate) : ordered_json(nullptr);
   return j.dump(2) + "\n";
 }
 

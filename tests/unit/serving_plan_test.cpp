@@ -114,10 +114,33 @@ TEST(ServingPlan, MoeSearchesExpertParallelism) {
   const ServingPlanResult p =
       plan_serving(request("deepseek-v3", {"dgx-h200"}, WeightFormat::fp8, Precision::bf16));
   EXPECT_EQ(p.verdict, Verdict::single_node);  // 671 GB of FP8 weights in 8 x 141 GB
-  bool ep = false;
-  for (const ServingCandidate& c : p.frontier) ep = ep || c.layout.ep > 1;
-  EXPECT_GT(p.stats.candidates, p.stats.evaluated - 1);
-  (void)ep;
+  // TP 1, 2, 4, 8 x PP 1, 2, 4, 8, 16, 32 (61 layers), and EP 1 or tp for
+  // TP > 1 (256 experts divide): (1 + 2 + 2 + 2) x 6 = 42 layouts.
+  EXPECT_EQ(p.stats.candidates, 42);
+  ASSERT_TRUE(p.recommended.has_value());
+  // MLA: the cache of one token is (512 + 64) x ceil(61 / pp) x 2 B on every
+  // GPU, whatever the TP degree.
+  const int pp = p.recommended->layout.pp;
+  EXPECT_DOUBLE_EQ(p.recommended->estimate.memory.kv_bytes_per_token,
+                   576.0 * ((61 + pp - 1) / pp) * 2.0);
+}
+
+TEST(ServingPlan, EstimateOfTheRecommendedLayoutAgrees) {
+  PlanRequest r = request("llama3-70b", {"dgx-h100"}, WeightFormat::fp8, Precision::fp8);
+  r.workload.inference.request_rate = 8;
+  r.workload.inference.tpot_s = 0.040;
+  const ServingPlanResult p = plan_serving(r);
+  ASSERT_TRUE(p.recommended.has_value());
+  const ServingCandidate& c = *p.recommended;
+  Workload w = r.workload;
+  w.layout = c.layout;
+  const ServingEstimate e = estimate_serving(w, r.hardware[0].server, r.hardware[0].gpu, nullptr);
+  EXPECT_EQ(e.batch, c.estimate.batch);
+  EXPECT_DOUBLE_EQ(e.tpot_s, c.estimate.tpot_s);
+  EXPECT_DOUBLE_EQ(e.ttft_s, c.estimate.ttft_s);
+  EXPECT_EQ(e.replicas, c.replicas);
+  EXPECT_LE(e.tpot_s, 0.040);
+  EXPECT_GE(c.replicas * e.requests_per_s, 8.0);
 }
 
 }  // namespace
