@@ -101,8 +101,13 @@ ServingMemory serving_memory(const Workload& w, const Gpu& gpu, int batch,
       static_cast<double>(m.is_moe() && m.moe.expert_ffn > 0 ? std::max(m.ffn, m.moe.expert_ffn)
                                                              : m.ffn) /
       tp;
-  const double qkv = (m.heads + 2.0 * local_kv_heads(m, tp) * tp) * m.head_size() / tp;
-  const double chunk = static_cast<double>(std::min(in.prefill_chunk, in.prompt_tokens));
+  const double qkv =
+      m.is_mla()
+          ? m.heads * static_cast<double>(m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim) / tp +
+                m.mla.kv_lora_rank + m.mla.qk_rope_head_dim
+          : (m.heads + 2.0 * local_kv_heads(m, tp) * tp) * m.head_size() / tp;
+  // The engine sizes its working set for a full chunk (it packs prompts).
+  const double chunk = static_cast<double>(in.prefill_chunk);
   const double mats = m.mlp == MlpKind::swiglu ? 3.0 : 2.0;
   const double prefill_act = chunk * 2.0 * (2.0 * h + qkv + mats * f);
   const double logits = static_cast<double>(in.max_batch) * static_cast<double>(m.vocab) / tp * 4;
@@ -194,13 +199,15 @@ DecodeStep decode_step(const Workload& w, const Server& server, const Gpu& gpu,
     const double fe = static_cast<double>(e.expert_ffn) / tp;
     gemm(moe, mb, e.experts, h, 2.0);  // router
     // Distinct experts the batch's tokens reach under uniform routing,
-    // E * (1 - (1 - top_k/E)^tokens); each is read once, split over TP (or EP:
-    // the same bytes per GPU).
+    // E * (1 - (1 - top_k/E)^tokens); each is read once. Split over TP, every
+    // GPU holds a 1/tp slice of each; with EP, 1/ep of the experts at ep/tp
+    // of their width: the same bytes per GPU, wider GEMMs.
     const double reached =
         e.experts * (1.0 - std::pow(1.0 - static_cast<double>(e.top_k) / e.experts, mb));
     const double per_expert = mb * e.top_k / std::max(1.0, reached);
-    gemm(moe, per_expert, mats_in * fe, h, wb, reached);
-    gemm(moe, per_expert, h, fe, wb, reached);
+    const double width = fe * ep;
+    gemm(moe, per_expert, mats_in * width, h, wb, reached / ep);
+    gemm(moe, per_expert, h, width, wb, reached / ep);
     if (e.shared_experts > 0) {
       gemm(moe, mb, mats_in * fe * e.shared_experts, h, wb);
       gemm(moe, mb, h, fe * e.shared_experts, wb);
