@@ -198,6 +198,46 @@ TEST(Cli, ValidationCsvNonNumericCell) {
       "scaleout: " + path + ":2: layers: expected a non-negative whole number, got 'twenty'\n");
 }
 
+const std::string kServingHeader =
+    "id,source,model,server,weights,kv_cache,tp,pp,prompt_tokens,output_tokens,concurrency,"
+    "max_batch,metric,measured,reference";
+
+TEST(Cli, ServingCsvUnknownServer) {
+  const std::string path =
+      write_temp("serving-server.csv", kServingHeader +
+                                           "\nr1,s,llama3-8b,dgx-h10,fp8,fp8,1,1,128,128,,256,"
+                                           "output_tokens_per_s,1000,ref\n");
+  expect_bad_input({"validate", path}, "scaleout: " + path +
+                                           ":2: server: unknown server 'dgx-h10' (did you mean "
+                                           "'dgx-h100'?)\n");
+}
+
+TEST(Cli, ServingCsvBadMetric) {
+  const std::string path = write_temp(
+      "serving-metric.csv",
+      kServingHeader + "\nr1,s,llama3-8b,dgx-h100,fp8,fp8,1,1,128,128,,256,tokens,1000,ref\n");
+  expect_bad_input({"validate", path},
+                   "scaleout: " + path +
+                       ":2: metric: unknown value 'tokens' (one of output_tokens_per_s, ttft_s, "
+                       "tpot_s)\n");
+}
+
+TEST(Cli, ServingPlanRejectsEmit) {
+  expect_bad_input({"plan", example("plan-llama3-70b-inference.yaml"), "--emit", "/tmp/x"},
+                   "scaleout: " + example("plan-llama3-70b-inference.yaml") +
+                       ": --emit writes training launch files; this is a serving workload "
+                       "(task: inference) (run plan without --emit)\n");
+}
+
+TEST(Cli, ServingEstimateAndPlanRun) {
+  const Result e = run({"estimate", example("llama3-70b-inference.yaml"), "--format", "json"});
+  EXPECT_EQ(e.code, 0) << e.err;
+  EXPECT_NE(e.out.find("\"kv_bytes_per_token\": 81920.0"), std::string::npos);  // 2x80x4x128x1
+  const Result p = run({"plan", example("plan-llama3.1-405b-inference-bf16-h100.yaml")});
+  EXPECT_EQ(p.code, 0) << p.err;
+  EXPECT_EQ(p.out.find("Verdict: multi-node"), p.out.find('\n') + 1);
+}
+
 // --- good input --------------------------------------------------------------------------------
 
 TEST(Cli, CatalogGpus) {
