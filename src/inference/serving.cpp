@@ -326,7 +326,13 @@ ServingEstimate estimate_serving_at(const Workload& w, const Server& server, con
       e.prefill_batch / w.layout.pp;
   const double cycle_s = out * e.decode.step_s + e.batch * e.prefill_share_s;
   e.tpot_s = cycle_s / out;
-  e.ttft_s = e.prefill_s + e.decode.step_s;
+  // A new request waits for the prefills queued before it: arrivals at
+  // B / cycle per second, each prefill holding the replica for its share, an
+  // M/D/1 queue (Pollaczek-Khinchine: W = rho S / (2 (1 - rho)); rho < 1
+  // because the cycle also holds O decode steps).
+  const double rho = e.batch * e.prefill_share_s / cycle_s;
+  e.queue_s = rho * e.prefill_share_s / (2.0 * (1.0 - rho));
+  e.ttft_s = e.prefill_s + e.decode.step_s + e.queue_s;
   e.requests_per_s = e.batch / cycle_s;
   e.output_tokens_per_s = e.requests_per_s * out;
   e.capacity_requests_per_s = e.requests_per_s;

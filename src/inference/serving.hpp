@@ -98,7 +98,8 @@ struct ServingEstimate {
   int prefill_batch = 1;               // prompts the engine packs into one prefill chunk
   double prefill_share_s = 0;          // replica time one request's prefill takes in that chunk
   DecodeStep decode;                   // one step at `batch`, mean context P + O/2
-  double ttft_s = 0;                   // prefill + one running decode step
+  double queue_s = 0;                  // mean wait for the prefills queued ahead (M/D/1)
+  double ttft_s = 0;                   // prefill + one running decode step + queue_s
   double tpot_s = 0;                   // decode step + the prefills interleaved per output token
   double requests_per_s = 0;           // per replica
   double output_tokens_per_s = 0;      // per replica

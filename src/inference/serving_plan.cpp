@@ -12,8 +12,8 @@ namespace scaleout {
 namespace {
 
 // Relative uncertainty of predicted serving throughput and latency: the
-// largest per-source MAPE of data/validation/inference.csv (NIM, 18.5 %),
-// rounded up (docs/validation.md, "Inference").
+// largest per-source MAPE of data/validation/inference.csv (NIM, 13.8 %) with
+// a margin for single rows (docs/validation.md, "Inference").
 constexpr double kServingBand = 0.20;
 
 std::string gib(double bytes) { return fmt::format("{:.1f} GiB", bytes / (1024.0 * 1024 * 1024)); }

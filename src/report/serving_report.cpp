@@ -49,6 +49,7 @@ ordered_json serving_json(const ServingEstimate& e) {
   return {{"batch", e.batch},
           {"prefill_s", e.prefill_s},
           {"ttft_s", e.ttft_s},
+          {"queue_s", e.queue_s},
           {"tpot_s", e.tpot_s},
           {"decode_step_s", d.step_s},
           {"decode_breakdown_s",
@@ -81,9 +82,10 @@ void estimate_lines(std::string& o, const ServingEstimate& e, const char* indent
       indent, gib(m.kv_pool_bytes), 100.0 * m.usable_bytes / m.capacity_bytes,
       m.kv_bytes_per_token / 1024.0, m.max_sequences);
   o += fmt::format(
-      "{}latency    TTFT {} (prefill {}), TPOT {} (decode step {}) at {} concurrent "
+      "{}latency    TTFT {} (prefill {}, queue {}), TPOT {} (decode step {}) at {} concurrent "
       "sequences\n",
-      indent, ms(e.ttft_s), ms(e.prefill_s), ms(e.tpot_s), ms(e.decode.step_s), e.batch);
+      indent, ms(e.ttft_s), ms(e.prefill_s), ms(e.queue_s), ms(e.tpot_s), ms(e.decode.step_s),
+      e.batch);
   o += fmt::format("{}throughput {:.0f} output tokens/s, {:.2f} requests/s per replica\n", indent,
                    e.output_tokens_per_s, e.requests_per_s);
 }

@@ -162,7 +162,11 @@ TEST(Serving, ContinuousBatchingIdentities) {
   EXPECT_NEAR(e.tpot_s, cycle / 256, 1e-12);
   EXPECT_NEAR(e.requests_per_s, 32 / cycle, 1e-9);
   EXPECT_NEAR(e.output_tokens_per_s, 32 * 256 / cycle, 1e-6);
-  EXPECT_NEAR(e.ttft_s, e.prefill_s + e.decode.step_s, 1e-12);
+  // TTFT: own prefill, one running step and the M/D/1 wait for queued
+  // prefills, rho = 32 x share / cycle, W = rho x share / (2 (1 - rho)).
+  const double rho = 32 * e.prefill_share_s / cycle;
+  EXPECT_NEAR(e.queue_s, rho * e.prefill_share_s / (2 * (1 - rho)), 1e-12);
+  EXPECT_NEAR(e.ttft_s, e.prefill_s + e.decode.step_s + e.queue_s, 1e-12);
 }
 
 TEST(Serving, ReplicasCoverTheRequestRate) {
