@@ -28,7 +28,8 @@ std::vector<ServingRow> read_serving_csv(const std::string& text, const std::str
   const std::vector<std::string> columns = records.front().second;
   std::vector<ServingRow> out;
   for (size_t i = 1; i < records.size(); ++i) {
-    const auto& [line, f] = records[i];
+    const int line = records[i].first;
+    const std::vector<std::string>& f = records[i].second;
     if (f.size() == 1 && f[0].empty()) continue;  // blank line
     if (f.size() != columns.size()) {
       throw InputError(file, line, "",
