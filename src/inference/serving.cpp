@@ -325,7 +325,9 @@ ServingEstimate estimate_serving_at(const Workload& w, const Server& server, con
                             : prefill_time_s(w, server, gpu, fabric, prompt, k, e.prefill_batch)) /
       e.prefill_batch / w.layout.pp;
   const double cycle_s = out * e.decode.step_s + e.batch * e.prefill_share_s;
-  e.tpot_s = cycle_s / out;
+  // Between a request's first and last token the other B - 1 sequences are
+  // each replaced about once: their prefills stretch its decode steps.
+  e.tpot_s = (cycle_s - e.prefill_share_s) / out;
   // A new request waits for the prefills queued before it: arrivals at
   // B / cycle per second, each prefill holding the replica for its share, an
   // M/D/1 queue (Pollaczek-Khinchine: W = rho S / (2 (1 - rho)); rho < 1

@@ -159,7 +159,8 @@ TEST(Serving, ContinuousBatchingIdentities) {
               1e-12);
   // One cycle finishes 32 requests: 256 decode steps + 32 prefill shares.
   const double cycle = 256 * e.decode.step_s + 32 * e.prefill_share_s;
-  EXPECT_NEAR(e.tpot_s, cycle / 256, 1e-12);
+  // TPOT: the decode step plus the other 31 requests' prefills over 256 tokens.
+  EXPECT_NEAR(e.tpot_s, e.decode.step_s + 31 * e.prefill_share_s / 256, 1e-12);
   EXPECT_NEAR(e.requests_per_s, 32 / cycle, 1e-9);
   EXPECT_NEAR(e.output_tokens_per_s, 32 * 256 / cycle, 1e-6);
   // TTFT: own prefill, one running step and the M/D/1 wait for queued
@@ -205,6 +206,14 @@ TEST(Serving, BestBatchMeetsTheTpotObjective) {
   const ServingEstimate f =
       estimate_serving(loose, server("dgx-h100"), gpu_of("dgx-h100"), nullptr);
   EXPECT_GE(f.output_tokens_per_s, e.output_tokens_per_s);
+}
+
+TEST(Serving, OneSequenceDecodesAtTheStepTime) {
+  // Alone, a request's TPOT is the decode step: no other prefill interleaves.
+  const Workload w = serve("llama3-8b", 1);
+  const ServingEstimate e =
+      estimate_serving_at(w, server("dgx-h100"), gpu_of("dgx-h100"), nullptr, 1);
+  EXPECT_DOUBLE_EQ(e.tpot_s, e.decode.step_s);
 }
 
 TEST(Serving, BatchOptions) {
