@@ -247,8 +247,8 @@ int run_cli(int argc, char** argv) { return run_cli(argc, argv, std::cout, std::
 int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   Options o;
   CLI::App app{
-      "scaleout: single node or multi-node? Plans GPU training from a workload and a "
-      "hardware catalog."};
+      "scaleout: single node or multi-node? Plans GPU training and serving from a workload and "
+      "a hardware catalog."};
   app.require_subcommand(1);
   app.fallthrough();  // --catalog may also follow the subcommand
   app.add_option("--catalog", o.catalogs, "extra catalog file (YAML/JSON); repeatable")
@@ -257,7 +257,9 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   const std::vector<std::string> formats = {"text", "json"};
 
   auto* est =
-      app.add_subcommand("estimate", "per-GPU memory and step time of one workload on one cluster");
+      app.add_subcommand("estimate",
+                         "per-GPU memory and step time of one workload on one cluster (serving: "
+                         "memory, TTFT, TPOT, throughput, replicas)");
   est->add_option("workload", o.workload, "workload YAML file")
       ->required()
       ->check(CLI::ExistingFile);
