@@ -133,6 +133,7 @@ ServingPlanResult plan_serving(const PlanRequest& r, const ServingConstants& k) 
           c.layout = w.layout;
           c.estimate = estimate_serving(w, hw.server, hw.gpu, fabric, k);
           c.band = kServingBand;
+          c.nodes = static_cast<int>(replica_nodes);  // one replica; replicas come below
           if (!c.estimate.meets_ttft || !c.estimate.meets_tpot) {
             res.stats.rejected_by_reason["latency"] += 1;
             if (!closest_latency || latency_s(c, base) < latency_s(*closest_latency, base)) {

@@ -75,6 +75,8 @@ TEST(ServingPlan, ImpossibleTpotIsInfeasibleWithTheClosestPlan) {
   EXPECT_EQ(p.reasons[0].rfind("Latency:", 0), 0u) << p.reasons[0];
   ASSERT_TRUE(p.recommended.has_value());
   EXPECT_FALSE(p.recommended->estimate.meets_tpot);
+  EXPECT_EQ(p.recommended->nodes,
+            (p.recommended->gpus_per_replica() + 7) / 8);  // one replica's whole nodes
   EXPECT_GT(p.stats.rejected_by_reason.at("latency"), 0);
 }
 
