@@ -231,27 +231,23 @@ DecodeStep decode_step(const Workload& w, const Server& server, const Gpu& gpu,
   d.flops = pp * stage([](const Tally& t) { return t.flops; });
 
   // Communication, with the LL protocol's latencies (a few kilobytes each):
-  // two all-reduces of the activations per layer (Megatron TP); with EP, the
-  // MoE MLP's all-reduce becomes a dispatch and a combine all-to-all.
+  // two all-reduces of the activations per layer (Megatron TP). With EP over
+  // the TP ranks every rank already holds every token after the attention
+  // all-reduce, so the dispatch is local and the combine is the MLP's
+  // all-reduce: the same traffic (vLLM and TensorRT-LLM without attention
+  // data parallelism, which is not modelled).
   const ClusterLinks links = replica_links(w, server, gpu, fabric, true, k);
   const double act = mb * h * 2.0;
   const double ar =
       collective_time_s(Collective::all_reduce, act, span_of(tp, 1, links.gpus_per_node), links);
-  double tp_s = layers * 2.0 * ar, ep_s = 0;
-  if (moe_layers > 0 && ep > 1) {
-    const double a2a = collective_time_s(Collective::all_to_all, act * m.moe.top_k,
-                                         span_of(ep, 1, links.gpus_per_node), links);
-    tp_s = layers * (1.0 + dense_share) * ar;
-    ep_s = layers * moe_share * 2.0 * a2a;
-  }
+  const double tp_s = layers * 2.0 * ar;
   const double pp_s = pp > 1 ? collective_time_s(Collective::send_recv, act,
                                                  span_of(2, tp, links.gpus_per_node), links)
                              : 0.0;
   d.tp_comm_s = pp * tp_s;
-  d.ep_comm_s = pp * ep_s;
   d.pp_comm_s = pp * pp_s;
   d.overhead_s = k.step_overhead_s;
-  d.step_s = d.gemm_s + d.attention_s + d.tp_comm_s + d.ep_comm_s + d.pp_comm_s + d.overhead_s;
+  d.step_s = d.gemm_s + d.attention_s + d.tp_comm_s + d.pp_comm_s + d.overhead_s;
   return d;
 }
 

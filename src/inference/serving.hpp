@@ -74,7 +74,6 @@ struct DecodeStep {
   double gemm_s = 0;     // projections, MLP, experts, LM head (each op a roofline)
   double attention_s = 0;
   double tp_comm_s = 0;
-  double ep_comm_s = 0;
   double pp_comm_s = 0;
   double overhead_s = 0;
 };

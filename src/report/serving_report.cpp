@@ -56,7 +56,6 @@ ordered_json serving_json(const ServingEstimate& e) {
            {{"gemm", d.gemm_s},
             {"attention", d.attention_s},
             {"tp_comm", d.tp_comm_s},
-            {"ep_comm", d.ep_comm_s},
             {"pp_comm", d.pp_comm_s},
             {"overhead", d.overhead_s}}},
           {"decode_hbm_bytes", d.hbm_bytes},
@@ -158,10 +157,8 @@ std::string serving_estimate_text(const ServingEstimateReport& r) {
   estimate_lines(o, e, "");
   const DecodeStep& d = e.decode;
   o += fmt::format(
-      "decode     {:.1f} GB read per GPU per step; gemm {}, attention {}, TP {}, EP "
-      "{}, PP {}\n",
-      d.hbm_bytes / 1e9, ms(d.gemm_s), ms(d.attention_s), ms(d.tp_comm_s), ms(d.ep_comm_s),
-      ms(d.pp_comm_s));
+      "decode     {:.1f} GB read per GPU per step; gemm {}, attention {}, TP {}, PP {}\n",
+      d.hbm_bytes / 1e9, ms(d.gemm_s), ms(d.attention_s), ms(d.tp_comm_s), ms(d.pp_comm_s));
   if (w.inference.request_rate > 0) {
     o += fmt::format("replicas   {} needed for {:g} requests/s ({} GPUs); the cluster has {}\n",
                      e.replicas, w.inference.request_rate, e.replicas * w.layout.tp * w.layout.pp,

@@ -42,6 +42,9 @@ ServingValidationReport validate_serving_rows(const std::vector<ServingRow>& row
     w.task = Task::inference;
     w.layout.tp = row.tp;
     w.layout.pp = row.pp;
+    // MoE rows run their experts expert-parallel over the TP ranks
+    // (trtllm-bench --ep equal to --tp).
+    if (model->is_moe() && model->moe.experts % row.tp == 0) w.layout.ep = row.tp;
     w.inference.prompt_tokens = row.prompt_tokens;
     w.inference.output_tokens = row.output_tokens;
     w.inference.weights = weight_format(row.weights);
