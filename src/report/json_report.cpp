@@ -108,6 +108,10 @@ std::string estimate_json(const EstimateResult& r) {
                {"microbatches", t.microbatches},
                {"network_wait_fraction", t.network_wait_fraction},
                {"breakdown_s", breakdown_json(b)}};
+  if (r.run) {
+    j["time"]["time_to_train_with_failures_s"] = r.run->reliability.wall_time_s;
+    add_run_json(j, *r.run, r.run_settings);
+  }
   return j.dump(2) + "\n";
 }
 

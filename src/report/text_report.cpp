@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/units.hpp"
+#include "report/json_parts.hpp"
 #include "report/report.hpp"
 
 namespace scaleout::report {
@@ -98,8 +99,14 @@ std::string estimate_text(const EstimateResult& r) {
   part("optimizer", b.optimizer);
   part("other", b.other);
   if (t.time_to_train_s > 0) {
-    o += fmt::format("Time to train {:.1f} days for {:.3g} tokens (no failures counted)\n",
+    o += fmt::format("Time to train {:.1f} days for {:.3g} tokens without failures",
                      t.time_to_train_s / 86400.0, w.tokens);
+    o += r.run ? fmt::format(", {:.1f} days with them\n", r.run->reliability.wall_time_s / 86400.0)
+               : "\n";
+  }
+  if (r.run) {
+    o += "\nWhole run\n";
+    o += run_text(*r.run, r.run_settings, "  ");
   }
   o += "\n";
   if (mem.fits) {
