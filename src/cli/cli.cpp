@@ -157,6 +157,12 @@ std::string run_plan(const Options& o) {
                      "workload (task: inference)",
                      "run plan without --emit");
   }
+  if (serving && o.objective == "energy") {
+    throw InputError(o.workload, 0, "",
+                     "--objective energy ranks training runs; this is a serving workload "
+                     "(task: inference)",
+                     "use --objective cost or time");
+  }
   if (serving) {
     // tokens and global_batch are training keys (the reader rejects them).
   } else if (req.workload.tokens <= 0) {

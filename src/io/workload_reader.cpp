@@ -147,7 +147,11 @@ WorkloadFile read_workload(const std::string& text, const std::string& file, con
         {"precision", "set inference.weights (bf16, fp8, int8, int4) and inference.kv_cache"},
         {"optimizer", "remove it"},
         {"framework", "remove it"},
-        {"finetune", "remove it"}};
+        {"finetune", "remove it"},
+        {"reliability", "remove it; serving plans do not model failures or checkpoints"},
+        {"storage", "remove it; serving plans do not model storage"},
+        {"facility", "remove it; serving plans price GPU-hours in the cloud only"},
+        {"cost", "remove it; serving plans price GPU-hours in the cloud only"}};
     for (const auto& [key, hint] : training_only) {
       if (top.has(key)) top.fail(key, "is a training key; task: inference does not use it", hint);
     }
@@ -314,7 +318,7 @@ WorkloadFile read_workload(const std::string& text, const std::string& file, con
   if (const YAML::Node cn = top.node("constraints"); cn.IsDefined() && !cn.IsNull()) {
     Fields f(cn, file, "constraints");
     if (serving) {
-      for (const char* key : {"deadline_days", "budget_usd"}) {
+      for (const char* key : {"deadline_days", "budget_usd", "max_power_kw", "min_goodput"}) {
         if (f.has(key)) {
           f.fail(key, "is a training constraint; a serving plan has none",
                  "give inference.request_rate, inference.ttft_ms and inference.tpot_ms instead");

@@ -229,6 +229,13 @@ TEST(Cli, ServingPlanRejectsEmit) {
                        "(task: inference) (run plan without --emit)\n");
 }
 
+TEST(Cli, ServingPlanRejectsEnergyObjective) {
+  expect_bad_input({"plan", example("plan-llama3-70b-inference.yaml"), "--objective", "energy"},
+                   "scaleout: " + example("plan-llama3-70b-inference.yaml") +
+                       ": --objective energy ranks training runs; this is a serving workload "
+                       "(task: inference) (use --objective cost or time)\n");
+}
+
 TEST(Cli, ServingEstimateAndPlanRun) {
   const Result e = run({"estimate", example("llama3-70b-inference.yaml"), "--format", "json"});
   EXPECT_EQ(e.code, 0) << e.err;

@@ -165,6 +165,9 @@ const std::vector<BadCase> kBadCases = {
     {"InferenceTpSplitsHeads", with(kServe, "tp: 4", "tp: 3"),
      "w.yaml:9: layout.tp: tp 3 does not split the model's 64 attention heads and 8 key/value "
      "heads (use a tp that divides the head count, e.g. 1, 2, 4 or 8)"},
+    {"InferenceRejectsReliability", kServe + "reliability:\n  checkpoint_interval_h: 1\n",
+     "w.yaml:13: reliability: is a training key; task: inference does not use it (remove it; "
+     "serving plans do not model failures or checkpoints)"},
     {"InferenceRejectsDeadline", kServe + "constraints:\n  deadline_days: 3\n",
      "w.yaml:13: constraints.deadline_days: is a training constraint; a serving plan has none "
      "(give inference.request_rate, inference.ttft_ms and inference.tpot_ms instead)"},
