@@ -325,9 +325,9 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
       ->check(CLI::ExistingFile);
 
   auto* cat = app.add_subcommand("catalog", "list catalog entries with key figures and source");
-  cat->add_option("kind", o.kind, "gpus, servers, fabrics, models or prices")
+  cat->add_option("kind", o.kind, "gpus, servers, fabrics, models, prices or economics")
       ->required()
-      ->check(CLI::IsMember({"gpus", "servers", "fabrics", "models", "prices"}));
+      ->check(CLI::IsMember({"gpus", "servers", "fabrics", "models", "prices", "economics"}));
   cat->add_option("--format", o.format, "text or json")->check(CLI::IsMember(formats));
 
   try {

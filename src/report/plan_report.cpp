@@ -151,21 +151,23 @@ std::string plan_json(const PlanReport& r) {
       p.min_nodes_deadline ? ordered_json(*p.min_nodes_deadline) : ordered_json(nullptr);
   ordered_json frontier = ordered_json::array();
   for (const PlanCandidate& c : p.frontier) {
-    frontier.push_back(
-        {{"server", r.request.hardware[c.hardware].server.id},
-         {"nodes", c.nodes},
-         {"gpus", c.gpus()},
-         {"time_to_train_days", days(c.time_to_train_s)},
-         {"cost_usd", c.cost_usd > 0 ? ordered_json(c.cost_usd) : ordered_json(nullptr)},
-         {"mfu", c.step.mfu},
-         {"energy_kwh", c.run.power.energy_kWh},
-         {"cluster_kw", c.run.power.cluster_W / 1e3},
-         {"goodput", c.run.reliability.goodput},
-         {"own_usd",
-          c.run.cost.own_priced ? ordered_json(c.run.cost.own_usd) : ordered_json(nullptr)},
-         {"cloud_usd",
-          c.run.cost.cloud_priced ? ordered_json(c.run.cost.cloud_usd) : ordered_json(nullptr)},
-         {"feasible", feasible(c)}});
+    ordered_json point = {
+        {"server", r.request.hardware[c.hardware].server.id},
+        {"nodes", c.nodes},
+        {"gpus", c.gpus()},
+        {"time_to_train_days", days(c.time_to_train_s)},
+        {"cost_usd", c.cost_usd > 0 ? ordered_json(c.cost_usd) : ordered_json(nullptr)},
+        {"mfu", c.step.mfu},
+        {"energy_kwh", c.run.power.energy_kWh},
+        {"cluster_kw", c.run.power.cluster_W / 1e3},
+        {"goodput", c.run.reliability.goodput},
+        {"own_usd",
+         c.run.cost.own_priced ? ordered_json(c.run.cost.own_usd) : ordered_json(nullptr)},
+        {"cloud_usd",
+         c.run.cost.cloud_priced ? ordered_json(c.run.cost.cloud_usd) : ordered_json(nullptr)},
+        {"feasible", feasible(c)}};
+    add_run_json(point, c.run, r.request.run);
+    frontier.push_back(point);
   }
   j["frontier"] = frontier;
   ordered_json rejected = ordered_json::object();

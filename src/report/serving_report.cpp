@@ -239,6 +239,8 @@ std::string serving_plan_json(const ServingPlanReport& r) {
   const ServingPlanResult& p = r.result;
   ordered_json j;
   j["verdict"] = to_string(p.verdict);
+  j["objective"] = to_string(r.request.objective);
+  j["cost_basis"] = "cloud";  // serving plans price cloud GPU-hours only
   j["reasons"] = p.reasons;
   j["recommended"] = p.recommended ? candidate_json(r, *p.recommended) : ordered_json(nullptr);
   j["single_node_best"] =
