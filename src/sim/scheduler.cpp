@@ -168,6 +168,8 @@ class Simulator {
       }
     }
     if (reserved.empty()) throw std::logic_error("simulate: the head job never fits");
+    double& first_reservation = out_.jobs[queue_.begin()->id].reservation_s;
+    if (first_reservation < 0) first_reservation = shadow;
     std::vector<char> exclude(free_.size(), 0);
     for (int n : reserved) exclude[n] = 1;
     // GPUs of a one-node head's reserved node left over at the shadow time.

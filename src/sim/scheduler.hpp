@@ -48,6 +48,10 @@ struct JobOutcome {
   double start_s = 0;  // when it started (runs only)
   double end_s = 0;
   int first_node = 0;  // the node it ran on (one-node job) or its lowest node
+  // Backfill: the reservation the job got when it first waited at the head of
+  // the queue (its shadow time); negative when it never did. With equal
+  // priorities and exact durations it starts no later (EASY's guarantee).
+  double reservation_s = -1;
   double wait_s() const { return runs ? start_s - arrival_s : 0; }
 };
 
