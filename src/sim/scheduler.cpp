@@ -154,15 +154,26 @@ class Simulator {
 
     // EASY backfill. The head's reservation: the earliest time it fits when
     // the running jobs end as predicted, and the nodes it would take then.
+    // Only the nodes a completion frees change, so the walk checks those
+    // (a one-node head) or counts whole free nodes (a larger head): O(nodes)
+    // per pass, not O(running x nodes).
     const Job& head = jobs_[queue_.begin()->id];
+    const int head_nodes = nodes_held(head, cluster_);
     std::vector<int> later = free_;
+    int whole = static_cast<int>(std::count(later.begin(), later.end(), g_));
     double shadow = std::numeric_limits<double>::infinity();
     std::vector<int> reserved;
     for (const auto& [end, id] : running_) {
       const bool one = nodes_held(jobs_[id], cluster_) == 0;
-      for (int n : held_[id]) later[n] += one ? jobs_[id].gpus : g_;
-      reserved = choose(head, later, kNoExclusion);
-      if (!reserved.empty()) {
+      bool fits = false;
+      for (int n : held_[id]) {
+        later[n] += one ? jobs_[id].gpus : g_;
+        if (head_nodes == 0) fits = fits || later[n] >= head.gpus;
+        if (later[n] == g_) ++whole;
+      }
+      if (head_nodes > 0) fits = whole >= head_nodes;
+      if (fits) {
+        reserved = choose(head, later, kNoExclusion);
         shadow = end;
         break;
       }
