@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <nlohmann/json.hpp>
 #include <numeric>
+#include <vector>
 
 #include "report/json_parts.hpp"
 
@@ -35,21 +37,33 @@ std::string label(const sim::CandidateCluster& c) {
   return fmt::format("{} x {}", c.nodes, c.server.id);
 }
 
-// Word-wraps `text` at 80 columns, each line starting with `indent`.
+// Word-wraps `text` at 80 columns, each line starting with `indent`; a unit
+// ("h", "min", "GPUs)", "%") stays on the line of the number before it.
 std::string wrap(const std::string& text, const std::string& indent) {
-  std::string out, line = indent;
+  std::vector<std::string> words;
   size_t pos = 0;
   while (pos < text.size()) {
     size_t end = text.find(' ', pos);
     if (end == std::string::npos) end = text.size();
-    const std::string word = text.substr(pos, end - pos);
+    std::string word = text.substr(pos, end - pos);
+    const bool unit = !word.empty() && word.size() <= 5 &&
+                      (std::isalpha(static_cast<unsigned char>(word[0])) || word[0] == '%');
+    if (unit && !words.empty() && !words.back().empty() &&
+        std::isdigit(static_cast<unsigned char>(words.back().back()))) {
+      words.back() += " " + word;
+    } else {
+      words.push_back(std::move(word));
+    }
+    pos = end + 1;
+  }
+  std::string out, line = indent;
+  for (const std::string& word : words) {
     if (line.size() > indent.size() && line.size() + 1 + word.size() > 80) {
       out += line + "\n";
       line = indent + "  ";
     }
     if (line.size() > indent.size() && line.back() != ' ') line += ' ';
     line += word;
-    pos = end + 1;
   }
   return out + line + "\n";
 }
