@@ -243,8 +243,10 @@ MixResult simulate_mix(const JobMix& mix, int threads) {
       std::string s = fmt::format("{} {} and {} at {:.3g}x the hardware", who, wait,
                                   ma == mb ? "keep " + makespan : makespan, ratio);
       if (a.cluster.usd_per_gpu_hour > 0 && b.cluster.usd_per_gpu_hour > 0) {
-        s += fmt::format(" ({} instead of {} for the GPU-hours held)", money(b.cost_usd),
-                         money(a.cost_usd));
+        s += money(b.cost_usd) == money(a.cost_usd)
+                 ? fmt::format(" (the same {} for the GPU-hours held)", money(b.cost_usd))
+                 : fmt::format(" ({} instead of {} for the GPU-hours held)", money(b.cost_usd),
+                               money(a.cost_usd));
       }
       s += fmt::format("; GPU utilisation is {} on {} and {} on {}.",
                        percent(a.metrics.utilisation), nodes_words(a.cluster),
