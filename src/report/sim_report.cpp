@@ -103,9 +103,11 @@ std::string simulate_text(const SimulateReport& r, int text_jobs) {
                    "p90 wait", "p99 wait", "makespan", "util", "cost");
   for (const sim::ClusterOutcome& c : res.clusters) {
     const sim::Metrics& m = c.metrics;
-    o += fmt::format("  {:<16}{:>6}{:>9}{:>9}{:>9}{:>10}{:>5.0f}%{:>10}\n", label(c.cluster),
-                     c.cluster.gpus(), hours(m.wait_p50_s), hours(m.wait_p90_s),
-                     hours(m.wait_p99_s), hours(m.makespan_s), 100 * m.utilisation,
+    std::string name = label(c.cluster);  // in full in the cluster's own block below
+    if (name.size() > 15) name = name.substr(0, 14) + "~";
+    o += fmt::format("  {:<16}{:>6}{:>9}{:>9}{:>9}{:>10}{:>5.0f}%{:>10}\n", name, c.cluster.gpus(),
+                     hours(m.wait_p50_s), hours(m.wait_p90_s), hours(m.wait_p99_s),
+                     hours(m.makespan_s), 100 * m.utilisation,
                      usd(c.cost_usd, c.cluster.usd_per_gpu_hour > 0));
   }
   o += "  (cost: cluster GPUs x makespan x the GPU's default cloud price)\n";

@@ -231,9 +231,13 @@ MixResult simulate_mix(const JobMix& mix, int threads) {
       const double pa = a.metrics.wait_p90_s, pb = b.metrics.wait_p90_s;
       const std::string wait =
           duration_words(pa) == duration_words(pb)
-              ? fmt::format("keep the p90 wait at {} (mean {} instead of {})", duration_words(pb),
-                            duration_words(b.metrics.wait_mean_s),
-                            duration_words(a.metrics.wait_mean_s))
+              ? fmt::format(
+                    "keep the p90 wait at {}{}", duration_words(pb),
+                    duration_words(b.metrics.wait_mean_s) == duration_words(a.metrics.wait_mean_s)
+                        ? std::string()
+                        : fmt::format(" (mean {} instead of {})",
+                                      duration_words(b.metrics.wait_mean_s),
+                                      duration_words(a.metrics.wait_mean_s)))
               : fmt::format("{} the p90 wait from {} to {}", pb < pa ? "cut" : "raise",
                             duration_words(pa), duration_words(pb));
       const std::string ma = duration_words(a.metrics.makespan_s);

@@ -147,6 +147,29 @@ TEST(Mix, VerdictPicksTheSmallestClusterWithinTheTarget) {
   EXPECT_DOUBLE_EQ(r.clusters[2].cost_usd, 160 * dgx(2).usd_per_gpu_hour);
 }
 
+TEST(Mix, VerdictComparesWithTheSmallestAndLargest) {
+  // Same mix on 1, 2 and 4 nodes: 2 nodes is the choice. Against one node it
+  // cuts the p90 wait from 10 h to 0 and the makespan from 20 h to 10 h at 2x
+  // the hardware: 16 GPUs x 10 h = 160 GPU-h against 8 x 20 = 160, the same
+  // cost; utilisation 160 / 160 = 100 % on both. Four nodes: 32 x 10 = 320
+  // GPU-h, 50 % busy.
+  JobMix mix;
+  mix.clusters = {dgx(1), dgx(2), dgx(4)};
+  for (CandidateCluster& c : mix.clusters) c.usd_per_gpu_hour = 2;  // $320 per 160 GPU-h
+  mix.jobs = {fixed("a", 8, 10), fixed("b", 8, 10)};
+  const MixResult r = simulate_mix(mix, 1);
+  ASSERT_EQ(r.recommended, 1);
+  ASSERT_EQ(r.reasons.size(), 3u);
+  EXPECT_EQ(r.reasons[1],
+            "2 nodes cut the p90 wait from 10 h to 0 s and the makespan from 20 h to 10 h at 2x "
+            "the hardware (the same $320 for the GPU-hours held); GPU utilisation is 100 % on "
+            "one node and 100 % on 2 nodes.");
+  EXPECT_EQ(r.reasons[2],
+            "4 nodes keep the p90 wait at 0 s and keep the same "
+            "makespan (10 h) at 2x the hardware ($640 instead of $320 for the GPU-hours held); "
+            "GPU utilisation is 100 % on 2 nodes and 50 % on 4 nodes.");
+}
+
 TEST(Mix, VerdictWhenNothingMeetsTheTarget) {
   // Three 8-GPU jobs on 1 or 2 nodes: one node waits 0, 10, 20 h (p90 20 h);
   // two nodes 0, 0, 10 h (p90 10 h): closest to the target.
