@@ -188,13 +188,21 @@ class Simulator {
     const int extra_node = head_one ? reserved.front() : kNone;
     int extra = head_one ? later[reserved.front()] - head.gpus : 0;
 
-    int max_free = *std::max_element(free_.begin(), free_.end());
+    // The largest free block and the whole free nodes now: a job bigger than
+    // either is skipped without a placement scan.
+    int max_free = 0, whole_free = 0;
+    auto measure = [&] {
+      max_free = *std::max_element(free_.begin(), free_.end());
+      whole_free = static_cast<int>(std::count(free_.begin(), free_.end(), g_));
+    };
+    measure();
     int depth = 0;
     for (auto it = std::next(queue_.begin()); it != queue_.end() && max_free > 0;) {
       if (depth++ >= options_.backfill_depth) break;
       const int id = it->id;
       const Job& j = jobs_[id];
-      if (j.gpus > (nodes_held(j, cluster_) == 0 ? max_free : cluster_.gpus())) {
+      const int k = nodes_held(j, cluster_);
+      if (k == 0 ? j.gpus > max_free : k > whole_free) {
         ++it;
         continue;
       }
@@ -208,7 +216,7 @@ class Simulator {
       if (!ends_in_time && nodes.size() == 1 && nodes.front() == extra_node) extra -= j.gpus;
       it = queue_.erase(it);
       start(id, std::move(nodes), t);
-      max_free = *std::max_element(free_.begin(), free_.end());
+      measure();
     }
   }
 
