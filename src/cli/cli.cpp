@@ -44,6 +44,21 @@ Catalog load_catalog(const Options& o) {
   return c;
 }
 
+// The cloud price per GPU-hour the workload's settings select (0: none in the catalog).
+double cloud_price(const Catalog& catalog, const io::RunInput& in, const RunSettings& s,
+                   const std::string& gpu_id) {
+  if (in.usd_per_gpu_hour) return *in.usd_per_gpu_hour;
+  const CloudPrice* p = catalog.cloud_price(gpu_id, s.cloud_pricing);
+  return p ? p->usd_per_gpu_hour : 0.0;
+}
+
+// The purchase price of one server (0: none in the catalog).
+double server_price(const Catalog& catalog, const io::RunInput& in, const std::string& server_id) {
+  if (in.server_usd) return *in.server_usd;
+  const PurchasePrice* p = catalog.find_purchase_price(server_id);
+  return p ? p->usd : 0.0;
+}
+
 std::string run_estimate(const Options& o) {
   const Catalog catalog = load_catalog(o);
   const std::string dir = std::filesystem::path(o.workload).parent_path().string();
@@ -69,6 +84,13 @@ std::string run_estimate(const Options& o) {
   const Fabric* fabric = r.fabric_id.empty() ? nullptr : catalog.find_fabric(r.fabric_id);
   r.step = estimate_step(r.workload, r.server, r.gpu, fabric,
                          perf_constants(r.gpu, r.workload.framework), r.memory);
+  if (r.workload.tokens > 0) {
+    const RunSettings settings = io::resolve_run_settings(catalog, wf.run, o.workload);
+    r.run_settings = settings;
+    r.run = evaluate_run(r.workload, r.server, r.gpu, fabric, r.workload.cluster.nodes, r.step,
+                         server_price(catalog, wf.run, r.server.id),
+                         cloud_price(catalog, wf.run, settings, r.gpu.id), settings);
+  }
   return o.format == "json" ? report::estimate_json(r) : report::estimate_text(r);
 }
 
@@ -140,6 +162,8 @@ std::string run_plan(const Options& o) {
   if (given("flash_attention")) fx.flash_attention = ly.flash_attention;
   if (given("offload")) fx.offload = ly.offload_optimizer;
   if (in.cluster_keys.count("nodes")) fx.nodes = wf.workload.cluster.nodes;
+  req.run = io::resolve_run_settings(catalog, wf.run, o.workload);
+  req.cost_basis = wf.run.cost_basis == "own" ? CostBasis::own : CostBasis::cloud;
   // Hardware: the file's servers (or cluster.server), else the whole catalog.
   std::vector<std::string> servers = in.servers;
   if (in.cluster_keys.count("server")) servers = {wf.workload.cluster.server_id};
@@ -151,13 +175,13 @@ std::string run_plan(const Options& o) {
     const std::string gpu_id =
         wf.workload.cluster.gpu_id.empty() ? server.gpu_id : wf.workload.cluster.gpu_id;
     const Gpu& gpu = *catalog.find_gpu(gpu_id);
-    const CloudPrice* price = catalog.default_cloud_price(gpu.id);
     auto option = [&](const Fabric* f) {
       HardwareOption h;
       h.server = server;
       h.gpu = gpu;
       if (f) h.fabric = *f;
-      h.usd_per_gpu_hour = price ? price->usd_per_gpu_hour : 0.0;
+      h.usd_per_gpu_hour = cloud_price(catalog, wf.run, req.run, gpu.id);
+      h.server_usd = server_price(catalog, wf.run, server.id);
       req.hardware.push_back(std::move(h));
     };
     if (fabrics.empty()) option(nullptr);
@@ -165,9 +189,13 @@ std::string run_plan(const Options& o) {
   }
   if (in.deadline_days) req.constraints.deadline_s = *in.deadline_days * 86400.0;
   req.constraints.budget_usd = in.budget_usd;
+  if (in.max_power_kw) req.constraints.max_power_W = *in.max_power_kw * 1000.0;
+  req.constraints.min_goodput = in.min_goodput;
   if (in.max_nodes) req.constraints.max_nodes = *in.max_nodes;
   if (fx.nodes) req.constraints.max_nodes = std::max(req.constraints.max_nodes, *fx.nodes);
-  req.objective = o.objective == "time" ? Objective::time : Objective::cost;
+  req.objective = o.objective == "time"     ? Objective::time
+                  : o.objective == "energy" ? Objective::energy
+                                            : Objective::cost;
   req.threads = o.threads > 0 ? o.threads
                               : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   const auto start = std::chrono::steady_clock::now();
@@ -245,8 +273,9 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
       ->required()
       ->check(CLI::ExistingFile);
   pl->add_option("--format", o.format, "text or json")->check(CLI::IsMember(formats));
-  pl->add_option("--objective", o.objective, "rank plans that meet the constraints by cost or time")
-      ->check(CLI::IsMember({"cost", "time"}));
+  pl->add_option("--objective", o.objective,
+                 "rank plans that meet the constraints by cost, time or energy")
+      ->check(CLI::IsMember({"cost", "time", "energy"}));
   pl->add_option("--threads", o.threads, "search threads (default: all cores)")
       ->check(CLI::Range(1, 1024));
   pl->add_option("--emit", o.emit,
@@ -275,9 +304,9 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
       ->check(CLI::ExistingFile);
 
   auto* cat = app.add_subcommand("catalog", "list catalog entries with key figures and source");
-  cat->add_option("kind", o.kind, "gpus, servers, fabrics, models or prices")
+  cat->add_option("kind", o.kind, "gpus, servers, fabrics, models, prices or economics")
       ->required()
-      ->check(CLI::IsMember({"gpus", "servers", "fabrics", "models", "prices"}));
+      ->check(CLI::IsMember({"gpus", "servers", "fabrics", "models", "prices", "economics"}));
   cat->add_option("--format", o.format, "text or json")->check(CLI::IsMember(formats));
 
   try {

@@ -16,6 +16,20 @@ std::vector<const T*> values(const std::map<std::string, T>& m) {
   return out;
 }
 template <typename T>
+void add_with_default(std::map<std::string, T>& m, T v) {
+  if (v.is_default) {
+    for (auto& [id, x] : m) x.is_default = false;
+  }
+  m[v.id] = std::move(v);
+}
+template <typename T>
+const T* default_of(const std::map<std::string, T>& m) {
+  for (const auto& [id, x] : m) {
+    if (x.is_default) return &x;
+  }
+  return nullptr;
+}
+template <typename T>
 std::vector<std::string> keys(const std::map<std::string, T>& m) {
   std::vector<std::string> out;
   out.reserve(m.size());
@@ -39,6 +53,44 @@ void Catalog::add(CloudPrice p) {
 }
 
 void Catalog::add(PurchasePrice p) { purchase_prices_[p.server_id] = std::move(p); }
+
+void Catalog::add(FailureRate f) { add_with_default(failure_rates_, std::move(f)); }
+void Catalog::add(StorageSystem s) { add_with_default(storage_, std::move(s)); }
+void Catalog::add(Facility f) { add_with_default(facilities_, std::move(f)); }
+
+const CloudPrice* Catalog::cloud_price(const std::string& gpu_id,
+                                       const std::string& pricing) const {
+  if (pricing == "on-demand") {
+    if (const CloudPrice* p = default_cloud_price(gpu_id)) return p;
+  }
+  const CloudPrice* best = nullptr;
+  for (const CloudPrice& p : cloud_prices_) {
+    if (p.gpu_id == gpu_id && p.pricing == pricing &&
+        (!best || p.usd_per_gpu_hour < best->usd_per_gpu_hour)) {
+      best = &p;
+    }
+  }
+  return best;
+}
+
+const FailureRate* Catalog::find_failure_rate(const std::string& id) const {
+  return find_in(failure_rates_, id);
+}
+const StorageSystem* Catalog::find_storage(const std::string& id) const {
+  return find_in(storage_, id);
+}
+const Facility* Catalog::find_facility(const std::string& id) const {
+  return find_in(facilities_, id);
+}
+const FailureRate* Catalog::default_failure_rate() const { return default_of(failure_rates_); }
+const StorageSystem* Catalog::default_storage() const { return default_of(storage_); }
+const Facility* Catalog::default_facility() const { return default_of(facilities_); }
+std::vector<const FailureRate*> Catalog::failure_rates() const { return values(failure_rates_); }
+std::vector<const StorageSystem*> Catalog::storage_systems() const { return values(storage_); }
+std::vector<const Facility*> Catalog::facilities() const { return values(facilities_); }
+std::vector<std::string> Catalog::failure_rate_ids() const { return keys(failure_rates_); }
+std::vector<std::string> Catalog::storage_ids() const { return keys(storage_); }
+std::vector<std::string> Catalog::facility_ids() const { return keys(facilities_); }
 
 const CloudPrice* Catalog::default_cloud_price(const std::string& gpu_id) const {
   for (const CloudPrice& p : cloud_prices_) {

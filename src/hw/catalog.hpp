@@ -20,6 +20,10 @@ class Catalog {
   void add(ModelShape m);
   void add(CloudPrice p);  // a default price replaces the GPU's previous default
   void add(PurchasePrice p);
+  // A default entry replaces the previous default of its kind.
+  void add(FailureRate f);
+  void add(StorageSystem s);
+  void add(Facility f);
 
   const Gpu* find_gpu(const std::string& id) const;
   const Server* find_server(const std::string& id) const;
@@ -29,6 +33,23 @@ class Catalog {
   const CloudPrice* default_cloud_price(const std::string& gpu_id) const;
   const std::vector<CloudPrice>& cloud_prices() const { return cloud_prices_; }
   const PurchasePrice* find_purchase_price(const std::string& server_id) const;
+  // The cheapest price of a pricing kind for a GPU (the default one for
+  // on-demand), or nullptr.
+  const CloudPrice* cloud_price(const std::string& gpu_id, const std::string& pricing) const;
+
+  const FailureRate* find_failure_rate(const std::string& id) const;
+  const StorageSystem* find_storage(const std::string& id) const;
+  const Facility* find_facility(const std::string& id) const;
+  // The entries marked default, or nullptr when the catalog has none.
+  const FailureRate* default_failure_rate() const;
+  const StorageSystem* default_storage() const;
+  const Facility* default_facility() const;
+  std::vector<const FailureRate*> failure_rates() const;
+  std::vector<const StorageSystem*> storage_systems() const;
+  std::vector<const Facility*> facilities() const;
+  std::vector<std::string> failure_rate_ids() const;
+  std::vector<std::string> storage_ids() const;
+  std::vector<std::string> facility_ids() const;
 
   // Entries in id order.
   std::vector<const Gpu*> gpus() const;
@@ -48,6 +69,9 @@ class Catalog {
   std::map<std::string, ModelShape> models_;
   std::vector<CloudPrice> cloud_prices_;
   std::map<std::string, PurchasePrice> purchase_prices_;
+  std::map<std::string, FailureRate> failure_rates_;
+  std::map<std::string, StorageSystem> storage_;
+  std::map<std::string, Facility> facilities_;
 };
 
 }  // namespace scaleout

@@ -58,6 +58,14 @@ struct Fabric {
   double latency_s = 0;    // per switch hop; 0 = not published
   FabricTopology topology = FabricTopology::rail_optimized;
   double oversubscription = 1.0;  // >= 1; 1 = non-blocking
+  int switch_ports = 0;           // ports per switch at port_bw_Bps (radix); 0 = not published
+  double switch_W = 0;            // power of one switch; 0 = not published
+  double transceiver_W = 0;       // power of one transceiver (one per cable end); 0 = none/unknown
+  // Optional itemised prices; when any is 0 the network is priced as a share
+  // of the cluster's cost instead (docs/model.md, "Cost").
+  double switch_usd = 0;
+  double nic_usd = 0;
+  double cable_usd = 0;
   std::string source;
 };
 
@@ -79,6 +87,46 @@ struct PurchasePrice {
   double usd = 0;
   std::string date;
   std::string source;
+};
+
+// Unexpected job interruptions per 1,000 node-days, a published rate
+// (data/catalog/economics.json).
+struct FailureRate {
+  std::string id;
+  double per_1000_node_days = 0;
+  std::string source;
+  bool is_default = false;
+};
+
+// Where checkpoints are written and training data is read from. A limit of
+// 0 means "not limited by this term"; per-GPU limits scale with the cluster
+// (storage sized to it), aggregate limits do not.
+struct StorageSystem {
+  std::string id;
+  std::string name;
+  bool shared = true;        // false: node-local drives (lost with the node)
+  double node_read_Bps = 0;  // per node (client link or local drives)
+  double node_write_Bps = 0;
+  double gpu_read_Bps = 0;  // sized per GPU of the cluster
+  double gpu_write_Bps = 0;
+  double total_read_Bps = 0;  // whole system
+  double total_write_Bps = 0;
+  std::string source;
+  bool is_default = false;
+};
+
+// Site figures for owning hardware: power price, PUE, colocation, rack power,
+// depreciation life, operations share (data/catalog/economics.json).
+struct Facility {
+  std::string id;
+  double pue = 1.0;
+  double usd_per_kwh = 0;
+  double colo_usd_per_kw_month = 0;  // per kW of provisioned IT power
+  double rack_W = 0;                 // power budget of one rack
+  double life_years = 5;             // depreciation life of the hardware
+  double operations_share = 0;       // yearly operations cost as a share of capex
+  std::string source;
+  bool is_default = false;
 };
 
 const char* to_string(Precision p);

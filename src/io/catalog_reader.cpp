@@ -96,6 +96,12 @@ Fabric read_fabric(Fields& f) {
       f.choice("topology", {"rail-optimized", "fat-tree"}).value_or("rail-optimized");
   x.topology = topo == "fat-tree" ? FabricTopology::fat_tree : FabricTopology::rail_optimized;
   x.oversubscription = f.number("oversubscription", 1, 1000).value_or(1);
+  x.switch_ports = static_cast<int>(f.integer("switch_ports", 2, 100000).value_or(0));
+  x.switch_W = f.number("switch_w", 0, 1e6).value_or(0);
+  x.transceiver_W = f.number("transceiver_w", 0, 1e4).value_or(0);
+  x.switch_usd = f.number("switch_usd", 0, 1e9).value_or(0);
+  x.nic_usd = f.number("nic_usd", 0, 1e9).value_or(0);
+  x.cable_usd = f.number("cable_usd", 0, 1e9).value_or(0);
   x.source = required_string(f, "source");
   f.string("note");
   return x;
@@ -128,6 +134,64 @@ PurchasePrice read_purchase_price(Fields& f) {
   p.source = required_string(f, "source");
   f.string("note");
   return p;
+}
+
+FailureRate read_failure_rate(Fields& f) {
+  FailureRate r;
+  r.id = required_string(f, "id");
+  const auto rate = f.number("per_1000_node_days", 0, 1e6);
+  if (!rate) {
+    f.fail("per_1000_node_days", "missing required key",
+           "unexpected interruptions per 1,000 node-days, e.g. 3.8");
+  }
+  r.per_1000_node_days = *rate;
+  r.source = required_string(f, "source");
+  r.is_default = f.boolean("default").value_or(false);
+  f.string("note");
+  return r;
+}
+
+StorageSystem read_storage(Fields& f) {
+  StorageSystem s;
+  s.id = required_string(f, "id");
+  s.name = f.string("name").value_or(s.id);
+  s.shared = f.choice("kind", {"shared", "local"}).value_or("shared") == "shared";
+  auto rate = [&](const char* key) { return f.number(key, 0, kHuge).value_or(0) * units::kGBps; };
+  s.node_read_Bps = rate("node_read_gbyte_s");
+  s.node_write_Bps = rate("node_write_gbyte_s");
+  s.gpu_read_Bps = rate("gpu_read_gbyte_s");
+  s.gpu_write_Bps = rate("gpu_write_gbyte_s");
+  s.total_read_Bps = rate("total_read_gbyte_s");
+  s.total_write_Bps = rate("total_write_gbyte_s");
+  if (s.node_write_Bps + s.gpu_write_Bps + s.total_write_Bps <= 0) {
+    f.fail("node_write_gbyte_s", "no write bandwidth given",
+           "give node_write_gbyte_s, gpu_write_gbyte_s or total_write_gbyte_s");
+  }
+  if (s.node_read_Bps + s.gpu_read_Bps + s.total_read_Bps <= 0) {
+    f.fail("node_read_gbyte_s", "no read bandwidth given",
+           "give node_read_gbyte_s, gpu_read_gbyte_s or total_read_gbyte_s");
+  }
+  s.source = required_string(f, "source");
+  s.is_default = f.boolean("default").value_or(false);
+  f.string("note");
+  return s;
+}
+
+Facility read_facility(Fields& f) {
+  Facility x;
+  x.id = required_string(f, "id");
+  x.pue = f.number("pue", 1, 10).value_or(1.0);
+  x.usd_per_kwh = f.number("usd_per_kwh", 0, 100).value_or(0);
+  x.colo_usd_per_kw_month = f.number("colo_usd_per_kw_month", 0, 1e6).value_or(0);
+  const auto rack = f.number("rack_kw", 0.1, 1e4);
+  if (!rack) f.fail("rack_kw", "missing required key", "the power budget of one rack, e.g. 40");
+  x.rack_W = *rack * 1000.0;
+  x.life_years = f.number("life_years", 0.1, 100).value_or(5);
+  x.operations_share = f.number("operations_share", 0, 10).value_or(0);
+  x.source = required_string(f, "source");
+  x.is_default = f.boolean("default").value_or(false);
+  f.string("note");
+  return x;
 }
 
 template <typename Reader>
@@ -223,7 +287,8 @@ void read_catalog(const std::string& text, const std::string& file, Catalog& int
   const YAML::Node root = load_yaml(text, file);
   if (!root.IsDefined() || root.IsNull()) {
     throw InputError(file, 0, "", "catalog file is empty",
-                     "expected keys gpus, servers, fabrics, models, cloud or purchase");
+                     "expected keys gpus, servers, fabrics, models, cloud, purchase, "
+                     "failure_rates, storage or facilities");
   }
   Fields top(root, file, "");
   if (top.has("gpus")) read_list(top.node("gpus"), file, "gpus", into, read_gpu);
@@ -238,6 +303,13 @@ void read_catalog(const std::string& text, const std::string& file, Catalog& int
   if (top.has("cloud")) read_list(top.node("cloud"), file, "cloud", into, read_cloud_price);
   if (top.has("purchase")) {
     read_list(top.node("purchase"), file, "purchase", into, read_purchase_price);
+  }
+  if (top.has("failure_rates")) {
+    read_list(top.node("failure_rates"), file, "failure_rates", into, read_failure_rate);
+  }
+  if (top.has("storage")) read_list(top.node("storage"), file, "storage", into, read_storage);
+  if (top.has("facilities")) {
+    read_list(top.node("facilities"), file, "facilities", into, read_facility);
   }
   top.finish();
   // Every server of this file names a GPU that exists (earlier files were checked already).

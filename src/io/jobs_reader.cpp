@@ -44,8 +44,8 @@ sim::CandidateCluster read_cluster(const YAML::Node& n, const std::string& file,
   return c;
 }
 
-Workload read_job_workload(Fields& f, const std::string& file, const std::string& dir,
-                           const Catalog& catalog) {
+WorkloadFile read_job_workload(Fields& f, const std::string& file, const std::string& dir,
+                               const Catalog& catalog) {
   const YAML::Node n = f.node("workload");
   WorkloadFile wf;
   if (n.IsMap()) {
@@ -76,7 +76,7 @@ Workload read_job_workload(Fields& f, const std::string& file, const std::string
            "the job runs for the time to train its tokens; add e.g. tokens: 1e9, "
            "global_batch: 64");
   }
-  return wf.workload;
+  return wf;
 }
 
 sim::JobSpec read_job(const YAML::Node& n, const std::string& file, const std::string& path,
@@ -89,7 +89,9 @@ sim::JobSpec read_job(const YAML::Node& n, const std::string& file, const std::s
   const YAML::Node gpus = f.node("gpus");
   const bool gpus_auto = gpus.IsScalar() && gpus.Scalar() == "auto";
   if (has_workload) {
-    s.workload = read_job_workload(f, file, dir, catalog);
+    const WorkloadFile wf = read_job_workload(f, file, dir, catalog);
+    s.workload = wf.workload;
+    s.run = resolve_run_settings(catalog, wf.run, file);
     s.kind = s.workload->task == Task::finetune    ? sim::JobKind::finetune
              : s.workload->task == Task::inference ? sim::JobKind::inference
                                                    : sim::JobKind::pretrain;

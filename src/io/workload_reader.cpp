@@ -283,7 +283,59 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
     Fields f(cn, file, "constraints");
     out.plan.deadline_days = f.number("deadline_days", 1e-6, 1e6);
     out.plan.budget_usd = f.number("budget_usd", 1e-6, 1e15);
+    out.plan.max_power_kw = f.number("max_power_kw", 1e-3, 1e9);
+    out.plan.min_goodput = f.number("min_goodput", 0, 1);
     if (auto n = f.integer("max_nodes", 1, kMaxGpus)) out.plan.max_nodes = static_cast<int>(*n);
+    f.finish();
+  }
+  RunInput& run = out.run;
+  auto catalog_id = [&](Fields& f, const char* key, const std::vector<std::string>& known) {
+    std::optional<std::string> id = f.string(key);
+    if (id && std::find(known.begin(), known.end(), *id) == known.end()) {
+      f.fail(key, fmt::format("unknown id '{}'", *id), suggestion(*id, known));
+    }
+    return id;
+  };
+  if (const YAML::Node n = top.node("reliability"); n.IsDefined() && !n.IsNull()) {
+    Fields f(n, file, "reliability");
+    run.failure_rate = catalog_id(f, "failure_rate", catalog.failure_rate_ids());
+    run.failures_per_1000_node_days = f.number("failures_per_1000_node_days", 0, 1e6);
+    if (run.failure_rate && run.failures_per_1000_node_days) {
+      f.fail("failures_per_1000_node_days",
+             "give failure_rate or failures_per_1000_node_days, "
+             "not both");
+    }
+    run.requeue_minutes = f.number("restart_minutes", 0, 1e6);
+    if (auto c = f.choice("checkpoint", {"async", "blocking"})) {
+      run.async_checkpoint = *c == "async";
+    }
+    f.finish();
+  }
+  if (const YAML::Node n = top.node("storage"); n.IsDefined() && !n.IsNull()) {
+    Fields f(n, file, "storage");
+    run.storage = catalog_id(f, "system", catalog.storage_ids());
+    run.bytes_per_token = f.number("bytes_per_token", 0.01, 1e6);
+    run.stall_target = f.number("checkpoint_stall_target", 1e-6, 0.5);
+    f.finish();
+  }
+  if (const YAML::Node n = top.node("facility"); n.IsDefined() && !n.IsNull()) {
+    Fields f(n, file, "facility");
+    run.facility = catalog_id(f, "site", catalog.facility_ids());
+    run.pue = f.number("pue", 1, 10);
+    run.usd_per_kwh = f.number("usd_per_kwh", 0, 100);
+    run.colo_usd_per_kw_month = f.number("colo_usd_per_kw_month", 0, 1e6);
+    run.rack_kw = f.number("rack_kw", 0.1, 1e4);
+    run.life_years = f.number("life_years", 0.1, 100);
+    run.operations_share = f.number("operations_share", 0, 10);
+    f.finish();
+  }
+  if (const YAML::Node n = top.node("cost"); n.IsDefined() && !n.IsNull()) {
+    Fields f(n, file, "cost");
+    run.cost_basis = f.choice("basis", {"cloud", "own"});
+    run.cloud_pricing =
+        f.choice("cloud_pricing", {"on-demand", "reserved", "spot", "capacity-block"});
+    run.usd_per_gpu_hour = f.number("usd_per_gpu_hour", 1e-6, 1e6);
+    run.server_usd = f.number("server_usd", 1e-6, 1e12);
     f.finish();
   }
   if (const YAML::Node hn = top.node("hardware"); hn.IsDefined() && !hn.IsNull()) {
@@ -330,6 +382,45 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
     throw InputError(file, line, p.key, p.message, p.hint);
   }
   return out;
+}
+
+RunSettings resolve_run_settings(const Catalog& catalog, const RunInput& in,
+                                 const std::string& file) {
+  RunSettings s;
+  auto missing = [&](const char* what, const char* key) {
+    throw InputError(file, 0, key, fmt::format("the catalog has no default {}", what),
+                     fmt::format("set {} in the workload, or mark a catalog entry default", key));
+  };
+  if (in.failures_per_1000_node_days) {
+    s.failures_per_1000_node_days = *in.failures_per_1000_node_days;
+    s.failure_rate_id = "workload";
+  } else {
+    const FailureRate* f = in.failure_rate ? catalog.find_failure_rate(*in.failure_rate)
+                                           : catalog.default_failure_rate();
+    if (!f) missing("failure rate", "reliability.failures_per_1000_node_days");
+    s.failures_per_1000_node_days = f->per_1000_node_days;
+    s.failure_rate_id = f->id;
+  }
+  if (in.requeue_minutes) s.requeue_s = *in.requeue_minutes * 60.0;
+  if (in.async_checkpoint) s.async_checkpoint = *in.async_checkpoint;
+  const StorageSystem* st =
+      in.storage ? catalog.find_storage(*in.storage) : catalog.default_storage();
+  if (!st) missing("storage system", "storage.system");
+  s.storage = *st;
+  if (in.bytes_per_token) s.bytes_per_token = *in.bytes_per_token;
+  if (in.stall_target) s.stall_target = *in.stall_target;
+  const Facility* fa =
+      in.facility ? catalog.find_facility(*in.facility) : catalog.default_facility();
+  if (!fa) missing("facility", "facility.site");
+  s.facility = *fa;
+  if (in.pue) s.facility.pue = *in.pue;
+  if (in.usd_per_kwh) s.facility.usd_per_kwh = *in.usd_per_kwh;
+  if (in.colo_usd_per_kw_month) s.facility.colo_usd_per_kw_month = *in.colo_usd_per_kw_month;
+  if (in.rack_kw) s.facility.rack_W = *in.rack_kw * 1000.0;
+  if (in.life_years) s.facility.life_years = *in.life_years;
+  if (in.operations_share) s.facility.operations_share = *in.operations_share;
+  if (in.cloud_pricing) s.cloud_pricing = *in.cloud_pricing;
+  return s;
 }
 
 }  // namespace scaleout::io

@@ -179,7 +179,40 @@ double local_tokens(const Workload& w) {
   return static_cast<double>(w.seq_len) * w.layout.micro_batch / w.layout.cp;
 }
 
+// LoRA adapters of one layer: r * (in + out) per adapted linear.
+double lora_layer_params(const Workload& w, bool moe_layer) {
+  const ModelShape& m = w.model;
+  const double r = w.finetune.rank;
+  const double h = static_cast<double>(m.hidden);
+  const double d = m.head_size();
+  double n = r * (h + m.heads * d) * 2.0 + r * (h + m.kv_heads * d) * 2.0;  // q, o, k, v
+  if (!w.finetune.attention_only) {
+    const double f = static_cast<double>(moe_layer ? m.moe.expert_ffn : m.ffn);
+    const double mats = m.mlp == MlpKind::swiglu ? 3.0 : 2.0;
+    n += mats * r * (h + f);
+  }
+  return n;
+}
+
 }  // namespace
+
+double trainable_params(const Workload& w) {
+  if (!is_lora(w)) return count_params(w.model).total();
+  const ModelShape& m = w.model;
+  const int moe_first = m.is_moe() ? m.moe.dense_layers : m.layers;
+  double n = 0;
+  for (int l = 0; l < m.layers; ++l) n += lora_layer_params(w, l >= moe_first);
+  return n;
+}
+
+double checkpoint_bytes(const Workload& w) {
+  // A checkpoint holds what training needs to resume: the trained weights
+  // (16-bit copies, or the fp32 parameters themselves) and the optimizer's
+  // master copy and moments; gradients are not saved. LoRA saves the adapters
+  // only (the frozen base model is already stored).
+  const StatePolicy pol = state_policy(w);
+  return trainable_params(w) * (pol.weight_bytes + pol.master_bytes + pol.optimizer_bytes);
+}
 
 StatePolicy state_policy(const Workload& w) {
   StatePolicy p;
@@ -266,18 +299,8 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
           ? std::max(1.0, static_cast<double>(w.global_batch) / (ly.micro_batch * ly.dp))
           : static_cast<double>(p);
 
-  // LoRA adapters of one layer: r * (in + out) per adapted linear.
   auto lora_params_per_layer = [&](bool moe_layer) {
-    if (!lora) return 0.0;
-    const double r = w.finetune.rank;
-    const double d = m.head_size();
-    double n = r * (h + m.heads * d) * 2.0 + r * (h + m.kv_heads * d) * 2.0;  // q, o, k, v
-    if (!w.finetune.attention_only) {
-      const double f = static_cast<double>(moe_layer ? m.moe.expert_ffn : m.ffn);
-      const double mats = m.mlp == MlpKind::swiglu ? 3.0 : 2.0;
-      n += mats * r * (h + f);
-    }
-    return n;
+    return lora ? lora_layer_params(w, moe_layer) : 0.0;
   };
 
   const int moe_first = m.is_moe() ? m.moe.dense_layers : m.layers;

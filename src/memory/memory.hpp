@@ -32,6 +32,11 @@ struct StatePolicy {
 
 StatePolicy state_policy(const Workload& w);
 
+// Parameters the run trains: all of them, or the LoRA adapters.
+double trainable_params(const Workload& w);
+// Bytes of one checkpoint of the whole model (docs/model.md, "Checkpoints").
+double checkpoint_bytes(const Workload& w);
+
 struct StageMemory {
   int stage = 0;   // 0-based pipeline stage
   int layers = 0;  // transformer layers on the stage

@@ -2,7 +2,9 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <string>
 
+#include "cost/run.hpp"
 #include "perf/step.hpp"
 #include "workload/workload.hpp"
 
@@ -10,5 +12,11 @@ namespace scaleout::report {
 
 nlohmann::ordered_json layout_json(const Layout& l);
 nlohmann::ordered_json breakdown_json(const StepBreakdown& b);
+
+// The whole run: adds reliability, storage, power, network and cost objects to `into`.
+void add_run_json(nlohmann::ordered_json& into, const RunEconomics& e, const RunSettings& s);
+
+// The whole run as indented text lines (at most 80 columns).
+std::string run_text(const RunEconomics& e, const RunSettings& s, const std::string& indent);
 
 }  // namespace scaleout::report

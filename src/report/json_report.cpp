@@ -108,6 +108,10 @@ std::string estimate_json(const EstimateResult& r) {
                {"microbatches", t.microbatches},
                {"network_wait_fraction", t.network_wait_fraction},
                {"breakdown_s", breakdown_json(b)}};
+  if (r.run) {
+    j["time"]["time_to_train_with_failures_s"] = r.run->reliability.wall_time_s;
+    add_run_json(j, *r.run, r.run_settings);
+  }
   return j.dump(2) + "\n";
 }
 
@@ -214,6 +218,41 @@ std::string catalog_json(const Catalog& c, const std::string& kind) {
                      {"default", p.is_default},
                      {"source", p.source}});
     }
+  } else if (kind == "economics") {
+    ordered_json j;
+    j["failure_rates"] = ordered_json::array();
+    for (const FailureRate* f : c.failure_rates()) {
+      j["failure_rates"].push_back({{"id", f->id},
+                                    {"per_1000_node_days", f->per_1000_node_days},
+                                    {"default", f->is_default},
+                                    {"source", f->source}});
+    }
+    j["storage"] = ordered_json::array();
+    for (const StorageSystem* x : c.storage_systems()) {
+      j["storage"].push_back({{"id", x->id},
+                              {"kind", x->shared ? "shared" : "local"},
+                              {"node_read_Bps", x->node_read_Bps},
+                              {"node_write_Bps", x->node_write_Bps},
+                              {"gpu_read_Bps", x->gpu_read_Bps},
+                              {"gpu_write_Bps", x->gpu_write_Bps},
+                              {"total_read_Bps", x->total_read_Bps},
+                              {"total_write_Bps", x->total_write_Bps},
+                              {"default", x->is_default},
+                              {"source", x->source}});
+    }
+    j["facilities"] = ordered_json::array();
+    for (const Facility* f : c.facilities()) {
+      j["facilities"].push_back({{"id", f->id},
+                                 {"pue", f->pue},
+                                 {"usd_per_kwh", f->usd_per_kwh},
+                                 {"colo_usd_per_kw_month", f->colo_usd_per_kw_month},
+                                 {"rack_kw", f->rack_W / 1e3},
+                                 {"life_years", f->life_years},
+                                 {"operations_share", f->operations_share},
+                                 {"default", f->is_default},
+                                 {"source", f->source}});
+    }
+    return j.dump(2) + "\n";
   } else {
     for (const ModelShape* m : c.models()) out.push_back(model_json(*m));
   }

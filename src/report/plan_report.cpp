@@ -44,6 +44,10 @@ std::string cost(double usd) {
   return fmt::format("${:.0f}", usd);
 }
 
+bool feasible(const PlanCandidate& c) {
+  return c.meets_deadline && c.within_budget && c.within_power && c.meets_goodput;
+}
+
 void plan_block(std::string& o, const PlanReport& r, const PlanCandidate& c) {
   const HardwareOption& hw = r.request.hardware[c.hardware];
   o += fmt::format("  hardware   {} x {} ({} x {}, {} GPUs), {}\n", c.nodes, hw.server.id,
@@ -58,34 +62,39 @@ void plan_block(std::string& o, const PlanReport& r, const PlanCandidate& c) {
                    100 * c.step.mfu, 100 * c.step.network_wait_fraction);
   o += fmt::format("  train      {} (+/- {:.0f} %), {}\n", duration(c.time_to_train_s),
                    100 * c.band, cost(c.cost_usd));
+  o += run_text(c.run, r.request.run, "  ");
 }
 
 ordered_json candidate_json(const PlanReport& r, const PlanCandidate& c) {
   const HardwareOption& hw = r.request.hardware[c.hardware];
   const Layout& l = c.layout;
   const StepBreakdown& b = c.step.breakdown;
-  return {{"server", hw.server.id},
-          {"gpu", hw.gpu.id},
-          {"nodes", c.nodes},
-          {"gpus", c.gpus()},
-          {"global_batch", c.global_batch},
-          {"fabric", hw.fabric ? ordered_json(hw.fabric->id) : ordered_json(nullptr)},
-          {"layout", layout_json(l)},
-          {"memory",
-           {{"total_bytes", c.memory.total()},
-            {"capacity_bytes", c.memory.capacity_bytes},
-            {"fits", c.memory.fits}}},
-          {"time",
-           {{"step_s", c.step.step_s},
-            {"mfu", c.step.mfu},
-            {"tokens_per_s", c.step.tokens_per_s},
-            {"time_to_train_days", days(c.time_to_train_s)},
-            {"time_to_train_band", c.band},
-            {"network_wait_fraction", c.step.network_wait_fraction},
-            {"breakdown_s", breakdown_json(b)}}},
-          {"cost_usd", c.cost_usd > 0 ? ordered_json(c.cost_usd) : ordered_json(nullptr)},
-          {"meets_deadline", c.meets_deadline},
-          {"within_budget", c.within_budget}};
+  ordered_json j = {{"server", hw.server.id},
+                    {"gpu", hw.gpu.id},
+                    {"nodes", c.nodes},
+                    {"gpus", c.gpus()},
+                    {"global_batch", c.global_batch},
+                    {"fabric", hw.fabric ? ordered_json(hw.fabric->id) : ordered_json(nullptr)},
+                    {"layout", layout_json(l)},
+                    {"memory",
+                     {{"total_bytes", c.memory.total()},
+                      {"capacity_bytes", c.memory.capacity_bytes},
+                      {"fits", c.memory.fits}}},
+                    {"time",
+                     {{"step_s", c.step.step_s},
+                      {"mfu", c.step.mfu},
+                      {"tokens_per_s", c.step.tokens_per_s},
+                      {"time_to_train_days", days(c.time_to_train_s)},
+                      {"time_to_train_band", c.band},
+                      {"network_wait_fraction", c.step.network_wait_fraction},
+                      {"breakdown_s", breakdown_json(b)}}},
+                    {"cost_usd", c.cost_usd > 0 ? ordered_json(c.cost_usd) : ordered_json(nullptr)},
+                    {"meets_deadline", c.meets_deadline},
+                    {"within_budget", c.within_budget},
+                    {"within_power", c.within_power},
+                    {"meets_goodput", c.meets_goodput}};
+  add_run_json(j, c.run, r.request.run);
+  return j;
 }
 
 }  // namespace
@@ -115,9 +124,9 @@ std::string plan_text(const PlanReport& r) {
     o += fmt::format("  {:<26} {:>6} {:>6} {:>11} {:>9} {:>5.1f}%{}\n",
                      r.request.hardware[c.hardware].server.id, c.nodes, c.gpus(),
                      duration(c.time_to_train_s), cost(c.cost_usd), 100 * c.step.mfu,
-                     c.meets_deadline && c.within_budget ? "" : "  x");
+                     feasible(c) ? "" : "  x");
   }
-  o += "  (x: misses the deadline or the budget)\n\n";
+  o += "  (x: misses a constraint: deadline, budget, power or goodput)\n\n";
   o += fmt::format("Search: {} layouts, {} evaluations in {:.2f} s\n", p.stats.candidates,
                    p.stats.evaluated, r.seconds);
   for (const auto& [reason, n] : p.stats.rejected_by_reason) {
@@ -130,6 +139,8 @@ std::string plan_json(const PlanReport& r) {
   const PlanResult& p = r.result;
   ordered_json j;
   j["verdict"] = to_string(p.verdict);
+  j["objective"] = to_string(r.request.objective);
+  j["cost_basis"] = to_string(r.request.cost_basis);
   j["reasons"] = p.reasons;
   j["recommended"] = p.recommended ? candidate_json(r, *p.recommended) : ordered_json(nullptr);
   j["single_node_best"] =
@@ -140,14 +151,23 @@ std::string plan_json(const PlanReport& r) {
       p.min_nodes_deadline ? ordered_json(*p.min_nodes_deadline) : ordered_json(nullptr);
   ordered_json frontier = ordered_json::array();
   for (const PlanCandidate& c : p.frontier) {
-    frontier.push_back(
-        {{"server", r.request.hardware[c.hardware].server.id},
-         {"nodes", c.nodes},
-         {"gpus", c.gpus()},
-         {"time_to_train_days", days(c.time_to_train_s)},
-         {"cost_usd", c.cost_usd > 0 ? ordered_json(c.cost_usd) : ordered_json(nullptr)},
-         {"mfu", c.step.mfu},
-         {"feasible", c.meets_deadline && c.within_budget}});
+    ordered_json point = {
+        {"server", r.request.hardware[c.hardware].server.id},
+        {"nodes", c.nodes},
+        {"gpus", c.gpus()},
+        {"time_to_train_days", days(c.time_to_train_s)},
+        {"cost_usd", c.cost_usd > 0 ? ordered_json(c.cost_usd) : ordered_json(nullptr)},
+        {"mfu", c.step.mfu},
+        {"energy_kwh", c.run.power.energy_kWh},
+        {"cluster_kw", c.run.power.cluster_W / 1e3},
+        {"goodput", c.run.reliability.goodput},
+        {"own_usd",
+         c.run.cost.own_priced ? ordered_json(c.run.cost.own_usd) : ordered_json(nullptr)},
+        {"cloud_usd",
+         c.run.cost.cloud_priced ? ordered_json(c.run.cost.cloud_usd) : ordered_json(nullptr)},
+        {"feasible", feasible(c)}};
+    add_run_json(point, c.run, r.request.run);
+    frontier.push_back(point);
   }
   j["frontier"] = frontier;
   ordered_json rejected = ordered_json::object();

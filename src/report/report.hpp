@@ -2,6 +2,7 @@
 // decides where the strings go.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "hw/catalog.hpp"
@@ -23,6 +24,8 @@ struct EstimateResult {
   ParamCounts params;
   MemoryEstimate memory;
   StepEstimate step;
+  std::optional<RunEconomics> run;  // the whole run, when the workload gives its tokens
+  RunSettings run_settings;
 };
 
 std::string estimate_text(const EstimateResult& r);

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/units.hpp"
+#include "report/json_parts.hpp"
 #include "report/report.hpp"
 
 namespace scaleout::report {
@@ -98,8 +99,14 @@ std::string estimate_text(const EstimateResult& r) {
   part("optimizer", b.optimizer);
   part("other", b.other);
   if (t.time_to_train_s > 0) {
-    o += fmt::format("Time to train {:.1f} days for {:.3g} tokens (no failures counted)\n",
+    o += fmt::format("Time to train {:.1f} days for {:.3g} tokens without failures",
                      t.time_to_train_s / 86400.0, w.tokens);
+    o += r.run ? fmt::format(", {:.1f} days with them\n", r.run->reliability.wall_time_s / 86400.0)
+               : "\n";
+  }
+  if (r.run) {
+    o += "\nWhole run\n";
+    o += run_text(*r.run, r.run_settings, "  ");
   }
   o += "\n";
   if (mem.fits) {
@@ -183,6 +190,38 @@ std::string catalog_text(const Catalog& c, const std::string& kind) {
                        brief(p.source), p.is_default ? "  *" : "");
     }
     o += "* the price plan uses for that GPU\n";
+    o += fmt::format("\n{:<28} {:>10} {:<10}  {}\n", "server (purchase)", "USD", "date", "source");
+    for (const Server* s : c.servers()) {
+      if (const PurchasePrice* p = c.find_purchase_price(s->id)) {
+        o += fmt::format("{:<28} {:>10.0f} {:<10}  {}\n", s->id, p->usd, brief(p->date),
+                         brief(p->source));
+      }
+    }
+  } else if (kind == "economics") {
+    o += "Failure rates (unexpected interruptions per 1,000 node-days)\n";
+    for (const FailureRate* f : c.failure_rates()) {
+      o += fmt::format("  {:<18} {:>6.2f}  {}{}\n", f->id, f->per_1000_node_days, brief(f->source),
+                       f->is_default ? "  *" : "");
+    }
+    o += "Storage (GB/s: per node / per GPU / whole system; 0 = no limit)\n";
+    for (const StorageSystem* x : c.storage_systems()) {
+      o += fmt::format(
+          "  {:<18} {:<6} write {:>4.0f} / {:>3.0f} / {:>5.0f}, read {:>4.0f} / {:>3.0f} "
+          "/ {:>5.0f}{}\n",
+          x->id, x->shared ? "shared" : "local", x->node_write_Bps / units::kGBps,
+          x->gpu_write_Bps / units::kGBps, x->total_write_Bps / units::kGBps,
+          x->node_read_Bps / units::kGBps, x->gpu_read_Bps / units::kGBps,
+          x->total_read_Bps / units::kGBps, x->is_default ? "  *" : "");
+    }
+    o += "Facilities\n";
+    for (const Facility* f : c.facilities()) {
+      o += fmt::format(
+          "  {:<18} PUE {:.2f} ${:.3f}/kWh colo ${:.0f}/kW-mo rack {:.0f} kW {:.0f} y ops "
+          "{:.0f}%{}\n",
+          f->id, f->pue, f->usd_per_kwh, f->colo_usd_per_kw_month, f->rack_W / 1e3, f->life_years,
+          100 * f->operations_share, f->is_default ? "  *" : "");
+    }
+    o += "* the default unless the workload names another (data/catalog/economics.json)\n";
   } else {
     o += fmt::format("{:<16} {:>9} {:>6} {:>6} {:>5} {:>4} {:>7} {:>7} {:<7} {}\n", "id", "params",
                      "layers", "hidden", "heads", "kv", "ffn", "vocab", "mlp", "source");

@@ -11,7 +11,11 @@
 
 namespace scaleout {
 
-const char* to_string(Objective o) { return o == Objective::time ? "time" : "cost"; }
+const char* to_string(Objective o) {
+  return o == Objective::time ? "time" : o == Objective::energy ? "energy" : "cost";
+}
+
+const char* to_string(CostBasis b) { return b == CostBasis::own ? "own" : "cloud"; }
 
 const char* to_string(Verdict v) {
   switch (v) {
@@ -202,8 +206,9 @@ bool better(const PlanCandidate& a, const PlanCandidate& b, Objective o) {
     if (std::fabs(x - y) <= 1e-3 * std::max(std::fabs(x), std::fabs(y))) return 0;
     return x < y ? -1 : 1;
   };
-  const int first =
-      o == Objective::cost ? cmp(cost(a), cost(b)) : cmp(a.time_to_train_s, b.time_to_train_s);
+  const int first = o == Objective::cost     ? cmp(cost(a), cost(b))
+                    : o == Objective::energy ? cmp(a.run.power.energy_kWh, b.run.power.energy_kWh)
+                                             : cmp(a.time_to_train_s, b.time_to_train_s);
   if (first != 0) return first < 0;
   const int second =
       o == Objective::cost ? cmp(a.time_to_train_s, b.time_to_train_s) : cmp(cost(a), cost(b));
@@ -270,16 +275,25 @@ PlanResult plan(const PlanRequest& r) {
     }
     if (!c.fastest) continue;
     PlanCandidate p = *c.fastest;
-    const double tokens_per_step =
-        static_cast<double>(p.global_batch) * static_cast<double>(r.workload.seq_len);
-    p.time_to_train_s = r.workload.tokens / tokens_per_step * p.step.step_s;
-    p.cost_usd = p.gpus() * p.time_to_train_s / 3600.0 * hw.usd_per_gpu_hour;
+    Workload w = r.workload;
+    w.layout = p.layout;
+    w.global_batch = p.global_batch;
+    p.run = evaluate_run(w, hw.server, hw.gpu, hw.fabric ? &*hw.fabric : nullptr, p.nodes, p.step,
+                         hw.server_usd, hw.usd_per_gpu_hour, r.run);
+    p.time_to_train_s = p.run.reliability.wall_time_s;
+    p.cost_usd = r.cost_basis == CostBasis::own ? p.run.cost.own_usd : p.run.cost.cloud_usd;
     p.band = step_time_band(hw.gpu);
     p.meets_deadline = !r.constraints.deadline_s || p.time_to_train_s <= *r.constraints.deadline_s;
-    p.within_budget = !r.constraints.budget_usd ||
-                      (hw.usd_per_gpu_hour > 0 && p.cost_usd <= *r.constraints.budget_usd);
+    p.within_budget =
+        !r.constraints.budget_usd || (p.cost_usd > 0 && p.cost_usd <= *r.constraints.budget_usd);
+    p.within_power =
+        !r.constraints.max_power_W || p.run.power.cluster_W <= *r.constraints.max_power_W;
+    p.meets_goodput =
+        !r.constraints.min_goodput || p.run.reliability.goodput >= *r.constraints.min_goodput;
     if (!p.meets_deadline) res.stats.rejected_by_reason["deadline"] += 1;
     if (!p.within_budget) res.stats.rejected_by_reason["budget"] += 1;
+    if (!p.within_power) res.stats.rejected_by_reason["power"] += 1;
+    if (!p.meets_goodput) res.stats.rejected_by_reason["goodput"] += 1;
     // One frontier point per hardware and node count: the fastest over the batches.
     auto same = std::find_if(res.frontier.begin(), res.frontier.end(), [&](const PlanCandidate& q) {
       return q.hardware == p.hardware && q.nodes == p.nodes;
@@ -292,7 +306,9 @@ PlanResult plan(const PlanRequest& r) {
   }
 
   // Verdict.
-  auto feasible = [](const PlanCandidate& p) { return p.meets_deadline && p.within_budget; };
+  auto feasible = [](const PlanCandidate& p) {
+    return p.meets_deadline && p.within_budget && p.within_power && p.meets_goodput;
+  };
   std::optional<PlanCandidate> best, best_single, best_multi, fastest_single;
   for (const PlanCandidate& p : res.frontier) {
     if (res.min_nodes_fit.value_or(1 << 30) > p.nodes) res.min_nodes_fit = p.nodes;
@@ -333,8 +349,17 @@ PlanResult plan(const PlanRequest& r) {
     if (!fastest_single->meets_deadline) {
       res.single_node_reason = fmt::format("one node needs {}; the deadline is {}",
                                            days(fastest_single->time_to_train_s), deadline);
-    } else {
+    } else if (!fastest_single->within_budget) {
       res.single_node_reason = "the best single-node plan exceeds the budget";
+    } else if (!fastest_single->within_power) {
+      res.single_node_reason = fmt::format("one node draws {:.1f} kW; the power limit is {:.1f} kW",
+                                           fastest_single->run.power.cluster_W / 1000.0,
+                                           r.constraints.max_power_W.value_or(0) / 1000.0);
+    } else {
+      res.single_node_reason =
+          fmt::format("one node's goodput is {:.1f} %; the minimum is {:.1f} %",
+                      100.0 * fastest_single->run.reliability.goodput,
+                      100.0 * r.constraints.min_goodput.value_or(0));
     }
   }
 
@@ -363,8 +388,12 @@ PlanResult plan(const PlanRequest& r) {
       res.reasons.front() = "Capacity: " + res.single_node_reason + ".";
     } else if (!fastest_single->meets_deadline) {
       res.reasons.front() = "Time: " + res.single_node_reason + ".";
-    } else {
+    } else if (!fastest_single->within_budget) {
       res.reasons.front() = "Budget: " + res.single_node_reason + ".";
+    } else if (!fastest_single->within_power) {
+      res.reasons.front() = "Power: " + res.single_node_reason + ".";
+    } else {
+      res.reasons.front() = "Goodput: " + res.single_node_reason + ".";
     }
     if (res.min_nodes_fit) {
       res.reasons.push_back(fmt::format("The smallest cluster that fits has {} node{}.",
@@ -401,9 +430,22 @@ PlanResult plan(const PlanRequest& r) {
             c.cost_usd > 0
                 ? fmt::format("Budget: the fastest plan costs {}; the budget is {}.",
                               usd(c.cost_usd), usd(r.constraints.budget_usd.value_or(0)))
-                : fmt::format("Budget: the catalog has no price for {}, so no plan can be "
+                : fmt::format("Budget: the catalog has no {} for {}, so no plan can be "
                               "checked against the budget.",
-                              r.hardware[c.hardware].gpu.id));
+                              r.cost_basis == CostBasis::own ? "purchase price" : "cloud price",
+                              r.cost_basis == CostBasis::own ? r.hardware[c.hardware].server.id
+                                                             : r.hardware[c.hardware].gpu.id));
+      }
+      if (!c.within_power) {
+        res.reasons.push_back(fmt::format(
+            "Power: the fastest plan draws {:.1f} kW; the limit is {:.1f} kW.",
+            c.run.power.cluster_W / 1000.0, r.constraints.max_power_W.value_or(0) / 1000.0));
+      }
+      if (!c.meets_goodput) {
+        res.reasons.push_back(fmt::format(
+            "Goodput: the fastest plan spends {:.1f} % of its wall time on useful steps; the "
+            "minimum is {:.1f} %.",
+            100.0 * c.run.reliability.goodput, 100.0 * r.constraints.min_goodput.value_or(0)));
       }
     }
   }

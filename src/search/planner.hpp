@@ -10,17 +10,21 @@
 #include <string>
 #include <vector>
 
+#include "cost/run.hpp"
 #include "hw/hardware.hpp"
 #include "perf/step.hpp"
 #include "workload/workload.hpp"
 
 namespace scaleout {
 
-enum class Objective { cost, time };
+enum class Objective { cost, time, energy };
+// Which cost `cost`, budgets and the frontier use.
+enum class CostBasis { cloud, own };
 enum class Verdict { single_node, multi_node, infeasible };
 
 const char* to_string(Objective o);
 const char* to_string(Verdict v);
+const char* to_string(CostBasis b);
 
 // One kind of cluster the search may use: a server, its GPU, a scale-out
 // fabric (none: the server's own NICs at InfiniBand efficiency) and a price.
@@ -29,6 +33,7 @@ struct HardwareOption {
   Gpu gpu;
   std::optional<Fabric> fabric;
   double usd_per_gpu_hour = 0;  // 0: no price in the catalog
+  double server_usd = 0;        // purchase price of one server; 0: not priced
 };
 
 // Layout fields the user fixed; the rest are searched.
@@ -42,6 +47,8 @@ struct FixedLayout {
 struct PlanConstraints {
   std::optional<double> deadline_s;
   std::optional<double> budget_usd;
+  std::optional<double> max_power_W;  // cluster IT power at the plan's load
+  std::optional<double> min_goodput;  // share of wall time spent on useful steps
   int max_nodes = 512;
 };
 
@@ -53,6 +60,8 @@ struct PlanRequest {
   std::vector<HardwareOption> hardware;
   PlanConstraints constraints;
   Objective objective = Objective::cost;
+  CostBasis cost_basis = CostBasis::cloud;
+  RunSettings run;  // failures, checkpoints, storage, site and prices
   int threads = 1;
 };
 
@@ -63,11 +72,14 @@ struct PlanCandidate {
   Layout layout;
   MemoryEstimate memory;
   StepEstimate step;
-  double time_to_train_s = 0;
-  double cost_usd = 0;  // GPU-hours x cloud price; 0 when unpriced
-  double band = 0;      // relative uncertainty of step and time (docs/validation.md)
+  RunEconomics run;            // reliability, storage, power, cost of the whole run
+  double time_to_train_s = 0;  // wall time with failures and checkpoints (run.reliability)
+  double cost_usd = 0;         // the run's cost on the request's basis; 0 when unpriced
+  double band = 0;             // relative uncertainty of step and time (docs/validation.md)
   bool meets_deadline = true;
   bool within_budget = true;
+  bool within_power = true;
+  bool meets_goodput = true;
   int gpus() const { return layout.gpus(); }
 };
 

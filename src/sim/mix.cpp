@@ -53,6 +53,7 @@ Sizing size_job(const JobSpec& spec, const CandidateCluster& cluster, int thread
   h.usd_per_gpu_hour = cluster.usd_per_gpu_hour;
   req.hardware.push_back(std::move(h));
   req.constraints.max_nodes = cluster.nodes;
+  req.run = spec.run;
   req.objective = spec.size_by == SizeBy::time ? Objective::time : Objective::cost;
   req.threads = std::max(1, threads);
   const PlanResult r = plan(req);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cost/run.hpp"
 #include "hw/hardware.hpp"
 #include "sim/scheduler.hpp"
 #include "workload/workload.hpp"
@@ -31,6 +32,7 @@ struct JobSpec {
   std::string name;
   JobKind kind = JobKind::pretrain;
   std::optional<Workload> workload;
+  RunSettings run;  // failures, checkpoints, storage for the workload's plan
   SizeBy size_by = SizeBy::time;
   int gpus = 0;           // fixed size (no workload)
   double duration_s = 0;  // fixed run time (no workload)
@@ -70,7 +72,8 @@ struct Sizing {
 // Sizes a spec on a cluster: a fixed job fits when the cluster has its GPUs;
 // a workload job takes the fastest (SizeBy::time) or fewest-GPU-hours
 // (SizeBy::cost) plan of `plan` on this server with at most the cluster's
-// nodes, for as long as it takes to train the workload's tokens.
+// nodes, for the plan's wall time to train the workload's tokens (failures,
+// restarts and checkpoints included, with `spec.run`).
 Sizing size_job(const JobSpec& spec, const CandidateCluster& cluster, int threads);
 
 // Arrival times (seconds) of a spec's copies: all at at_s, or a Poisson

@@ -55,6 +55,33 @@ TEST(Catalog, EveryEntryHasASourceAndSaneFigures) {
   }
 }
 
+TEST(Catalog, EconomicsHasSourcedDefaults) {
+  ASSERT_NE(cat().default_failure_rate(), nullptr);
+  ASSERT_NE(cat().default_storage(), nullptr);
+  ASSERT_NE(cat().default_facility(), nullptr);
+  // Llama 3: 419 unexpected interruptions / (2,048 nodes x 54 days) x 1,000.
+  EXPECT_NEAR(cat().find_failure_rate("llama3-h100")->per_1000_node_days, 419.0 / 2048 / 54 * 1000,
+              0.01);
+  for (const FailureRate* f : cat().failure_rates()) EXPECT_FALSE(f->source.empty()) << f->id;
+  for (const StorageSystem* s : cat().storage_systems()) {
+    EXPECT_FALSE(s->source.empty()) << s->id;
+    EXPECT_GT(s->node_write_Bps + s->gpu_write_Bps + s->total_write_Bps, 0) << s->id;
+  }
+  for (const Facility* f : cat().facilities()) {
+    EXPECT_FALSE(f->source.empty()) << f->id;
+    EXPECT_GE(f->pue, 1.0) << f->id;
+    EXPECT_GT(f->rack_W, 0) << f->id;
+  }
+  // Reserved prices: the cheapest listed for the GPU; on-demand: the default.
+  const CloudPrice* od = cat().cloud_price("h100-sxm", "on-demand");
+  ASSERT_NE(od, nullptr);
+  EXPECT_TRUE(od->is_default);
+  const CloudPrice* rs = cat().cloud_price("h100-sxm", "reserved");
+  ASSERT_NE(rs, nullptr);
+  EXPECT_EQ(rs->pricing, "reserved");
+  EXPECT_LT(rs->usd_per_gpu_hour, od->usd_per_gpu_hour);
+}
+
 TEST(Catalog, KeyFiguresMatchTheSharedCatalog) {
   // hardware-catalog.json: H100 SXM 80 GB, 3350 GB/s, 989 TF/s bf16, NVLink4 450 GB/s one way.
   const Gpu& h100 = *cat().find_gpu("h100-sxm");

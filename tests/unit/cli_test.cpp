@@ -98,7 +98,7 @@ TEST(Cli, BadFormat) {
 TEST(Cli, CatalogUnknownKind) {
   expect_bad_input(
       {"catalog", "widgets"},
-      "scaleout: kind: widgets not in {gpus,servers,fabrics,models,prices}\n" + kUsageLine);
+      "scaleout: kind: widgets not in {gpus,servers,fabrics,models,prices,economics}\n" + kUsageLine);
 }
 
 TEST(Cli, CatalogWithoutKind) {

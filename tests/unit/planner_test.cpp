@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "io/catalog_reader.hpp"
+#include "io/workload_reader.hpp"
 #include "report/report.hpp"
 
 namespace scaleout {
@@ -23,9 +24,12 @@ PlanRequest request(const char* model, std::vector<const char*> servers, double 
     h.gpu = *cat.find_gpu(h.server.gpu_id);
     const CloudPrice* price = cat.default_cloud_price(h.gpu.id);
     h.usd_per_gpu_hour = price ? price->usd_per_gpu_hour : 0.0;
+    const PurchasePrice* buy = cat.find_purchase_price(h.server.id);
+    h.server_usd = buy ? buy->usd : 0.0;
     r.hardware.push_back(h);
   }
   r.constraints.max_nodes = 64;
+  r.run = io::resolve_run_settings(cat, {}, "test");
   return r;
 }
 
@@ -150,6 +154,76 @@ TEST(Search, ARangeOfGlobalBatchesIsSearched) {
       std::find(r.global_batches.begin(), r.global_batches.end(), many.recommended->global_batch),
       r.global_batches.end());
   EXPECT_LE(many.recommended->time_to_train_s, one.recommended->time_to_train_s * (1 + 1e-12));
+}
+
+}  // namespace
+}  // namespace scaleout
+
+namespace scaleout {
+namespace {
+
+TEST(WholeRun, TimeToTrainIncludesFailuresAndCheckpoints) {
+  const PlanResult p = plan(request("llama3-8b", {"dgx-h100"}, 1e12));
+  ASSERT_TRUE(p.recommended.has_value());
+  for (const PlanCandidate& c : p.frontier) {
+    const double ideal = 1e12 / c.step.tokens_per_s;
+    EXPECT_DOUBLE_EQ(c.time_to_train_s, c.run.reliability.wall_time_s);
+    EXPECT_GT(c.time_to_train_s, ideal);
+    EXPECT_NEAR(c.run.reliability.goodput, ideal / c.time_to_train_s, 1e-12);
+    EXPECT_NEAR(c.cost_usd, c.run.cost.cloud_usd, 1e-6);  // cloud basis by default
+    EXPECT_GT(c.run.power.cluster_W, 0.0);
+  }
+}
+
+TEST(WholeRun, PowerLimitKeepsThePlanOnOneNode) {
+  // A week's deadline needs several DGX H100 nodes; a 9 kW site allows one.
+  PlanRequest r = request("llama3-8b", {"dgx-h100"}, 1e12);
+  r.constraints.deadline_s = 7 * 86400.0;
+  r.constraints.max_power_W = 9000;
+  const PlanResult p = plan(r);
+  EXPECT_EQ(p.verdict, Verdict::infeasible);
+  EXPECT_GT(p.stats.rejected_by_reason.at("power"), 0);
+  bool power_reason = false;
+  for (const std::string& s : p.reasons) power_reason |= s.rfind("Power:", 0) == 0;
+  EXPECT_TRUE(power_reason);
+  r.constraints.deadline_s.reset();
+  const PlanResult one = plan(r);
+  EXPECT_EQ(one.verdict, Verdict::single_node);
+  EXPECT_LE(one.recommended->run.power.cluster_W, 9000.0);
+}
+
+TEST(WholeRun, MinimumGoodputRejectsFailureProneClusters) {
+  PlanRequest r = request("llama3-8b", {"dgx-h100"}, 1e12);
+  r.run.failures_per_1000_node_days = 200;  // a failure every 5 days per node
+  r.constraints.min_goodput = 0.9;
+  const PlanResult p = plan(r);
+  for (const PlanCandidate& c : p.frontier) {
+    EXPECT_EQ(c.meets_goodput, c.run.reliability.goodput >= 0.9);
+  }
+  ASSERT_TRUE(p.recommended.has_value());
+  if (p.verdict != Verdict::infeasible) {
+    EXPECT_GE(p.recommended->run.reliability.goodput, 0.9);
+  }
+}
+
+TEST(WholeRun, EnergyObjectivePicksTheLeastEnergy) {
+  PlanRequest r = request("llama3-8b", {"dgx-h100", "dgx-a100"}, 1e12);
+  r.objective = Objective::energy;
+  const PlanResult p = plan(r);
+  ASSERT_TRUE(p.recommended.has_value());
+  for (const PlanCandidate& c : p.frontier) {
+    EXPECT_GE(c.run.power.energy_kWh, p.recommended->run.power.energy_kWh * (1 - 1e-3));
+  }
+}
+
+TEST(WholeRun, OwnCostBasisUsesPurchasePrices) {
+  PlanRequest r = request("llama3-8b", {"dgx-h100"}, 1e12);
+  r.cost_basis = CostBasis::own;
+  const PlanResult p = plan(r);
+  ASSERT_TRUE(p.recommended.has_value());
+  EXPECT_TRUE(p.recommended->run.cost.own_priced);
+  EXPECT_DOUBLE_EQ(p.recommended->cost_usd, p.recommended->run.cost.own_usd);
+  EXPECT_LT(p.recommended->cost_usd, p.recommended->run.cost.cloud_usd);
 }
 
 }  // namespace

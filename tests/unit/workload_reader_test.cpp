@@ -268,6 +268,32 @@ const std::vector<BadCase> kBadCases = {
      "needs heads to be a multiple of kv_heads)"},
     {"InlineUnknownKey", with(kInline, "  vocab: 1000\n", "  vocab: 1000\n  vocab_size: 1000\n"),
      "w.yaml:7: model.vocab_size: unknown key (did you mean 'vocab'?)"},
+
+    // --- whole-run settings -----------------------------------------------------------------
+    {"MisspeltReliabilityKey", kBase + "reliability:\n  restart_minute: 10\n",
+     "w.yaml:15: reliability.restart_minute: unknown key (did you mean 'restart_minutes'?)"},
+    {"UnknownFailureRate", kBase + "reliability:\n  failure_rate: llama3-h10\n",
+     "w.yaml:15: reliability.failure_rate: unknown id 'llama3-h10' (did you mean "
+     "'llama3-h100'?)"},
+    {"FailureRateGivenTwice",
+     kBase + "reliability:\n  failure_rate: llama3-h100\n  failures_per_1000_node_days: 4\n",
+     "w.yaml:16: reliability.failures_per_1000_node_days: give failure_rate or "
+     "failures_per_1000_node_days, not both"},
+    {"CheckpointModeNotAChoice", kBase + "reliability:\n  checkpoint: sometimes\n",
+     "w.yaml:15: reliability.checkpoint: unknown value 'sometimes' (expected one of: async, "
+     "blocking)"},
+    {"UnknownStorageSystem", kBase + "storage:\n  system: lustre\n",
+     "w.yaml:15: storage.system: unknown id 'lustre' (expected one of: ddn-ethernet-b200, "
+     "local-nvme, parallel-fs, tectonic)"},
+    {"StallTargetOutOfRange", kBase + "storage:\n  checkpoint_stall_target: 2\n",
+     "w.yaml:15: storage.checkpoint_stall_target: 2 is out of range (expected a value from 1e-06 "
+     "to 0.5)"},
+    {"PueBelowOne", kBase + "facility:\n  pue: 0.9\n",
+     "w.yaml:15: facility.pue: 0.9 is out of range (expected a value from 1 to 10)"},
+    {"CostBasisNotAChoice", kBase + "cost:\n  basis: lease\n",
+     "w.yaml:15: cost.basis: unknown value 'lease' (expected one of: cloud, own)"},
+    {"MisspeltConstraint", kBase + "constraints:\n  max_power_kwh: 100\n",
+     "w.yaml:15: constraints.max_power_kwh: unknown key (did you mean 'max_power_kw'?)"},
 };
 
 INSTANTIATE_TEST_SUITE_P(WorkloadReader, WorkloadReaderBad, testing::ValuesIn(kBadCases),
@@ -276,6 +302,32 @@ INSTANTIATE_TEST_SUITE_P(WorkloadReader, WorkloadReaderBad, testing::ValuesIn(kB
                          });
 
 // --- valid input -----------------------------------------------------------------------------
+
+TEST(WorkloadReader, RunSettingsOverrideTheCatalog) {
+  const WorkloadFile wf = read(kBase +
+                               "reliability:\n  failures_per_1000_node_days: 6.5\n"
+                               "  checkpoint: blocking\n  restart_minutes: 20\n"
+                               "storage:\n  system: tectonic\n  bytes_per_token: 4\n"
+                               "facility:\n  pue: 1.5\n  rack_kw: 20\n"
+                               "cost:\n  basis: own\n  cloud_pricing: reserved\n");
+  const RunSettings s = resolve_run_settings(catalog(), wf.run, "w.yaml");
+  EXPECT_DOUBLE_EQ(s.failures_per_1000_node_days, 6.5);
+  EXPECT_EQ(s.failure_rate_id, "workload");
+  EXPECT_FALSE(s.async_checkpoint);
+  EXPECT_DOUBLE_EQ(s.requeue_s, 1200.0);
+  EXPECT_EQ(s.storage.id, "tectonic");
+  EXPECT_DOUBLE_EQ(s.bytes_per_token, 4.0);
+  EXPECT_DOUBLE_EQ(s.facility.pue, 1.5);
+  EXPECT_DOUBLE_EQ(s.facility.rack_W, 20000.0);
+  EXPECT_EQ(s.cloud_pricing, "reserved");
+  EXPECT_EQ(wf.run.cost_basis, "own");
+  // Without overrides: the catalog's defaults.
+  const RunSettings d = resolve_run_settings(catalog(), read(kBase).run, "w.yaml");
+  EXPECT_EQ(d.failure_rate_id, "llama3-h100");
+  EXPECT_EQ(d.storage.id, "parallel-fs");
+  EXPECT_EQ(d.facility.id, "us-colo-2025");
+  EXPECT_TRUE(d.async_checkpoint);
+}
 
 TEST(WorkloadReader, BaseWorkloadIsValid) {
   const WorkloadFile wf = read(kBase);

@@ -1,0 +1,1 @@
+plan examples/plan-llama3-8b-own-cluster.yaml --threads 1
