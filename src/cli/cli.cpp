@@ -12,11 +12,13 @@
 #include "core/spelling.hpp"
 #include "io/catalog_reader.hpp"
 #include "io/serving_csv.hpp"
+#include "io/jobs_reader.hpp"
 #include "io/validation_csv.hpp"
 #include "io/workload_reader.hpp"
 #include "report/launch.hpp"
 #include "report/report.hpp"
 #include "report/serving_report.hpp"
+#include "report/sim_report.hpp"
 #include "search/planner.hpp"
 
 namespace scaleout {
@@ -35,6 +37,7 @@ struct Options {
   std::string overrides;
   std::string kind;
   std::string emit;  // plan --emit DIR: launch files for the recommended plan
+  std::string jobs;  // simulate JOBS.yaml
 };
 
 Catalog load_catalog(const Options& o) {
@@ -241,6 +244,18 @@ std::string run_plan(const Options& o) {
   return text;
 }
 
+std::string run_simulate(const Options& o) {
+  const Catalog catalog = load_catalog(o);
+  const std::string dir = std::filesystem::path(o.jobs).parent_path().string();
+  report::SimulateReport rep;
+  rep.mix = io::read_jobs(io::read_text_file(o.jobs), o.jobs, dir, catalog);
+  const int threads = o.threads > 0
+                          ? o.threads
+                          : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  rep.result = sim::simulate_mix(rep.mix, threads);
+  return o.format == "json" ? report::simulate_json(rep) : report::simulate_text(rep);
+}
+
 std::string run_validate(const Options& o) {
   Catalog catalog = load_catalog(o);
   const std::string text = io::read_text_file(o.csv);
@@ -314,6 +329,17 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
                  "write launch files for the recommended plan into this folder (slurm.sbatch, "
                  "torchrun.sh, megatron.args, deepspeed.json, pytorchjob.yaml)");
 
+  auto* sm = app.add_subcommand(
+      "simulate", "a team's job mix on candidate clusters: queueing delay, utilisation, makespan");
+  sm->add_option("jobs", o.jobs, "jobs YAML file (clusters, seed, jobs)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  sm->add_option("--format", o.format, "text or json")->check(CLI::IsMember(formats));
+  sm->add_option("--threads", o.threads,
+                 "planner threads for gpus: auto (default: all cores; the answer does not "
+                 "depend on it)")
+      ->check(CLI::Range(1, 1024));
+
   auto* val = app.add_subcommand("validate", "predict published measurements and report errors");
   val->add_option("csv", o.csv, "validation CSV (data/validation/README.md schema)")
       ->required()
@@ -347,7 +373,8 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     const std::vector<std::string> rest = app.remaining();
     if (app.get_subcommands().empty() && !rest.empty() && rest.front().rfind('-', 0) != 0) {
       err << "scaleout: unknown command '" << rest.front() << "' ("
-          << suggestion(rest.front(), {"plan", "estimate", "validate", "catalog"}) << ")\n";
+          << suggestion(rest.front(), {"plan", "estimate", "simulate", "validate", "catalog"})
+          << ")\n";
     } else {
       err << "scaleout: " << e.what() << "\n";
     }
@@ -361,6 +388,8 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
       text = run_estimate(o);
     else if (*pl)
       text = run_plan(o);
+    else if (*sm)
+      text = run_simulate(o);
     else if (*val)
       text = run_validate(o);
     else if (*cat)

@@ -125,7 +125,11 @@ ModelShape read_model(Fields& top, const std::string& file, const std::string& d
 
 WorkloadFile read_workload(const std::string& text, const std::string& file, const std::string& dir,
                            const Catalog& catalog, bool check_layout_now) {
-  const YAML::Node root = load_yaml(text, file);
+  return read_workload(load_yaml(text, file), file, dir, catalog, check_layout_now);
+}
+
+WorkloadFile read_workload(const YAML::Node& root, const std::string& file, const std::string& dir,
+                           const Catalog& catalog, bool check_layout_now) {
   if (!root.IsDefined() || root.IsNull()) {
     throw InputError(file, 0, "", "workload file is empty",
                      "start from an example in examples/, e.g. examples/llama3-8b-lora.yaml");
