@@ -1,7 +1,10 @@
 // Evaluations per second: the memory model (the planner's cheap check), memory
-// plus step time (one full candidate), and a whole plan.
+// plus step time (one full candidate), and a whole plan; for serving, a decode
+// step, an estimate and a serving plan.
 #include <benchmark/benchmark.h>
 
+#include "inference/serving.hpp"
+#include "inference/serving_plan.hpp"
 #include "io/catalog_reader.hpp"
 #include "memory/memory.hpp"
 #include "perf/step.hpp"
@@ -96,5 +99,70 @@ void BM_PlanGpt3TwoServers(benchmark::State& state) {
       static_cast<double>(evaluated), benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_PlanGpt3TwoServers)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+
+namespace {
+
+// Serving: one decode step and one whole estimate (the concurrency search) of
+// Llama 3 70B in FP8 on two H100s, and a serving plan over two servers.
+scaleout::Workload llama70_serving() {
+  const scaleout::Catalog& c = scaleout::io::builtin_catalog();
+  scaleout::Workload w;
+  w.model = *c.find_model("llama3-70b");
+  w.task = scaleout::Task::inference;
+  w.layout.tp = 2;
+  w.inference.prompt_tokens = 1000;
+  w.inference.output_tokens = 250;
+  w.inference.weights = scaleout::WeightFormat::fp8;
+  w.inference.kv_cache = scaleout::Precision::fp8;
+  return w;
+}
+
+void BM_DecodeStep(benchmark::State& state) {
+  const scaleout::Catalog& c = scaleout::io::builtin_catalog();
+  const scaleout::Workload w = llama70_serving();
+  const scaleout::Server& server = *c.find_server("dgx-h100");
+  const scaleout::Gpu& gpu = *c.find_gpu("h100-sxm");
+  int batch = 1;
+  for (auto _ : state) {
+    batch = batch % 256 + 1;
+    benchmark::DoNotOptimize(scaleout::decode_step(w, server, gpu, nullptr, batch, 1125));
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_DecodeStep);
+
+void BM_EstimateServing(benchmark::State& state) {
+  const scaleout::Catalog& c = scaleout::io::builtin_catalog();
+  const scaleout::Workload w = llama70_serving();
+  const scaleout::Server& server = *c.find_server("dgx-h100");
+  const scaleout::Gpu& gpu = *c.find_gpu("h100-sxm");
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(scaleout::estimate_serving(w, server, gpu, nullptr));
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_EstimateServing)->Unit(benchmark::kMicrosecond);
+
+void BM_PlanServingTwoServers(benchmark::State& state) {
+  const scaleout::Catalog& c = scaleout::io::builtin_catalog();
+  scaleout::PlanRequest r;
+  r.workload = llama70_serving();
+  r.workload.inference.request_rate = 20;
+  r.workload.inference.tpot_s = 0.040;
+  for (const char* id : {"dgx-h100", "dgx-h200"}) {
+    scaleout::HardwareOption h;
+    h.server = *c.find_server(id);
+    h.gpu = *c.find_gpu(h.server.gpu_id);
+    h.usd_per_gpu_hour = c.default_cloud_price(h.gpu.id)->usd_per_gpu_hour;
+    r.hardware.push_back(h);
+  }
+  r.constraints.max_nodes = 64;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(scaleout::plan_serving(r).recommended);
+  }
+}
+BENCHMARK(BM_PlanServingTwoServers)->Unit(benchmark::kMillisecond);
 
 }  // namespace

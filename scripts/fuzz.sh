@@ -17,7 +17,7 @@ root=$(pwd)
 seconds=${1:-60}
 seed=${FUZZ_SEED:-1}
 build=$root/build-fuzz
-targets=(fuzz_workload fuzz_hf_config fuzz_catalog fuzz_validation_csv fuzz_cli)
+targets=(fuzz_workload fuzz_hf_config fuzz_catalog fuzz_validation_csv fuzz_cli fuzz_jobs)
 
 cmake -S . -B "$build" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DSCALEOUT_FUZZ=ON -DSCALEOUT_BUILD_TESTS=OFF -DSCALEOUT_BUILD_BENCH=OFF >/dev/null

@@ -19,10 +19,14 @@
 #include "core/error.hpp"
 #include "core/spelling.hpp"
 #include "io/catalog_reader.hpp"
+#include "io/jobs_reader.hpp"
+#include "io/serving_csv.hpp"
 #include "io/validation_csv.hpp"
 #include "io/workload_reader.hpp"
 #include "report/launch.hpp"
 #include "report/report.hpp"
+#include "report/serving_report.hpp"
+#include "report/sim_report.hpp"
 #include "search/planner.hpp"
 
 namespace scaleout {
@@ -43,6 +47,7 @@ struct Options {
   std::string emit;                  // plan --emit DIR: launch files for the recommended plan
   std::string output;                // -o FILE: the report goes there instead of standard output
   std::ostream* progress = nullptr;  // plan: draw a progress bar here (a terminal)
+  std::string jobs;                  // simulate JOBS.yaml
 };
 
 Catalog load_catalog(const Options& o) {
@@ -78,6 +83,20 @@ std::string run_estimate(const Options& o) {
   if (!wf.has_cluster) {
     throw InputError(o.workload, 0, "cluster", "estimate needs a cluster",
                      "add cluster: {server: dgx-h100, nodes: 1}");
+  }
+  if (wf.workload.task == Task::inference) {
+    report::ServingEstimateReport r;
+    r.workload = wf.workload;
+    r.server = *catalog.find_server(r.workload.cluster.server_id);
+    const std::string gpu_id =
+        r.workload.cluster.gpu_id.empty() ? r.server.gpu_id : r.workload.cluster.gpu_id;
+    r.gpu = *catalog.find_gpu(gpu_id);
+    r.fabric_id = r.workload.cluster.fabric_id;
+    r.params = count_params(r.workload.model);
+    r.cluster_replicas = r.workload.layout.dp;
+    const Fabric* fabric = r.fabric_id.empty() ? nullptr : catalog.find_fabric(r.fabric_id);
+    r.estimate = estimate_serving(r.workload, r.server, r.gpu, fabric);
+    return o.format == "json" ? report::serving_estimate_json(r) : report::serving_estimate_text(r);
   }
   report::EstimateResult r;
   r.workload = wf.workload;
@@ -174,11 +193,26 @@ Output run_plan(const Options& o) {
   PlanRequest& req = rep.request;
   req.workload = wf.workload;
   req.global_batches = in.global_batches;
-  if (req.workload.tokens <= 0) {
+  const bool serving = req.workload.task == Task::inference;
+  if (serving && !o.emit.empty()) {
+    throw InputError(o.workload, 0, "",
+                     "--emit writes training launch files; this is a serving "
+                     "workload (task: inference)",
+                     "run plan without --emit");
+  }
+  if (serving && o.objective == "energy") {
+    throw InputError(o.workload, 0, "",
+                     "--objective energy ranks training runs; this is a serving workload "
+                     "(task: inference)",
+                     "use --objective cost or time");
+  }
+  if (serving) {
+    // tokens and global_batch are training keys (the reader rejects them).
+  } else if (req.workload.tokens <= 0) {
     throw InputError(o.workload, 0, "tokens", "plan needs the run's training tokens",
                      "add e.g. tokens: 2.0e12");
   }
-  if (req.workload.global_batch <= 0) {
+  if (!serving && req.workload.global_batch <= 0) {
     throw InputError(o.workload, 0, "global_batch", "plan needs the global batch in sequences",
                      "add e.g. global_batch: 1024");
   }
@@ -241,6 +275,14 @@ Output run_plan(const Options& o) {
     req.progress = [&bar](long long done, long long total) { bar->update(done, total); };
   }
   const auto start = std::chrono::steady_clock::now();
+  if (serving) {
+    report::ServingPlanReport srep;
+    srep.request = req;
+    srep.result = plan_serving(req);
+    srep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return {o.format == "json" ? report::serving_plan_json(srep) : report::serving_plan_text(srep),
+            ""};
+  }
   rep.result = plan(req);
   rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (bar) bar->finish();
@@ -258,9 +300,28 @@ Output run_plan(const Options& o) {
   return {text, o.emit.empty() ? std::string() : emit_launch_files(o, rep)};
 }
 
+std::string run_simulate(const Options& o) {
+  const Catalog catalog = load_catalog(o);
+  const std::string dir = std::filesystem::path(o.jobs).parent_path().string();
+  report::SimulateReport rep;
+  rep.mix = io::read_jobs(io::read_text_file(o.jobs), o.jobs, dir, catalog);
+  const int threads = o.threads > 0
+                          ? o.threads
+                          : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  rep.result = sim::simulate_mix(rep.mix, threads);
+  return o.format == "json" ? report::simulate_json(rep) : report::simulate_text(rep);
+}
+
 std::string run_validate(const Options& o) {
   Catalog catalog = load_catalog(o);
-  std::vector<ValidationRow> rows = io::read_validation_csv(io::read_text_file(o.csv), o.csv);
+  const std::string text = io::read_text_file(o.csv);
+  if (io::is_serving_csv(text)) {
+    const ServingValidationReport rep =
+        validate_serving_rows(io::read_serving_csv(text, o.csv, catalog), catalog);
+    return o.format == "json" ? report::serving_validate_json(rep)
+                              : report::serving_validate_text(rep);
+  }
+  std::vector<ValidationRow> rows = io::read_validation_csv(text, o.csv);
   // Hardware corrections the data set's own README documents (file: id,gpu,reason).
   std::string overrides = o.overrides;
   if (overrides.empty()) {
@@ -328,8 +389,8 @@ int run_cli(int argc, char** argv) { return run_cli(argc, argv, std::cout, std::
 int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   Options o;
   CLI::App app{
-      "scaleout: single node or multi-node? Plans GPU training from a workload and a "
-      "hardware catalog."};
+      "scaleout: single node or multi-node? Plans GPU training and serving from a workload and "
+      "a hardware catalog."};
   app.require_subcommand(1);
   app.fallthrough();  // --catalog may also follow the subcommand
   app.add_option("--catalog", o.catalogs, "extra catalog file (YAML/JSON); repeatable")
@@ -339,7 +400,9 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   const std::string output_help = "write the report to FILE instead of standard output";
 
   auto* est =
-      app.add_subcommand("estimate", "per-GPU memory and step time of one workload on one cluster");
+      app.add_subcommand("estimate",
+                         "per-GPU memory and step time of one workload on one cluster (serving: "
+                         "memory, TTFT, TPOT, throughput, replicas)");
   est->add_option("workload", o.workload, "workload YAML file")
       ->required()
       ->check(CLI::ExistingFile);
@@ -363,6 +426,18 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   pl->add_option("--emit", o.emit,
                  "write launch files for the recommended plan into this folder (slurm.sbatch, "
                  "torchrun.sh, megatron.args, deepspeed.json, pytorchjob.yaml)");
+
+  auto* sm = app.add_subcommand(
+      "simulate", "a team's job mix on candidate clusters: queueing delay, utilisation, makespan");
+  sm->add_option("jobs", o.jobs, "jobs YAML file (clusters, seed, jobs)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  sm->add_option("--format", o.format, "text or json")->check(CLI::IsMember(formats));
+  sm->add_option("-o,--output", o.output, output_help);
+  sm->add_option("--threads", o.threads,
+                 "planner threads for gpus: auto (default: all cores; the answer does not "
+                 "depend on it)")
+      ->check(CLI::Range(1, 1024));
 
   auto* val = app.add_subcommand("validate", "predict published measurements and report errors");
   val->add_option("csv", o.csv, "validation CSV (data/validation/README.md schema)")
@@ -400,7 +475,8 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     const std::vector<std::string> rest = app.remaining();
     if (app.get_subcommands().empty() && !rest.empty() && rest.front().rfind('-', 0) != 0) {
       err << "scaleout: unknown command '" << rest.front() << "' ("
-          << suggestion(rest.front(), {"plan", "estimate", "validate", "catalog"}) << ")\n";
+          << suggestion(rest.front(), {"plan", "estimate", "simulate", "validate", "catalog"})
+          << ")\n";
     } else {
       err << "scaleout: " << e.what() << "\n";
     }
@@ -417,6 +493,8 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
       result.report = run_estimate(o);
     else if (*pl)
       result = run_plan(o);
+    else if (*sm)
+      result.report = run_simulate(o);
     else if (*val)
       result.report = run_validate(o);
     else if (*cat)

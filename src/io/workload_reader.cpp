@@ -58,6 +58,13 @@ const std::vector<std::pair<std::string, Precision>> kPrecisions = {{"bf16", Pre
                                                                     {"fp16", Precision::fp16},
                                                                     {"fp8", Precision::fp8},
                                                                     {"fp32", Precision::fp32}};
+const std::vector<std::pair<std::string, WeightFormat>> kWeightFormats = {
+    {"bf16", WeightFormat::bf16},
+    {"fp8", WeightFormat::fp8},
+    {"int8", WeightFormat::int8},
+    {"int4", WeightFormat::int4}};
+const std::vector<std::pair<std::string, Precision>> kKvFormats = {
+    {"bf16", Precision::bf16}, {"fp16", Precision::fp16}, {"fp8", Precision::fp8}};
 const std::vector<std::pair<std::string, Optimizer>> kOptimizers = {
     {"adam", Optimizer::adam},
     {"adam8bit", Optimizer::adam8bit},
@@ -118,7 +125,11 @@ ModelShape read_model(Fields& top, const std::string& file, const std::string& d
 
 WorkloadFile read_workload(const std::string& text, const std::string& file, const std::string& dir,
                            const Catalog& catalog, bool check_layout_now) {
-  const YAML::Node root = load_yaml(text, file);
+  return read_workload(load_yaml(text, file), file, dir, catalog, check_layout_now);
+}
+
+WorkloadFile read_workload(const YAML::Node& root, const std::string& file, const std::string& dir,
+                           const Catalog& catalog, bool check_layout_now) {
   if (!root.IsDefined() || root.IsNull()) {
     throw InputError(file, 0, "", "workload file is empty",
                      "start from an example in examples/, e.g. examples/llama3-8b-lora.yaml");
@@ -129,6 +140,26 @@ WorkloadFile read_workload(const std::string& text, const std::string& file, con
   Fields top(root, file, "");
   w.model = read_model(top, file, dir, catalog);
   w.task = read_enum(top, "task", kTasks).value_or(Task::pretrain);
+  const bool serving = w.task == Task::inference;
+  if (serving) {
+    // Training keys mean nothing for a serving workload: say so instead of
+    // ignoring them (docs/input-format.md, "Inference workloads").
+    const std::vector<std::pair<const char*, const char*>> training_only = {
+        {"tokens", "remove it; a serving workload sizes for inference.request_rate"},
+        {"seq_len", "set inference.prompt_tokens and inference.output_tokens"},
+        {"global_batch", "set inference.max_batch (concurrent sequences per replica)"},
+        {"precision", "set inference.weights (bf16, fp8, int8, int4) and inference.kv_cache"},
+        {"optimizer", "remove it"},
+        {"framework", "remove it"},
+        {"finetune", "remove it"},
+        {"reliability", "remove it; serving plans do not model failures or checkpoints"},
+        {"storage", "remove it; serving plans do not model storage"},
+        {"facility", "remove it; serving plans price GPU-hours in the cloud only"},
+        {"cost", "remove it; serving plans price GPU-hours in the cloud only"}};
+    for (const auto& [key, hint] : training_only) {
+      if (top.has(key)) top.fail(key, "is a training key; task: inference does not use it", hint);
+    }
+  }
   w.tokens = top.number("tokens", 0, 1e18).value_or(0);
   w.seq_len = top.integer("seq_len", 1, 100000000).value_or(2048);
   // global_batch: sequences per step; `plan` also takes a list of candidates.
@@ -176,6 +207,19 @@ WorkloadFile read_workload(const std::string& text, const std::string& file, con
     Fields f(ln, file, "layout");
     for (auto it = ln.begin(); it != ln.end(); ++it) {
       if (it->first.IsScalar()) out.plan.layout_keys.insert(it->first.Scalar());
+    }
+    if (serving && ln.IsMap()) {
+      for (auto it = ln.begin(); it != ln.end(); ++it) {
+        const std::string key = it->first.IsScalar() ? it->first.Scalar() : std::string();
+        if (key == "tp" || key == "pp" || key == "ep" || key == "dp") continue;
+        const std::vector<std::string> known = {
+            "cp",      "sp",         "micro_batch",     "zero", "recompute",
+            "offload", "interleave", "flash_attention", "order"};
+        if (std::find(known.begin(), known.end(), key) == known.end())
+          continue;  // finish() names it
+        f.fail(key, "is a training setting; a serving replica takes tp, pp and ep",
+               "remove it (dp is the replica count, which plan sizes from the request rate)");
+      }
     }
     Layout& ly = w.layout;
     auto degree = [&](const char* key, int def) {
@@ -277,6 +321,14 @@ WorkloadFile read_workload(const std::string& text, const std::string& file, con
   }
   if (const YAML::Node cn = top.node("constraints"); cn.IsDefined() && !cn.IsNull()) {
     Fields f(cn, file, "constraints");
+    if (serving) {
+      for (const char* key : {"deadline_days", "budget_usd", "max_power_kw", "min_goodput"}) {
+        if (f.has(key)) {
+          f.fail(key, "is a training constraint; a serving plan has none",
+                 "give inference.request_rate, inference.ttft_ms and inference.tpot_ms instead");
+        }
+      }
+    }
     out.plan.deadline_days = f.number("deadline_days", 1e-6, 1e6);
     out.plan.budget_usd = f.number("budget_usd", 1e-6, 1e15);
     out.plan.max_power_kw = f.number("max_power_kw", 1e-3, 1e9);
@@ -357,10 +409,61 @@ WorkloadFile read_workload(const std::string& text, const std::string& file, con
     out.plan.fabrics = id_list("fabrics", catalog.fabric_ids());
     f.finish();
   }
+  if (const YAML::Node in = top.node("inference"); in.IsDefined() && !in.IsNull()) {
+    if (!serving) {
+      top.fail("inference", "inference settings need task: inference",
+               "set task: inference, or remove the inference block");
+    }
+    Fields f(in, file, "inference");
+    InferenceSpec& s = w.inference;
+    s.prompt_tokens = f.integer("prompt_tokens", 1, 10000000).value_or(s.prompt_tokens);
+    s.output_tokens = f.integer("output_tokens", 1, 10000000).value_or(s.output_tokens);
+    s.request_rate = f.number("request_rate", 0, 1e9).value_or(0);
+    s.ttft_s = f.number("ttft_ms", 1e-3, 1e9).value_or(0) / 1000.0;
+    s.tpot_s = f.number("tpot_ms", 1e-3, 1e9).value_or(0) / 1000.0;
+    s.weights = read_enum(f, "weights", kWeightFormats).value_or(WeightFormat::bf16);
+    s.kv_cache = read_enum(f, "kv_cache", kKvFormats).value_or(Precision::bf16);
+    s.max_batch = static_cast<int>(f.integer("max_batch", 1, 1000000).value_or(s.max_batch));
+    s.prefill_chunk = f.integer("prefill_chunk", 1, 10000000).value_or(s.prefill_chunk);
+    s.batch = static_cast<int>(f.integer("batch", 1, 1000000).value_or(0));
+    f.finish();
+  }
   top.finish();
 
-  if (w.task == Task::inference) {
-    top.fail("task", "inference sizing is not supported yet", "use pretrain or finetune");
+  if (serving) {
+    // A replica's layout: heads and layers must split over tp and pp, experts over ep.
+    lines["layout"] = line_of(root);
+    const Layout& ly = w.layout;
+    const ModelShape& m = w.model;
+    std::string key, message, hint;
+    if (m.heads % ly.tp != 0 || (m.kv_heads % ly.tp != 0 && ly.tp % m.kv_heads != 0)) {
+      key = "layout.tp";
+      message = fmt::format(
+          "tp {} does not split the model's {} attention heads and {} key/value "
+          "heads",
+          ly.tp, m.heads, m.kv_heads);
+      hint = "use a tp that divides the head count, e.g. 1, 2, 4 or 8";
+    } else if (ly.pp > m.layers) {
+      key = "layout.pp";
+      message = fmt::format("pp {} is larger than the model's {} layers", ly.pp, m.layers);
+      hint = "use at most one pipeline stage per layer";
+    } else if (ly.ep > 1 && (!m.is_moe() || m.moe.experts % ly.ep != 0 || ly.tp % ly.ep != 0)) {
+      key = "layout.ep";
+      message = m.is_moe() ? fmt::format("ep {} must divide tp {} and the {} experts", ly.ep, ly.tp,
+                                         m.moe.experts)
+                           : std::string("ep > 1 needs a mixture-of-experts model");
+      hint = "experts are spread over the replica's tensor-parallel GPUs";
+    } else if (cluster_gpus > 0 && static_cast<long long>(ly.tp) * ly.pp > cluster_gpus) {
+      key = "layout";
+      message = fmt::format("one replica (tp {} x pp {}) needs more than the cluster's {} GPUs",
+                            ly.tp, ly.pp, cluster_gpus);
+      hint = "raise cluster.nodes or lower tp x pp";
+    }
+    if (!key.empty()) {
+      const auto it = lines.find(key);
+      throw InputError(file, it == lines.end() ? 0 : it->second, key, message, hint);
+    }
+    return out;
   }
   if (!check_layout_now) return out;
   for (const Problem& p : check_layout(w, cluster_gpus)) {

@@ -12,6 +12,10 @@
 #include "hw/catalog.hpp"
 #include "workload/workload.hpp"
 
+namespace YAML {
+class Node;
+}
+
 namespace scaleout::io {
 
 // The workload's whole-run settings (reliability:, storage:, facility:,
@@ -64,6 +68,11 @@ struct WorkloadFile {
 // With check_layout false the layout is not checked against the model and
 // cluster (plan searches it and reports what is illegal).
 WorkloadFile read_workload(const std::string& text, const std::string& file, const std::string& dir,
+                           const Catalog& catalog, bool check_layout = true);
+
+// The same from a parsed YAML mapping (an inline `workload:` of a jobs file);
+// errors name `file` and the node's own lines.
+WorkloadFile read_workload(const YAML::Node& root, const std::string& file, const std::string& dir,
                            const Catalog& catalog, bool check_layout = true);
 
 // Reads a whole file; throws InputError when it cannot be read.

@@ -185,13 +185,16 @@ Elementwise elementwise_per_token(const Workload& w, bool moe_layer) {
 
 }  // namespace
 
+double compute_peak_flops(const Gpu& gpu, Precision p) { return peak(gpu, p); }
+
 double gemm_time_s(double m, double n, double kdim, double peak_flops, double hbm_Bps,
-                   const ComputeConstants& k, double efficiency) {
+                   const ComputeConstants& k, double efficiency, double weight_bytes) {
   if (m <= 0 || n <= 0 || kdim <= 0) return 0;
   const double d0 = k.gemm_half_dim;
   const double shape = m / (m + d0) * (n / (n + d0)) * (kdim / (kdim + d0));
   const double compute = 2.0 * m * n * kdim / (peak_flops * efficiency * shape);
-  const double memory = 2.0 * (m * kdim + kdim * n + m * n) / (hbm_Bps * k.hbm_efficiency);
+  const double memory =
+      (2.0 * (m * kdim + m * n) + weight_bytes * kdim * n) / (hbm_Bps * k.hbm_efficiency);
   return std::max(compute, memory);
 }
 

@@ -60,8 +60,15 @@ OpTimes logits_forward_backward(const Workload& w, const Gpu& gpu, const Compute
 // Embedding lookup and its gradient (first stage).
 OpTimes embedding_forward_backward(const Workload& w, const Gpu& gpu, const ComputeConstants& k);
 
-// Time of one GEMM [m x k] * [k x n] in the given precision, as a roofline.
+// Time of one GEMM [m x k] * [k x n] in the given precision, as a roofline:
+// FLOPs at the shaped matmul rate versus bytes at HBM bandwidth, with
+// `weight_bytes` per element of the [k x n] operand (2: 16-bit; 1: FP8/INT8;
+// about 0.5 for INT4) and 16-bit activations.
 double gemm_time_s(double m, double n, double kdim, double peak_flops, double hbm_Bps,
-                   const ComputeConstants& k, double efficiency);
+                   const ComputeConstants& k, double efficiency, double weight_bytes = 2.0);
+
+// Dense peak FLOP/s a kernel in precision p gets on this GPU (falls back to
+// 16-bit without FP8 units, to FP16 without BF16).
+double compute_peak_flops(const Gpu& gpu, Precision p);
 
 }  // namespace scaleout

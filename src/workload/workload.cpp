@@ -14,6 +14,20 @@ const char* to_string(Task t) {
   return "?";
 }
 
+const char* to_string(WeightFormat f) {
+  switch (f) {
+    case WeightFormat::bf16:
+      return "bf16";
+    case WeightFormat::fp8:
+      return "fp8";
+    case WeightFormat::int8:
+      return "int8";
+    case WeightFormat::int4:
+      return "int4";
+  }
+  return "?";
+}
+
 const char* to_string(Optimizer o) {
   switch (o) {
     case Optimizer::adam:

@@ -67,6 +67,26 @@ struct ClusterSpec {
   int nodes = 1;
 };
 
+// How the weights are stored for serving (docs/model.md, "Inference"): 16-bit,
+// FP8 (computed in FP8 where the GPU has FP8 units), or weight-only INT8/INT4
+// (dequantised to 16-bit for the matmuls, AWQ/GPTQ style).
+enum class WeightFormat { bf16, fp8, int8, int4 };
+
+// A serving workload (task: inference): request shape, target rate and
+// latency objectives, storage formats and engine limits.
+struct InferenceSpec {
+  long long prompt_tokens = 1024;  // input tokens of one request (ISL)
+  long long output_tokens = 256;   // generated tokens of one request (OSL)
+  double request_rate = 0;         // requests/s the service must sustain; 0 = none
+  double ttft_s = 0;               // time-to-first-token objective; 0 = none
+  double tpot_s = 0;               // time-per-output-token objective; 0 = none
+  WeightFormat weights = WeightFormat::bf16;
+  Precision kv_cache = Precision::bf16;  // bf16/fp16: 2 bytes per value, fp8: 1
+  int max_batch = 256;                   // sequences one replica runs at once (engine limit)
+  long long prefill_chunk = 8192;        // tokens of one prefill chunk (engine limit)
+  int batch = 0;                         // estimate: concurrent sequences; 0 = the best
+};
+
 struct Workload {
   ModelShape model;
   Task task = Task::pretrain;
@@ -79,9 +99,11 @@ struct Workload {
   Framework framework = Framework::megatron;
   Layout layout;
   ClusterSpec cluster;
+  InferenceSpec inference;  // task: inference only
 };
 
 const char* to_string(Task t);
+const char* to_string(WeightFormat f);
 const char* to_string(Optimizer o);
 const char* to_string(FinetuneMethod m);
 const char* to_string(Recompute r);

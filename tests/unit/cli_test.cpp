@@ -60,7 +60,7 @@ void expect_bad_input(const std::vector<std::string>& args, const std::string& e
 TEST(Cli, UnknownSubcommand) {
   expect_bad_input({"frobnicate"},
                    "scaleout: unknown command 'frobnicate' (expected one of: plan, estimate, "
-                   "validate, catalog)\n" +
+                   "simulate, validate, catalog)\n" +
                        kUsageLine);
 }
 
@@ -284,6 +284,53 @@ TEST(Cli, ValidationCsvNonNumericCell) {
       "scaleout: " + path + ":2: layers: expected a non-negative whole number, got 'twenty'\n");
 }
 
+const std::string kServingHeader =
+    "id,source,model,server,weights,kv_cache,tp,pp,prompt_tokens,output_tokens,concurrency,"
+    "max_batch,metric,measured,reference";
+
+TEST(Cli, ServingCsvUnknownServer) {
+  const std::string path =
+      write_temp("serving-server.csv", kServingHeader +
+                                           "\nr1,s,llama3-8b,dgx-h10,fp8,fp8,1,1,128,128,,256,"
+                                           "output_tokens_per_s,1000,ref\n");
+  expect_bad_input({"validate", path}, "scaleout: " + path +
+                                           ":2: server: unknown server 'dgx-h10' (did you mean "
+                                           "'dgx-h100'?)\n");
+}
+
+TEST(Cli, ServingCsvBadMetric) {
+  const std::string path = write_temp(
+      "serving-metric.csv",
+      kServingHeader + "\nr1,s,llama3-8b,dgx-h100,fp8,fp8,1,1,128,128,,256,tokens,1000,ref\n");
+  expect_bad_input({"validate", path},
+                   "scaleout: " + path +
+                       ":2: metric: unknown value 'tokens' (one of output_tokens_per_s, ttft_s, "
+                       "tpot_s)\n");
+}
+
+TEST(Cli, ServingPlanRejectsEmit) {
+  expect_bad_input({"plan", example("plan-llama3-70b-inference.yaml"), "--emit", "/tmp/x"},
+                   "scaleout: " + example("plan-llama3-70b-inference.yaml") +
+                       ": --emit writes training launch files; this is a serving workload "
+                       "(task: inference) (run plan without --emit)\n");
+}
+
+TEST(Cli, ServingPlanRejectsEnergyObjective) {
+  expect_bad_input({"plan", example("plan-llama3-70b-inference.yaml"), "--objective", "energy"},
+                   "scaleout: " + example("plan-llama3-70b-inference.yaml") +
+                       ": --objective energy ranks training runs; this is a serving workload "
+                       "(task: inference) (use --objective cost or time)\n");
+}
+
+TEST(Cli, ServingEstimateAndPlanRun) {
+  const Result e = run({"estimate", example("llama3-70b-inference.yaml"), "--format", "json"});
+  EXPECT_EQ(e.code, 0) << e.err;
+  EXPECT_NE(e.out.find("\"kv_bytes_per_token\": 81920.0"), std::string::npos);  // 2x80x4x128x1
+  const Result p = run({"plan", example("plan-llama3.1-405b-inference-bf16-h100.yaml")});
+  EXPECT_EQ(p.code, 0) << p.err;
+  EXPECT_EQ(p.out.find("Verdict: multi-node"), p.out.find('\n') + 1);
+}
+
 // --- good input --------------------------------------------------------------------------------
 
 TEST(Cli, CatalogGpus) {
@@ -388,6 +435,62 @@ TEST(Cli, UserCatalogOverridesAGpu) {
   EXPECT_NE(after.out.find("16.00 GiB"), std::string::npos) << after.out;
   EXPECT_EQ(after.out.find("80.00 GiB"), std::string::npos) << after.out;
   EXPECT_NE(after.out.find("Fits: NO"), std::string::npos) << after.out;
+}
+
+// --- simulate ----------------------------------------------------------------------------------
+
+TEST(Cli, SimulateMissingJobsFile) {
+  expect_bad_input({"simulate", "/nonexistent/jobs.yaml"},
+                   "scaleout: jobs: File does not exist: /nonexistent/jobs.yaml\n" + kUsageLine);
+}
+
+TEST(Cli, SimulateMisspeltKey) {
+  const std::string jobs = write_temp("jobs-misspelt.yaml",
+                                      "clusters: [{server: dgx-h100}]\n"
+                                      "jobs:\n"
+                                      "  - name: a\n"
+                                      "    gpus: 1\n"
+                                      "    duration_h: 1\n"
+                                      "    priorty: 2\n");
+  expect_bad_input({"simulate", jobs}, "scaleout: " + jobs +
+                                           ":6: jobs[0].priorty: unknown key (did you mean "
+                                           "'priority'?)\n");
+}
+
+TEST(Cli, SimulateBadPolicy) {
+  const std::string jobs = write_temp("jobs-policy.yaml",
+                                      "policy: backfil\nclusters: [{server: dgx-h100}]\n"
+                                      "jobs: [{name: a, gpus: 1, duration_h: 1}]\n");
+  expect_bad_input({"simulate", jobs}, "scaleout: " + jobs +
+                                           ":1: policy: unknown value 'backfil' (did you mean "
+                                           "'backfill'?)\n");
+}
+
+TEST(Cli, SimulateMisspeltCommand) {
+  expect_bad_input({"simulat", "x.yaml"},
+                   "scaleout: unknown command 'simulat' (did you mean 'simulate'?)\n" + kUsageLine);
+}
+
+TEST(Cli, SimulateIsDeterministic) {
+  // Same seed: the same output, whatever the thread count of the planner.
+  const std::string ex = example("simulate-team.yaml");
+  const Result a = run({"simulate", ex, "--format", "json", "--threads", "1"});
+  const Result b = run({"simulate", ex, "--format", "json", "--threads", "3"});
+  ASSERT_EQ(a.code, 0) << a.err;
+  EXPECT_EQ(a.out, b.out);
+  EXPECT_EQ(a.err, "");
+  // Another seed moves the Poisson arrivals.
+  std::string text = "seed: 8\n";
+  std::ifstream in(ex);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("seed:", 0) != 0) text += line + "\n";
+  }
+  const std::string other = write_temp("simulate-seed8.yaml", text);
+  // The example names its workloads inline, so it reads from any folder.
+  const Result c = run({"simulate", other, "--format", "json", "--threads", "1"});
+  ASSERT_EQ(c.code, 0) << c.err;
+  EXPECT_NE(a.out, c.out);
 }
 
 }  // namespace

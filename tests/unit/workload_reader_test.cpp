@@ -47,6 +47,20 @@ const std::string kFinetune =
     "cluster:\n"             // 6
     "  server: dgx-h100\n";  // 7
 
+// A valid serving workload.
+const std::string kServe =
+    "model: llama3-70b\n"      // 1
+    "task: inference\n"        // 2
+    "inference:\n"             // 3
+    "  prompt_tokens: 2048\n"  // 4
+    "  output_tokens: 256\n"   // 5
+    "  weights: fp8\n"         // 6
+    "  tpot_ms: 50\n"          // 7
+    "layout:\n"                // 8
+    "  tp: 4\n"                // 9
+    "cluster:\n"               // 10
+    "  server: dgx-h100\n";    // 11
+
 // A small inline model; one key per line.
 const std::string kInline =
     "model:\n"               // 1
@@ -127,8 +141,36 @@ const std::vector<BadCase> kBadCases = {
      "w.yaml:4: finetune.method: unknown value 'qlorra' (did you mean 'qlora'?)"},
     {"NotABoolean", with(kBase, "  micro_batch: 1\n", "  sp: maybe\n"),
      "w.yaml:9: layout.sp: expected true or false, got 'maybe'"},
-    {"InferenceNotSupported", with(kBase, "optimizer: adam", "task: inference"),
-     "w.yaml:5: task: inference sizing is not supported yet (use pretrain or finetune)"},
+    // --- serving workloads ------------------------------------------------------------------
+    {"InferenceRejectsTrainingKey", with(kBase, "optimizer: adam", "task: inference"),
+     "w.yaml:2: seq_len: is a training key; task: inference does not use it (set "
+     "inference.prompt_tokens and inference.output_tokens)"},
+    {"InferenceRejectsPrecision",
+     with(kServe, "task: inference\n", "task: inference\nprecision: fp8\n"),
+     "w.yaml:3: precision: is a training key; task: inference does not use it (set "
+     "inference.weights (bf16, fp8, int8, int4) and inference.kv_cache)"},
+    {"InferenceRejectsZero", with(kServe, "  tp: 4\n", "  tp: 4\n  zero: 1\n"),
+     "w.yaml:10: layout.zero: is a training setting; a serving replica takes tp, pp and ep "
+     "(remove it (dp is the replica count, which plan sizes from the request rate))"},
+    {"InferenceMisspeltKey", with(kServe, "output_tokens:", "output_token:"),
+     "w.yaml:5: inference.output_token: unknown key (did you mean 'output_tokens'?)"},
+    {"InferenceMisspeltWeights", with(kServe, "weights: fp8", "weights: fp4"),
+     "w.yaml:6: inference.weights: unknown value 'fp4' (did you mean 'fp8'?)"},
+    {"InferenceZeroPrompt", with(kServe, "prompt_tokens: 2048", "prompt_tokens: 0"),
+     "w.yaml:4: inference.prompt_tokens: 0 is out of range (expected a whole number from 1 to "
+     "10000000)"},
+    {"InferenceBlockNeedsTask", with(kServe, "task: inference\n", ""),
+     "w.yaml:3: inference: inference settings need task: inference (set task: inference, or "
+     "remove the inference block)"},
+    {"InferenceTpSplitsHeads", with(kServe, "tp: 4", "tp: 3"),
+     "w.yaml:9: layout.tp: tp 3 does not split the model's 64 attention heads and 8 key/value "
+     "heads (use a tp that divides the head count, e.g. 1, 2, 4 or 8)"},
+    {"InferenceRejectsReliability", kServe + "reliability:\n  checkpoint_interval_h: 1\n",
+     "w.yaml:13: reliability: is a training key; task: inference does not use it (remove it; "
+     "serving plans do not model failures or checkpoints)"},
+    {"InferenceRejectsDeadline", kServe + "constraints:\n  deadline_days: 3\n",
+     "w.yaml:13: constraints.deadline_days: is a training constraint; a serving plan has none "
+     "(give inference.request_rate, inference.ttft_ms and inference.tpot_ms instead)"},
 
     // --- wrong types -----------------------------------------------------------------------
     {"ListForNumber", with(kBase, "seq_len: 4096", "seq_len: [1, 2]"),
@@ -343,6 +385,8 @@ TEST(WorkloadReader, EveryExampleParses) {
   int count = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (entry.path().extension() != ".yaml") continue;
+    // simulate-*.yaml are jobs files (jobs_reader_test.cpp reads them).
+    if (entry.path().filename().string().rfind("simulate-", 0) == 0) continue;
     ++count;
     SCOPED_TRACE(entry.path().string());
     try {
@@ -400,6 +444,19 @@ TEST(WorkloadReader, InlineModel) {
   EXPECT_EQ(wf.workload.model.layers, 4);
   EXPECT_EQ(wf.workload.model.hidden, 1536);
   EXPECT_EQ(wf.workload.model.kv_heads, 4);
+}
+
+TEST(WorkloadReader, InferenceBlock) {
+  const WorkloadFile f = read(kServe);
+  const InferenceSpec& in = f.workload.inference;
+  EXPECT_EQ(f.workload.task, Task::inference);
+  EXPECT_EQ(in.prompt_tokens, 2048);
+  EXPECT_EQ(in.output_tokens, 256);
+  EXPECT_EQ(in.weights, WeightFormat::fp8);
+  EXPECT_EQ(in.kv_cache, Precision::bf16);  // default
+  EXPECT_DOUBLE_EQ(in.tpot_s, 0.050);       // 50 ms
+  EXPECT_EQ(in.ttft_s, 0.0);                // not given
+  EXPECT_EQ(f.workload.layout.dp, 2);       // 8 GPUs / tp 4 = 2 replicas
 }
 
 TEST(WorkloadReader, FinetuneBlock) {

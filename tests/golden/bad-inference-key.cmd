@@ -1,0 +1,1 @@
+estimate tests/golden/bad-inference-key.yaml

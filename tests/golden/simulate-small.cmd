@@ -1,0 +1,1 @@
+simulate tests/golden/simulate-small.yaml

@@ -1,0 +1,1 @@
+validate data/validation/inference.csv
