@@ -206,6 +206,12 @@ Output run_plan(const Options& o) {
                      "(task: inference)",
                      "use --objective cost or time");
   }
+  if (serving && (o.format == "csv" || o.format == "html")) {
+    throw InputError(
+        o.workload, 0, "",
+        fmt::format("--format {}: serving plans are written as text or json only", o.format),
+        "use --format text or --format json for a task: inference workload");
+  }
   if (serving) {
     // tokens and global_batch are training keys (the reader rejects them).
   } else if (req.workload.tokens <= 0) {
@@ -316,6 +322,13 @@ std::string run_validate(const Options& o) {
   Catalog catalog = load_catalog(o);
   const std::string text = io::read_text_file(o.csv);
   if (io::is_serving_csv(text)) {
+    if (o.format == "csv" || o.format == "html") {
+      throw InputError(o.csv, 0, "",
+                       fmt::format("--format {}: serving validation is written as text or json "
+                                   "only",
+                                   o.format),
+                       "use --format text or --format json for a serving CSV");
+    }
     const ServingValidationReport rep =
         validate_serving_rows(io::read_serving_csv(text, o.csv, catalog), catalog);
     return o.format == "json" ? report::serving_validate_json(rep)

@@ -184,7 +184,8 @@ TEST(Cli, ProgressBarDrawsAfterItsDelayAndErasesItself) {
 TEST(Cli, CatalogUnknownKind) {
   expect_bad_input(
       {"catalog", "widgets"},
-      "scaleout: kind: widgets not in {gpus,servers,fabrics,models,prices,economics}\n" + kUsageLine);
+      "scaleout: kind: widgets not in {gpus,servers,fabrics,models,prices,economics}\n" +
+          kUsageLine);
 }
 
 TEST(Cli, CatalogWithoutKind) {
@@ -491,6 +492,21 @@ TEST(Cli, SimulateIsDeterministic) {
   const Result c = run({"simulate", other, "--format", "json", "--threads", "1"});
   ASSERT_EQ(c.code, 0) << c.err;
   EXPECT_NE(a.out, c.out);
+}
+
+}  // namespace
+}  // namespace scaleout
+
+namespace scaleout {
+namespace {
+
+TEST(Cli, ServingPlanRefusesCsvAndHtml) {
+  const Result r = run({"plan", example("plan-llama3-70b-inference.yaml"), "--format", "csv"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("--format csv: serving plans are written as text or json only"),
+            std::string::npos)
+      << r.err;
 }
 
 }  // namespace
