@@ -84,30 +84,29 @@ std::string run_estimate(const Options& o) {
     throw InputError(o.workload, 0, "cluster", "estimate needs a cluster",
                      "add cluster: {server: dgx-h100, nodes: 1}");
   }
+  // The cluster's server, GPU (the server's own unless cluster.gpu names one) and fabric.
+  const ClusterSpec& cs = wf.workload.cluster;
+  const Server& server = *catalog.find_server(cs.server_id);
+  const Gpu& gpu = *catalog.find_gpu(cs.gpu_id.empty() ? server.gpu_id : cs.gpu_id);
+  const Fabric* fabric = cs.fabric_id.empty() ? nullptr : catalog.find_fabric(cs.fabric_id);
   if (wf.workload.task == Task::inference) {
     report::ServingEstimateReport r;
     r.workload = wf.workload;
-    r.server = *catalog.find_server(r.workload.cluster.server_id);
-    const std::string gpu_id =
-        r.workload.cluster.gpu_id.empty() ? r.server.gpu_id : r.workload.cluster.gpu_id;
-    r.gpu = *catalog.find_gpu(gpu_id);
+    r.server = server;
+    r.gpu = gpu;
     r.fabric_id = r.workload.cluster.fabric_id;
     r.params = count_params(r.workload.model);
     r.cluster_replicas = r.workload.layout.dp;
-    const Fabric* fabric = r.fabric_id.empty() ? nullptr : catalog.find_fabric(r.fabric_id);
     r.estimate = estimate_serving(r.workload, r.server, r.gpu, fabric);
     return o.format == "json" ? report::serving_estimate_json(r) : report::serving_estimate_text(r);
   }
   report::EstimateResult r;
   r.workload = wf.workload;
-  r.server = *catalog.find_server(r.workload.cluster.server_id);
-  const std::string gpu_id =
-      r.workload.cluster.gpu_id.empty() ? r.server.gpu_id : r.workload.cluster.gpu_id;
-  r.gpu = *catalog.find_gpu(gpu_id);
+  r.server = server;
+  r.gpu = gpu;
   r.fabric_id = r.workload.cluster.fabric_id;
   r.params = count_params(r.workload.model);
   r.memory = estimate_memory(r.workload, r.gpu);
-  const Fabric* fabric = r.fabric_id.empty() ? nullptr : catalog.find_fabric(r.fabric_id);
   r.step = estimate_step(r.workload, r.server, r.gpu, fabric,
                          perf_constants(r.gpu, r.workload.framework), r.memory);
   if (r.workload.tokens > 0) {

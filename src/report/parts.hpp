@@ -31,5 +31,7 @@ std::string cost(double usd);
 bool is_recommended(const PlanResult& p, const PlanCandidate& c);
 // Whether a plan meets every constraint: deadline, budget, power and goodput.
 bool feasible(const PlanCandidate& c);
+// "Search: N layouts, M evaluations in T s" and one line per rejection reason.
+std::string search_text(const SearchStats& s, double seconds);
 
 }  // namespace scaleout::report

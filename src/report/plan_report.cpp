@@ -180,11 +180,7 @@ std::string plan_text(const PlanReport& r) {
   o += fmt::format(
       "   k knee: the fastest point within {:.0f} % of its server's least GPU-hours)\n\n",
       100 * kKneePremium);
-  o += fmt::format("Search: {} layouts, {} evaluations in {:.2f} s\n", p.stats.candidates,
-                   p.stats.evaluated, r.seconds);
-  for (const auto& [reason, n] : p.stats.rejected_by_reason) {
-    o += fmt::format("  rejected for {}: {}\n", reason, n);
-  }
+  o += search_text(p.stats, r.seconds);
   return o;
 }
 
@@ -249,13 +245,26 @@ std::string plan_json(const PlanReport& r) {
     frontier.push_back(point);
   }
   j["frontier"] = frontier;
-  ordered_json rejected = ordered_json::object();
-  for (const auto& [reason, n] : p.stats.rejected_by_reason) rejected[reason] = n;
-  j["search"] = {{"candidates", p.stats.candidates},
-                 {"evaluated", p.stats.evaluated},
-                 {"seconds", r.seconds},
-                 {"rejected_by_reason", rejected}};
+  j["search"] = search_json(p.stats, r.seconds);
   return j.dump(2) + "\n";
+}
+
+std::string search_text(const SearchStats& s, double seconds) {
+  std::string o = fmt::format("Search: {} layouts, {} evaluations in {:.2f} s\n", s.candidates,
+                              s.evaluated, seconds);
+  for (const auto& [reason, n] : s.rejected_by_reason) {
+    o += fmt::format("  rejected for {}: {}\n", reason, n);
+  }
+  return o;
+}
+
+ordered_json search_json(const SearchStats& s, double seconds) {
+  ordered_json rejected = ordered_json::object();
+  for (const auto& [reason, n] : s.rejected_by_reason) rejected[reason] = n;
+  return {{"candidates", s.candidates},
+          {"evaluated", s.evaluated},
+          {"seconds", seconds},
+          {"rejected_by_reason", rejected}};
 }
 
 }  // namespace scaleout::report

@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/units.hpp"
+#include "report/json_parts.hpp"
+#include "report/parts.hpp"
 
 namespace scaleout::report {
 
@@ -227,11 +229,7 @@ std::string serving_plan_text(const ServingPlanReport& r) {
                      c.usd_per_hour > 0 ? fmt::format("{:.2f}", c.usd_per_hour) : "unpriced");
   }
   o += "\n";
-  o += fmt::format("Search: {} layouts, {} evaluations in {:.2f} s\n", p.stats.candidates,
-                   p.stats.evaluated, r.seconds);
-  for (const auto& [reason, n] : p.stats.rejected_by_reason) {
-    o += fmt::format("  rejected for {}: {}\n", reason, n);
-  }
+  o += search_text(p.stats, r.seconds);
   return o;
 }
 
@@ -261,12 +259,7 @@ std::string serving_plan_json(const ServingPlanReport& r) {
                         {"feasible", true}});
   }
   j["frontier"] = frontier;
-  ordered_json rejected = ordered_json::object();
-  for (const auto& [reason, n] : p.stats.rejected_by_reason) rejected[reason] = n;
-  j["search"] = {{"candidates", p.stats.candidates},
-                 {"evaluated", p.stats.evaluated},
-                 {"seconds", r.seconds},
-                 {"rejected_by_reason", rejected}};
+  j["search"] = search_json(p.stats, r.seconds);
   return j.dump(2) + "\n";
 }
 
