@@ -18,6 +18,8 @@ PerfConstants perf_constants(const Gpu& gpu, Framework framework) {
   k.compute.kernel_floor_s = f.kernel_floor_s;
   k.zero3_overlap = f.zero3_overlap;
   k.zero3_per_tensor = f.zero3_per_tensor;
+  k.dp_overlap = f.dp_overlap;
+  k.tp_backward_overlap = f.tp_backward_overlap;
   return k;
 }
 
@@ -26,8 +28,14 @@ FrameworkConstants framework_constants(Framework framework) {
   switch (framework) {
     case Framework::megatron:
     case Framework::nemo:
-      break;  // fused kernels: the reference the GPU-family constants describe
+      // Fused kernels: the reference the GPU-family constants describe.
+      // Megatron-LM overlaps the backward TP all-reduce of a column-parallel
+      // layer's input gradient with its weight-gradient GEMM
+      // (--async-tensor-model-parallel-allreduce, on by default since 2022).
+      f.tp_backward_overlap = true;
+      break;
     case Framework::deepspeed:
+      f.tp_backward_overlap = true;  // Megatron-DeepSpeed: Megatron-LM's layers
       // Megatron-DeepSpeed: Megatron's kernels under DeepSpeed's engine; small
       // kernels wait on the host (fitted on the even rows of vtrain-single: 60 us).
       f.kernel_floor_s = kDeepSpeedKernelFloor_s;
@@ -35,6 +43,11 @@ FrameworkConstants framework_constants(Framework framework) {
       // compute (Narayanan et al. 2021, Table 2: no speed-up from 768 to 1536 GPUs).
       f.zero3_overlap = false;
       f.zero3_per_tensor = true;
+      // ZeRO-0/1: the engine all-reduces (reduce-scatters) the gradients
+      // after the whole backward pass; no backward hook reduces buckets early
+      // (DeepSpeed PR #1246; the pipeline engine's ReduceGrads runs after the
+      // last micro-batch).
+      f.dp_overlap = false;
       break;
     case Framework::fsdp:
     case Framework::torchtitan:
@@ -129,7 +142,12 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
     // T*h 16-bit values forward and two backward (Megatron-LM).
     const double tp_one =
         collective_time_s(Collective::all_reduce, tokens_mb * h * act_bytes, tp_g, links);
-    double tp = 4.0 * tp_one;
+    // Backward: the two column-parallel layers (QKV, MLP in) all-reduce their
+    // input gradients; overlapped, they hide behind the weight-gradient GEMMs,
+    // about half of the forward GEMM time (QKV + MLP in: 7/12 of its FLOPs).
+    const double tp_backward =
+        k.tp_backward_overlap ? std::max(0.0, 2.0 * tp_one - 0.5 * f.gemm_s) : 2.0 * tp_one;
+    double tp = 2.0 * tp_one + tp_backward;
     double ep = 0;
     if (moe_layer && ly.ep > 1) {
       const double a2a_bytes = tokens_mb * m.moe.top_k * m.moe.capacity_factor * h * act_bytes;
@@ -181,11 +199,19 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
       // per weight tensor (QKV, output, the MLP matrices), each paying the
       // ring's latency across all shard ranks.
       const double pieces = k.zero3_per_tensor ? 2.0 + (m.mlp == MlpKind::swiglu ? 3.0 : 2.0) : 1.0;
-      const double gather = pieces * collective_time_s(Collective::all_gather,
-                                                       layer_params * 2.0 / pieces, shard_g, links);
+      // Per-tensor gathers run as one flat ring over the whole shard group:
+      // every rank's share crosses its own rail, with no node-local stage
+      // (DeepSpeed added hierarchical gathers later, in MiCS and ZeRO++ hpZ).
+      auto shard_collective = [&](Collective c, double bytes) {
+        if (!k.zero3_per_tensor || shard_g.nodes <= 1)
+          return collective_time_s(c, bytes, shard_g, links);
+        return ring_time_s(c, bytes, shard_g.size, links.inter);
+      };
+      const double gather =
+          pieces * shard_collective(Collective::all_gather, layer_params * 2.0 / pieces);
       const double grad_bytes = lora ? 0.0 : layer_params * state_policy(w).grad_bytes;
-      const double reduce = pieces * collective_time_s(Collective::reduce_scatter,
-                                                       grad_bytes / pieces, shard_g, links);
+      const double reduce =
+          pieces * shard_collective(Collective::reduce_scatter, grad_bytes / pieces);
       const double comm = 2.0 * gather + reduce;
       st.fsdp_exposed += k.zero3_overlap ? std::max(0.0, comm - compute) : comm;
     }
@@ -210,6 +236,7 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
     st.fsdp_exposed += n * one.fsdp_exposed;
   };
   StageTime slowest;
+  double stage_sum = 0;  // one micro-batch through every stage
   for (int s = 0; s < p; ++s) {
     StageTime st;
     const int base = m.layers / p;
@@ -224,6 +251,7 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
       st.compute += logits.total();
       st.flops += logits.flops;
     }
+    stage_sum += st.total();
     if (st.total() > slowest.total()) slowest = st;
   }
 
@@ -239,13 +267,21 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
   br.cp_comm = mb * slowest.cp;
   br.ep_comm = mb * slowest.ep;
   br.dp_comm = mb * slowest.fsdp_exposed;
-  // Pipeline: (p-1)/v stage-times of fill and drain (Narayanan et al. 2021 §2.2);
-  // one activation (gradient) crosses each stage boundary per chunk and micro-batch.
+  // Pipeline: the slowest stage paces the m micro-batches; fill and drain pass
+  // one micro-batch through every other stage, divided by v chunks
+  // (Narayanan et al. 2021 §2.2: (p-1)/v stage-times when stages are equal).
+  // One activation (gradient) crosses each stage boundary per chunk and micro-batch.
   if (p > 1) {
-    br.bubble = (p - 1) / v * slowest.total();
-    const double seq_div = (ly.sp && ly.tp > 1) ? ly.tp : 1.0;
-    const double pp_bytes = tokens_mb * h * act_bytes / seq_div;
-    br.pp_comm = 2.0 * v * mb * collective_time_s(Collective::send_recv, pp_bytes, pp_g, links);
+    br.bubble = (stage_sum - slowest.total()) / v;
+    // Each tensor-parallel rank sends 1/t of the activation and the receiving
+    // stage all-gathers it over the TP group (Megatron-LM's scatter/gather,
+    // Narayanan et al. 2021 §4.1; DeepSpeed's pipeline engine partitions
+    // activations and gradients the same way); with SP they are already split.
+    const double act = tokens_mb * h * act_bytes;
+    const double hop = collective_time_s(Collective::send_recv, act / ly.tp, pp_g, links);
+    const double regather =
+        ly.sp ? 0.0 : collective_time_s(Collective::all_gather, act, tp_g, links);
+    br.pp_comm = 2.0 * v * mb * (hop + regather);
   }
 
   // Data-parallel gradient reduction of the stage's parameters, overlapped with
@@ -262,7 +298,7 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
     const double gather =
         ly.zero == 0 ? 0.0
                      : collective_time_s(Collective::all_gather, trainable * 2.0, shard_g, links);
-    const double backward_last = slowest.compute * 2.0 / 3.0;
+    const double backward_last = k.dp_overlap ? slowest.compute * 2.0 / 3.0 : 0.0;
     br.dp_comm += std::max(0.0, reduce - backward_last) + gather;
   }
 

@@ -48,6 +48,12 @@ struct FrameworkConstants {
   double kernel_floor_s = 0.0;      // shortest kernel, host-bound
   bool zero3_overlap = true;        // ZeRO-3/FSDP gathers prefetched behind compute
   bool zero3_per_tensor = false;    // one gather per weight tensor instead of per block
+  // ZeRO-0/1 gradient reduction overlapped with the backward pass (bucketed
+  // hooks); off where the engine reduces only after the whole backward.
+  bool dp_overlap = true;
+  // Backward TP all-reduces (all-gathers with SP) of the column-parallel
+  // layers' input gradients run behind their weight-gradient GEMMs.
+  bool tp_backward_overlap = false;
 };
 
 // Fitted constants (docs/validation.md gives the fit and held-out errors).
@@ -61,6 +67,8 @@ struct PerfConstants {
   NetworkConstants network;
   bool zero3_overlap = true;
   bool zero3_per_tensor = false;
+  bool dp_overlap = true;
+  bool tp_backward_overlap = false;
 };
 
 // The constants for a GPU family and a training framework.

@@ -122,17 +122,55 @@ std::string plan_csv(const PlanReport& r) {
 
 std::string validate_csv(const ValidationReport& r) {
   std::string o;
-  record(o, {"id", "group", "metric", "gpu", "measured", "predicted", "error_fraction", "fits",
-             "peak_memory_bytes", "capacity_bytes", "step_time_s", "network_wait_fraction",
-             "filled", "not_predicted"});
+  record(o, {"id",
+             "group",
+             "metric",
+             "gpu",
+             "measured",
+             "predicted",
+             "error_fraction",
+             "fits",
+             "peak_memory_bytes",
+             "capacity_bytes",
+             "step_time_s",
+             "network_wait_fraction",
+             "compute_s",
+             "tp_comm_s",
+             "cp_comm_s",
+             "ep_comm_s",
+             "pp_comm_s",
+             "dp_comm_s",
+             "bubble_s",
+             "optimizer_s",
+             "filled",
+             "not_predicted"});
   auto opt = [](const std::optional<double>& v) { return v ? num(*v) : std::string(); };
   for (const RowResult& x : r.rows) {
-    record(o, {x.id, x.group, x.metric, x.gpu_id, num(x.measured), opt(x.predicted), opt(x.error),
+    const bool timed = x.step_s > 0;
+    auto part = [&](double v) { return timed ? num(v) : std::string(); };
+    const StepBreakdown& b = x.breakdown;
+    record(o, {x.id,
+               x.group,
+               x.metric,
+               x.gpu_id,
+               num(x.measured),
+               opt(x.predicted),
+               opt(x.error),
                x.memory_evaluated ? flag(x.fits) : std::string(),
                x.memory_evaluated ? num(x.peak_bytes) : std::string(),
                x.memory_evaluated ? num(x.capacity_bytes) : std::string(),
-               x.step_s > 0 ? num(x.step_s) : std::string(),
-               x.step_s > 0 ? num(x.network_wait_fraction) : std::string(), x.filled, x.skipped});
+               part(x.step_s),
+               part(x.network_wait_fraction),
+               part(b.compute),
+               part(b.tp_comm),
+               part(b.cp_comm),
+               part(b.ep_comm),
+               part(b.pp_comm),
+               part(b.dp_comm),
+               part(b.bubble),
+               part(b.optimizer),
+               x.filled,
+               x.skipped});
   }
   return o;
 }

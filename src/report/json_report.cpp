@@ -129,6 +129,7 @@ std::string validate_json(const ValidationReport& r) {
          {"peak_bytes", x.peak_bytes},
          {"capacity_bytes", x.capacity_bytes},
          {"gpu", x.gpu_id},
+         {"breakdown_s", x.step_s > 0 ? breakdown_json(x.breakdown) : ordered_json(nullptr)},
          {"filled", x.filled},
          {"skipped", x.skipped.empty() ? ordered_json(nullptr) : ordered_json(x.skipped)}});
   }

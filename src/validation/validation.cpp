@@ -327,6 +327,7 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
   const StepEstimate step = step_of(*chosen);
   out.step_s = step.step_s;
   out.network_wait_fraction = step.network_wait_fraction;
+  out.breakdown = step.breakdown;
   if (r.metric == "peak_mem_gib") {
     out.predicted = est.total() / (1024.0 * 1024.0 * 1024.0);
   } else if (r.metric == "step_time_s") {

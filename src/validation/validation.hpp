@@ -48,8 +48,9 @@ struct RowResult {
   std::string gpu_id;
   double step_s = 0;  // predicted step time (0 when not evaluated)
   double network_wait_fraction = 0;
-  std::string filled;   // "micro_batch=1 (megatron default); ..."
-  std::string skipped;  // why the metric was not predicted
+  StepBreakdown breakdown;  // the predicted step's parts, seconds
+  std::string filled;       // "micro_batch=1 (megatron default); ..."
+  std::string skipped;      // why the metric was not predicted
 };
 
 struct MetricSummary {

@@ -131,13 +131,16 @@ TEST(ValidateCsv, OneRecordPerRowAndAConstantColumnCount) {
   v.rows = {a, b};
   const auto rows = parse_csv(report::validate_csv(v));
   ASSERT_EQ(rows.size(), 3u);
-  for (const auto& row : rows) EXPECT_EQ(row.size(), 14u);
+  for (const auto& row : rows) EXPECT_EQ(row.size(), 22u);
+  EXPECT_EQ(rows[0][12], "compute_s");
+  EXPECT_EQ(rows[0][19], "optimizer_s");
   EXPECT_EQ(rows[1][0], "row,1");
   EXPECT_EQ(rows[1][5], "2");     // predicted
   EXPECT_EQ(rows[1][6], "-0.2");  // error_fraction
-  EXPECT_EQ(rows[1][12], a.filled);
+  EXPECT_EQ(rows[1][12], "");     // no step timed: no breakdown
+  EXPECT_EQ(rows[1][20], a.filled);
   EXPECT_EQ(rows[2][5], "");  // not predicted
-  EXPECT_EQ(rows[2][13], "no GPU");
+  EXPECT_EQ(rows[2][21], "no GPU");
 }
 
 TEST(Html, EscapeReplacesTheFiveSpecialCharacters) {
