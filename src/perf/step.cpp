@@ -16,10 +16,7 @@ PerfConstants perf_constants(const Gpu& gpu, Framework framework) {
   k.compute.fp8_gemm_efficiency *= f.compute_efficiency;
   k.compute.attention_efficiency *= f.compute_efficiency;
   k.compute.kernel_floor_s = f.kernel_floor_s;
-  k.zero3_overlap = f.zero3_overlap;
-  k.zero3_per_tensor = f.zero3_per_tensor;
-  k.dp_overlap = f.dp_overlap;
-  k.tp_backward_overlap = f.tp_backward_overlap;
+  k.framework = f;
   return k;
 }
 
@@ -145,8 +142,9 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
     // Backward: the two column-parallel layers (QKV, MLP in) all-reduce their
     // input gradients; overlapped, they hide behind the weight-gradient GEMMs,
     // about half of the forward GEMM time (QKV + MLP in: 7/12 of its FLOPs).
-    const double tp_backward =
-        k.tp_backward_overlap ? std::max(0.0, 2.0 * tp_one - 0.5 * f.gemm_s) : 2.0 * tp_one;
+    const double tp_backward = k.framework.tp_backward_overlap
+                                   ? std::max(0.0, 2.0 * tp_one - 0.5 * f.gemm_s)
+                                   : 2.0 * tp_one;
     double tp = 2.0 * tp_one + tp_backward;
     double ep = 0;
     if (moe_layer && ly.ep > 1) {
@@ -198,12 +196,13 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
       // FSDP gathers one flat buffer per block; DeepSpeed ZeRO-3 one collective
       // per weight tensor (QKV, output, the MLP matrices), each paying the
       // ring's latency across all shard ranks.
-      const double pieces = k.zero3_per_tensor ? 2.0 + (m.mlp == MlpKind::swiglu ? 3.0 : 2.0) : 1.0;
+      const double pieces =
+          k.framework.zero3_per_tensor ? 2.0 + (m.mlp == MlpKind::swiglu ? 3.0 : 2.0) : 1.0;
       // Per-tensor gathers run as one flat ring over the whole shard group:
       // every rank's share crosses its own rail, with no node-local stage
       // (DeepSpeed added hierarchical gathers later, in MiCS and ZeRO++ hpZ).
       auto shard_collective = [&](Collective c, double bytes) {
-        if (!k.zero3_per_tensor || shard_g.nodes <= 1)
+        if (!k.framework.zero3_per_tensor || shard_g.nodes <= 1)
           return collective_time_s(c, bytes, shard_g, links);
         return ring_time_s(c, bytes, shard_g.size, links.inter);
       };
@@ -213,7 +212,7 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
       const double reduce =
           pieces * shard_collective(Collective::reduce_scatter, grad_bytes / pieces);
       const double comm = 2.0 * gather + reduce;
-      st.fsdp_exposed += k.zero3_overlap ? std::max(0.0, comm - compute) : comm;
+      st.fsdp_exposed += k.framework.zero3_overlap ? std::max(0.0, comm - compute) : comm;
     }
   };
 
@@ -298,7 +297,7 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
     const double gather =
         ly.zero == 0 ? 0.0
                      : collective_time_s(Collective::all_gather, trainable * 2.0, shard_g, links);
-    const double backward_last = k.dp_overlap ? slowest.compute * 2.0 / 3.0 : 0.0;
+    const double backward_last = k.framework.dp_overlap ? slowest.compute * 2.0 / 3.0 : 0.0;
     br.dp_comm += std::max(0.0, reduce - backward_last) + gather;
   }
 

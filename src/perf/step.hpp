@@ -63,12 +63,9 @@ inline constexpr double kDeepSpeedKernelFloor_s = 60e-6;
 FrameworkConstants framework_constants(Framework framework);
 
 struct PerfConstants {
-  ComputeConstants compute;
+  ComputeConstants compute;  // the family's, with the framework's efficiency and floor applied
   NetworkConstants network;
-  bool zero3_overlap = true;
-  bool zero3_per_tensor = false;
-  bool dp_overlap = true;
-  bool tp_backward_overlap = false;
+  FrameworkConstants framework;  // how the framework schedules its communication
 };
 
 // The constants for a GPU family and a training framework.

@@ -234,7 +234,7 @@ TEST(Dp, DeepSpeedReducesGradientsAfterTheBackwardPass) {
   c.w.global_batch = 16;  // m = 4
   PerfConstants k = perf_constants(c.gpu, c.w.framework);
   const double exposed = estimate_step(c.w, c.server, c.gpu, c.fabric, k).breakdown.dp_comm;
-  k.dp_overlap = true;
+  k.framework.dp_overlap = true;
   const double hidden = estimate_step(c.w, c.server, c.gpu, c.fabric, k).breakdown.dp_comm;
   EXPECT_GT(exposed, 0);
   EXPECT_LT(hidden, exposed);
@@ -434,8 +434,8 @@ TEST(Zero3, DeepSpeedWithoutOverlapIsSlowerThanFsdp) {
   const FrameworkConstants f = framework_constants(Framework::deepspeed);
   EXPECT_FALSE(f.zero3_overlap);
   EXPECT_TRUE(f.zero3_per_tensor);
-  ds.zero3_overlap = f.zero3_overlap;
-  ds.zero3_per_tensor = f.zero3_per_tensor;
+  ds.framework.zero3_overlap = f.zero3_overlap;
+  ds.framework.zero3_per_tensor = f.zero3_per_tensor;
   const StepEstimate a = estimate_step(c.w, c.server, c.gpu, c.fabric, fsdp);
   const StepEstimate b = estimate_step(c.w, c.server, c.gpu, c.fabric, ds);
   EXPECT_GT(b.breakdown.dp_comm, a.breakdown.dp_comm);
