@@ -6,16 +6,21 @@ held-out errors (docs/validation.md). Usage:
 
 It writes the fit and held-out splits of data/validation/training.csv to
 BUILD_DIR/calibration/ and runs BUILD_DIR/bench/scaleout_calibrate over a grid
-around each constant. Splits take every other row, in file order, of:
-  eager-a100:  A100 rows of the eager PyTorch frameworks (mosaic, torchtitan,
-               fsdp, other) -> kEagerComputeEfficiency
-  hopper:      H100 rows of mosaic -> kHopperTrainingFactor (torchtitan H100
-               rows are held out whole)
+around each constant, in the order the fits depend on each other:
+  vtrain-multi (even / odd rows; korthikanti22 + narayanan21 and the A100
+               rows of megatron2020 held out whole) -> kAmpereSustainedFactor
   vtrain-single (even / odd rows) -> kDeepSpeedKernelFloor_s
+  inference.csv (even / odd rows, serving on H100/H200) -> kHopperSustainedFactor
+  eager-a100:  A100 rows of the eager PyTorch frameworks (mosaic, torchtitan,
+               fsdp, other; every other row) -> kAmpereEagerEfficiency
+  hopper:      H100 rows of mosaic (every other row) -> kEagerEfficiency
+               (torchtitan H100 rows are held out whole)
   peak_mem_gib rows -> a check of the memory overhead constants (not fitted)
 The grids scale the built-in constant (--gemm-scale multiplies all kernel
-efficiencies; --kernel-floor replaces the floor), so a minimum at 1 (or at the
-built-in floor) means the constant is where the fit put it.
+efficiencies of the rows' GPUs; --kernel-floor replaces the floor), so a
+minimum at 1 (or at the built-in floor) means the constant is where the fit
+put it. The sustained factor and the kernel floor interact on vtrain: each
+grid holds the other at its built-in value (a fixed point of the two fits).
 """
 import csv
 import os
@@ -65,13 +70,21 @@ def main():
     a100 = [r for r in rows if r["gpu"].startswith("a100") and r["framework"] in EAGER]
     h100 = [r for r in rows if r["gpu"].startswith("h100") and r["group"] == "mosaic"]
     titan_h100 = [r for r in rows if r["gpu"].startswith("h100") and r["group"] == "torchtitan"]
+    kornar = [r for r in rows if r["group"] in ("korthikanti22", "narayanan21")]
+    meg2020 = [r for r in rows if r["group"] == "megatron2020" and r["gpu"].startswith("a100")]
     a_fit, a_hold = dump("eager-a100-fit", a100[0::2], header), dump("eager-a100-held", a100[1::2], header)
     h_fit, h_hold = dump("hopper-fit", h100[0::2], header), dump("hopper-held", h100[1::2], header)
     h_titan = dump("hopper-held-torchtitan", titan_h100, header)
+    kn, m20 = dump("held-kornar", kornar, header), dump("held-megatron2020-a100", meg2020, header)
+    multi = os.path.join(VAL, "vtrain-multi.csv")
     single = os.path.join(VAL, "vtrain-single.csv")
-    run([a_fit, a_hold, "--gemm-scale", "0.94,0.97,1.0,1.03,1.06"])
-    run([h_fit, h_hold, h_titan, "--gemm-scale", "0.94,0.97,1.0,1.03,1.06"])
-    run([single + ":even", single + ":odd", "--kernel-floor", "4.5e-5,5e-5,5.5e-5,6e-5,6.5e-5"])
+    serving = os.path.join(VAL, "inference.csv")
+    scale = "0.94,0.97,1.0,1.03,1.06"
+    run([multi + ":even", multi + ":odd", kn, m20, "--gemm-scale", scale])
+    run([single + ":even", single + ":odd", "--kernel-floor", "5e-5,5.5e-5,6e-5,6.5e-5,7e-5"])
+    run([serving + ":even", serving + ":odd", "--gemm-scale", "0.95,0.97,0.99,1.0,1.01,1.03,1.05"])
+    run([a_fit, a_hold, "--gemm-scale", scale])
+    run([h_fit, h_hold, h_titan, "--gemm-scale", scale])
     # Memory: the a-priori overhead constants against the 13 peak_mem_gib rows.
     mem_rows = [r for r in csv.DictReader(open(os.path.join(VAL, "training.csv"), encoding="utf-8"))
                 if r["metric"] == "peak_mem_gib"]

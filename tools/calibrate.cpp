@@ -5,7 +5,9 @@
 //       --kernel-floor 0,5e-6,1e-5 --half-dim 64,96,128 --gemm-scale 0.9,1.0
 //
 // ":odd" / ":even" keeps every other row of a file (by position), so one
-// file can be split into a fit half and a held-out half.
+// file can be split into a fit half and a held-out half. A serving CSV
+// (data/validation/inference.csv) takes only --gemm-scale, which multiplies
+// the kernel rates the serving model uses.
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -13,6 +15,7 @@
 #include <vector>
 
 #include "io/catalog_reader.hpp"
+#include "io/serving_csv.hpp"
 #include "io/validation_csv.hpp"
 #include "io/workload_reader.hpp"
 #include "validation/validation.hpp"
@@ -30,6 +33,7 @@ std::vector<double> list(const char* s) {
 struct Set {
   std::string name;
   std::vector<scaleout::ValidationRow> rows;
+  std::vector<scaleout::ServingRow> serving;  // a serving CSV's rows instead
 };
 
 // Step-time experiments use the time rows; --memory switches to peak_mem_gib rows.
@@ -41,8 +45,17 @@ Set load(const std::string& spec) {
     path = spec.substr(0, colon);
     part = spec.substr(colon + 1);
   }
-  auto rows = scaleout::io::read_validation_csv(scaleout::io::read_text_file(path), path);
-  Set s{spec, {}};
+  const std::string text = scaleout::io::read_text_file(path);
+  Set s{spec, {}, {}};
+  if (scaleout::io::is_serving_csv(text)) {
+    auto rows = scaleout::io::read_serving_csv(text, path, scaleout::io::builtin_catalog());
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if ((part == "odd" && i % 2 == 0) || (part == "even" && i % 2 == 1)) continue;
+      s.serving.push_back(rows[i]);
+    }
+    return s;
+  }
+  auto rows = scaleout::io::read_validation_csv(text, path);
   for (size_t i = 0; i < rows.size(); ++i) {
     if (part == "odd" && i % 2 == 0) continue;
     if (part == "even" && i % 2 == 1) continue;
@@ -144,7 +157,15 @@ int run(int argc, char** argv) {
           if (e >= 0) t.elementwise_traffic = e;
           std::printf("%-12g %-9g %-10g %-11g", f, d, g, e);
           for (const Set& s : sets) {
-            std::printf(" %23.1f%%", 100.0 * mape(scaleout::validate_rows(s.rows, catalog, t)));
+            double m = 0;
+            if (!s.serving.empty()) {
+              scaleout::ServingConstants k;
+              k.compute_scale = g;
+              m = scaleout::validate_serving_rows(s.serving, catalog, k).overall.mape;
+            } else {
+              m = mape(scaleout::validate_rows(s.rows, catalog, t));
+            }
+            std::printf(" %23.2f%%", 100.0 * m);
           }
           std::printf("\n");
           std::fflush(stdout);

@@ -10,6 +10,14 @@
 
 namespace scaleout {
 
+ComputeConstants serving_compute_constants(const Gpu& gpu, const ServingConstants& k) {
+  ComputeConstants cc = compute_constants(gpu);
+  cc.gemm_efficiency *= k.compute_scale;
+  cc.fp8_gemm_efficiency *= k.compute_scale;
+  cc.attention_efficiency *= k.compute_scale;
+  return cc;
+}
+
 double weight_bytes_per_param(WeightFormat f, const ServingConstants& k) {
   switch (f) {
     case WeightFormat::bf16:
@@ -130,7 +138,7 @@ DecodeStep decode_step(const Workload& w, const Server& server, const Gpu& gpu,
                        const Fabric* fabric, int batch, double context, const ServingConstants& k) {
   const ModelShape& m = w.model;
   const int tp = w.layout.tp, pp = w.layout.pp, ep = w.layout.ep;
-  const ComputeConstants cc = compute_constants(gpu);
+  const ComputeConstants cc = serving_compute_constants(gpu, k);
   const Precision prec = compute_precision(w, gpu);
   const double pk = compute_peak_flops(gpu, prec);
   const double eff = prec == Precision::fp8 ? cc.fp8_gemm_efficiency : cc.gemm_efficiency;
@@ -264,7 +272,7 @@ double prefill_time_s(const Workload& w, const Server& server, const Gpu& gpu, c
   f.layout.flash_attention = true;
   f.model.dropout = false;
   f.precision = compute_precision(w, gpu);
-  const ComputeConstants cc = compute_constants(gpu);
+  const ComputeConstants cc = serving_compute_constants(gpu, k);
   const int moe_layers = moe_layer_count(m);
   double s = (m.layers - moe_layers) * layer_forward(f, gpu, cc, false).total();
   if (moe_layers > 0) s += moe_layers * layer_forward(f, gpu, cc, true).total();

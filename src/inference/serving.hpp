@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hw/hardware.hpp"
+#include "perf/compute.hpp"
 #include "workload/workload.hpp"
 
 namespace scaleout {
@@ -32,7 +33,13 @@ struct ServingConstants {
   // Host-side work per engine step (scheduling, sampling, launching the
   // CUDA graph); 0 until a fit justifies a value (docs/validation.md).
   double step_overhead_s = 0.0;
+  // Multiplies the GPU family's kernel rates (calibration experiments only:
+  // scripts/calibrate.py fits kHopperSustainedFactor through it).
+  double compute_scale = 1.0;
 };
+
+// The GPU family's kernel constants with `k.compute_scale` applied.
+ComputeConstants serving_compute_constants(const Gpu& gpu, const ServingConstants& k);
 
 // Bytes one stored weight takes: bf16 2, fp8 and int8 1, int4 0.5 + scales.
 double weight_bytes_per_param(WeightFormat f, const ServingConstants& k = {});

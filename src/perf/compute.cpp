@@ -9,16 +9,17 @@ ComputeConstants compute_constants(const Gpu& gpu) {
   // MAMF / dense peak (ml-engineering accelerator benchmarks, hardware-catalog.json
   // measured_bf16_mamf_tflops): A100 SXM 271.2/312, H100 SXM 794.5/989,
   // B200 1745/2250, MI300X 668.4/1307.4, Gaudi 3 1243/1835.
+  // Ampere and Hopper also carry the share of those rates that whole runs
+  // sustain (kAmpereSustainedFactor, kHopperSustainedFactor, fitted).
   if (gpu.family == "ampere") {
-    k.gemm_efficiency = 271.2 / 312.0;
-    k.attention_efficiency = 0.60;  // FA2 paper: 50-73 % of peak (forward) on A100
+    k.gemm_efficiency = 271.2 / 312.0 * kAmpereSustainedFactor;
+    // FA2 paper: 50-73 % of peak (forward) on A100.
+    k.attention_efficiency = 0.60 * kAmpereSustainedFactor;
   } else if (gpu.family == "hopper") {
-    // Full training steps reach a smaller share of the kernels' best rate on
-    // Hopper than on Ampere (fitted, kHopperTrainingFactor, docs/validation.md).
-    k.gemm_efficiency = 794.5 / 989.0 * kHopperTrainingFactor;
-    k.fp8_gemm_efficiency = 1402.6 / 1979.0 * kHopperTrainingFactor;
+    k.gemm_efficiency = 794.5 / 989.0 * kHopperSustainedFactor;
+    k.fp8_gemm_efficiency = 1402.6 / 1979.0 * kHopperSustainedFactor;
     // FA3 paper: FA2 reaches 35 % of peak on H100.
-    k.attention_efficiency = 0.35 * kHopperTrainingFactor;
+    k.attention_efficiency = 0.35 * kHopperSustainedFactor;
   } else if (gpu.family == "blackwell") {
     k.gemm_efficiency = 1745.0 / 2250.0;
     k.fp8_gemm_efficiency = 3432.5 / 4500.0;

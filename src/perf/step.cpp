@@ -11,7 +11,7 @@ namespace scaleout {
 PerfConstants perf_constants(const Gpu& gpu, Framework framework) {
   PerfConstants k;
   k.compute = compute_constants(gpu);
-  const FrameworkConstants f = framework_constants(framework);
+  const FrameworkConstants f = framework_constants(framework, gpu);
   k.compute.gemm_efficiency *= f.compute_efficiency;
   k.compute.fp8_gemm_efficiency *= f.compute_efficiency;
   k.compute.attention_efficiency *= f.compute_efficiency;
@@ -20,7 +20,7 @@ PerfConstants perf_constants(const Gpu& gpu, Framework framework) {
   return k;
 }
 
-FrameworkConstants framework_constants(Framework framework) {
+FrameworkConstants framework_constants(Framework framework, const Gpu& gpu) {
   FrameworkConstants f;
   switch (framework) {
     case Framework::megatron:
@@ -51,9 +51,10 @@ FrameworkConstants framework_constants(Framework framework) {
     case Framework::mosaic:
     case Framework::other:
       // Eager PyTorch with FSDP: unfused element-wise ops, casts and
-      // communication kernels competing for SMs (fitted on every other A100 row
-      // of mosaic, torchtitan and flashattn in data/validation/training.csv).
-      f.compute_efficiency = kEagerComputeEfficiency;
+      // communication kernels competing for SMs (fitted: on Ampere on every
+      // other A100 row of mosaic, torchtitan and flashattn, on Hopper on every
+      // other H100 row of mosaic, in data/validation/training.csv).
+      f.compute_efficiency = gpu.family == "ampere" ? kAmpereEagerEfficiency : kEagerEfficiency;
       break;
   }
   return f;

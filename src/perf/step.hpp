@@ -57,10 +57,15 @@ struct FrameworkConstants {
 };
 
 // Fitted constants (docs/validation.md gives the fit and held-out errors).
-inline constexpr double kEagerComputeEfficiency = 0.76;
+// Eager PyTorch (FSDP, torchtitan, llm-foundry) against fused kernels on the
+// same GPU: unfused element-wise ops, casts and communication kernels sharing
+// the SMs weigh more the faster the tensor cores are, so Ampere has its own.
+inline constexpr double kAmpereEagerEfficiency = 0.84;
+inline constexpr double kEagerEfficiency = 0.70;  // Hopper and later
 inline constexpr double kDeepSpeedKernelFloor_s = 60e-6;
 
-FrameworkConstants framework_constants(Framework framework);
+// How `framework` runs on `gpu` (the eager efficiency depends on the family).
+FrameworkConstants framework_constants(Framework framework, const Gpu& gpu);
 
 struct PerfConstants {
   ComputeConstants compute;  // the family's, with the framework's efficiency and floor applied

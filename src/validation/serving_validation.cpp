@@ -27,7 +27,7 @@ void add(ServingScore& s, double error) {
 }  // namespace
 
 ServingValidationReport validate_serving_rows(const std::vector<ServingRow>& rows,
-                                              const Catalog& catalog) {
+                                              const Catalog& catalog, const ServingConstants& k) {
   ServingValidationReport rep;
   for (const ServingRow& row : rows) {
     const ModelShape* model = catalog.find_model(row.model);
@@ -55,8 +55,8 @@ ServingValidationReport validate_serving_rows(const std::vector<ServingRow>& row
     w.inference.batch = row.concurrency > 0
                             ? row.concurrency
                             : static_cast<int>(std::min<long long>(
-                                  row.max_batch, serving_memory(w, gpu, 0).max_sequences));
-    const ServingEstimate e = estimate_serving(w, *server, gpu, nullptr);
+                                  row.max_batch, serving_memory(w, gpu, 0, k).max_sequences));
+    const ServingEstimate e = estimate_serving(w, *server, gpu, nullptr, k);
     ServingRowResult r;
     r.id = row.id;
     r.source = row.source;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hw/catalog.hpp"
+#include "inference/serving.hpp"
 
 namespace scaleout {
 
@@ -45,7 +46,9 @@ struct ServingValidationReport {
 };
 
 // Rows name catalog models and servers (io::read_serving_csv checks them).
+// `k` overrides the serving constants (calibration experiments).
 ServingValidationReport validate_serving_rows(const std::vector<ServingRow>& rows,
-                                              const Catalog& catalog);
+                                              const Catalog& catalog,
+                                              const ServingConstants& k = {});
 
 }  // namespace scaleout
