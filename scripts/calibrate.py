@@ -1,26 +1,28 @@
 #!/usr/bin/env python3
-"""Reproduces the fits of the step-time model's fitted constants and their
-held-out errors (docs/validation.md). Usage:
+"""Reproduces the fits of the model's five fitted constants (four on training
+data, one on serving data) and their held-out errors (docs/validation.md).
+Usage:
 
     scripts/calibrate.py [BUILD_DIR]      # default: build
 
 It writes the fit and held-out splits of data/validation/training.csv to
 BUILD_DIR/calibration/ and runs BUILD_DIR/bench/scaleout_calibrate over a grid
-around each constant, in the order the fits depend on each other:
+around each constant. Each grid scales one constant and holds every other at
+its built-in value, so the built-in values are a fixed point of the fits:
   vtrain-multi (even / odd rows; korthikanti22 + narayanan21 and the A100
                rows of megatron2020 held out whole) -> kAmpereSustainedFactor
   vtrain-single (even / odd rows) -> kDeepSpeedKernelFloor_s
-  inference.csv (even / odd rows, serving on H100/H200) -> kHopperSustainedFactor
+  inference.csv (even / odd rows: serving on H100/H200 and one A100 row, which
+               the scale also moves) -> kHopperSustainedFactor
   eager-a100:  A100 rows of the eager PyTorch frameworks (mosaic, torchtitan,
                fsdp, other; every other row) -> kAmpereEagerEfficiency
-  hopper:      H100 rows of mosaic (every other row) -> kEagerEfficiency
+  hopper:      H100 rows of mosaic (every other row) -> kHopperEagerEfficiency
                (torchtitan H100 rows are held out whole)
   peak_mem_gib rows -> a check of the memory overhead constants (not fitted)
 The grids scale the built-in constant (--gemm-scale multiplies all kernel
 efficiencies of the rows' GPUs; --kernel-floor replaces the floor), so a
 minimum at 1 (or at the built-in floor) means the constant is where the fit
-put it. The sustained factor and the kernel floor interact on vtrain: each
-grid holds the other at its built-in value (a fixed point of the two fits).
+put it. The sustained factor and the kernel floor interact on vtrain.
 """
 import csv
 import os

@@ -8,16 +8,20 @@
 // file can be split into a fit half and a held-out half. A serving CSV
 // (data/validation/inference.csv) takes only --gemm-scale, which multiplies
 // the kernel rates the serving model uses.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "inference/serving.hpp"
 #include "io/catalog_reader.hpp"
 #include "io/serving_csv.hpp"
 #include "io/validation_csv.hpp"
 #include "io/workload_reader.hpp"
+#include "validation/serving_validation.hpp"
 #include "validation/validation.hpp"
 
 namespace {
@@ -33,7 +37,8 @@ std::vector<double> list(const char* s) {
 struct Set {
   std::string name;
   std::vector<scaleout::ValidationRow> rows;
-  std::vector<scaleout::ServingRow> serving;  // a serving CSV's rows instead
+  bool is_serving = false;  // a serving CSV: its rows are in `serving`
+  std::vector<scaleout::ServingRow> serving;
 };
 
 // Step-time experiments use the time rows; --memory switches to peak_mem_gib rows.
@@ -46,8 +51,10 @@ Set load(const std::string& spec) {
     part = spec.substr(colon + 1);
   }
   const std::string text = scaleout::io::read_text_file(path);
-  Set s{spec, {}, {}};
+  Set s{spec, {}, false, {}};
   if (scaleout::io::is_serving_csv(text)) {
+    if (memory_rows) throw std::runtime_error(path + ": a serving CSV has no peak_mem_gib rows");
+    s.is_serving = true;
     auto rows = scaleout::io::read_serving_csv(text, path, scaleout::io::builtin_catalog());
     for (size_t i = 0; i < rows.size(); ++i) {
       if ((part == "odd" && i % 2 == 0) || (part == "even" && i % 2 == 1)) continue;
@@ -114,6 +121,13 @@ int run(int argc, char** argv) {
       specs.push_back(a);
   }
   for (const std::string& spec : specs) sets.push_back(load(spec));
+  const bool serving =
+      std::any_of(sets.begin(), sets.end(), [](const Set& s) { return s.is_serving; });
+  if (serving && (floors.size() > 1 || dims.size() > 1 || traffic.size() > 1 || floors[0] >= 0 ||
+                  dims[0] >= 0 || traffic[0] >= 0))
+    std::fprintf(stderr,
+                 "scaleout_calibrate: serving CSVs take only --gemm-scale; --kernel-floor, "
+                 "--half-dim and --elementwise leave their figures unchanged\n");
   if (memory_rows && !sets.empty()) {
     const scaleout::Catalog& cat = scaleout::io::builtin_catalog();
     std::printf("%-12s %-13s", "overhead_gib", "fragmentation");
@@ -158,9 +172,9 @@ int run(int argc, char** argv) {
           std::printf("%-12g %-9g %-10g %-11g", f, d, g, e);
           for (const Set& s : sets) {
             double m = 0;
-            if (!s.serving.empty()) {
+            if (s.is_serving) {
               scaleout::ServingConstants k;
-              k.compute_scale = g;
+              k.gemm_efficiency_scale = g;
               m = scaleout::validate_serving_rows(s.serving, catalog, k).overall.mape;
             } else {
               m = mape(scaleout::validate_rows(s.rows, catalog, t));

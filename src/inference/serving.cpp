@@ -12,9 +12,9 @@ namespace scaleout {
 
 ComputeConstants serving_compute_constants(const Gpu& gpu, const ServingConstants& k) {
   ComputeConstants cc = compute_constants(gpu);
-  cc.gemm_efficiency *= k.compute_scale;
-  cc.fp8_gemm_efficiency *= k.compute_scale;
-  cc.attention_efficiency *= k.compute_scale;
+  cc.gemm_efficiency *= k.gemm_efficiency_scale;
+  cc.fp8_gemm_efficiency *= k.gemm_efficiency_scale;
+  cc.attention_efficiency *= k.gemm_efficiency_scale;
   return cc;
 }
 

@@ -35,10 +35,10 @@ struct ServingConstants {
   double step_overhead_s = 0.0;
   // Multiplies the GPU family's kernel rates (calibration experiments only:
   // scripts/calibrate.py fits kHopperSustainedFactor through it).
-  double compute_scale = 1.0;
+  double gemm_efficiency_scale = 1.0;
 };
 
-// The GPU family's kernel constants with `k.compute_scale` applied.
+// The GPU family's kernel constants with `k.gemm_efficiency_scale` applied.
 ComputeConstants serving_compute_constants(const Gpu& gpu, const ServingConstants& k);
 
 // Bytes one stored weight takes: bf16 2, fp8 and int8 1, int4 0.5 + scales.

@@ -12,7 +12,7 @@ namespace scaleout {
 namespace {
 
 // Relative uncertainty of predicted serving throughput and latency: the
-// largest per-source MAPE of data/validation/inference.csv (NIM, 14.1 %) with
+// largest per-source MAPE of data/validation/inference.csv (MoE, 13.6 %) with
 // a margin for single rows (docs/validation.md, "Inference").
 constexpr double kServingBand = 0.20;
 

@@ -11,7 +11,8 @@ namespace scaleout {
 // Named constants of the compute model; per GPU family (docs/model.md).
 struct ComputeConstants {
   // Large-GEMM rate as a share of the dense peak: measured maximum achievable
-  // matmul FLOPS (ml-engineering MAMF: A100 271.2/312, H100 794.5/989).
+  // matmul FLOPS (ml-engineering MAMF: A100 271.2/312, H100 794.5/989), times
+  // the sustained factor below on Ampere and Hopper.
   double gemm_efficiency = 0.80;
   // The same for FP8 GEMMs against the FP8 peak (H100 1402.6/1979, B200 3432.5/4500).
   double fp8_gemm_efficiency = 0.70;
@@ -31,14 +32,16 @@ struct ComputeConstants {
   double elementwise_traffic = 1.0;
 };
 
-// Share of the kernels' measured best rates (the efficiencies above) that a
-// GPU sustains through whole training steps and serving runs of fused
-// kernels (Megatron-LM, NeMo, TensorRT-LLM), as opposed to one GEMM in a
-// micro-benchmark. Fitted; docs/validation.md gives each fit and its error on
-// data it did not see:
+// Share of the kernels' measured best rates (the MAMF / FlashAttention shares
+// in compute_constants) that a GPU sustains through whole training steps and
+// serving runs of fused kernels (Megatron-LM, NeMo, TensorRT-LLM), as opposed
+// to one GEMM in a micro-benchmark; compute_constants multiplies them in.
+// Fitted; docs/validation.md gives each fit and its error on data it did not
+// see:
 //   Ampere: the even rows of vtrain-multi (Megatron-DeepSpeed on A100);
-//   Hopper: the even rows of inference.csv's serving throughput (H100).
-// Other families have no whole-step measurement and keep 1.
+//   Hopper: the 50 even rows of inference.csv (serving throughput, TTFT and
+//   TPOT on H100 and H200).
+// Other families have no whole-run measurement and keep 1.
 inline constexpr double kAmpereSustainedFactor = 0.90;
 inline constexpr double kHopperSustainedFactor = 0.88;
 

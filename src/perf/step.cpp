@@ -54,7 +54,9 @@ FrameworkConstants framework_constants(Framework framework, const Gpu& gpu) {
       // communication kernels competing for SMs (fitted: on Ampere on every
       // other A100 row of mosaic, torchtitan and flashattn, on Hopper on every
       // other H100 row of mosaic, in data/validation/training.csv).
-      f.compute_efficiency = gpu.family == "ampere" ? kAmpereEagerEfficiency : kEagerEfficiency;
+      f.compute_efficiency = gpu.family == "ampere" || gpu.family == "volta"
+                                 ? kAmpereEagerEfficiency
+                                 : kHopperEagerEfficiency;
       break;
   }
   return f;

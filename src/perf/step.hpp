@@ -59,9 +59,12 @@ struct FrameworkConstants {
 // Fitted constants (docs/validation.md gives the fit and held-out errors).
 // Eager PyTorch (FSDP, torchtitan, llm-foundry) against fused kernels on the
 // same GPU: unfused element-wise ops, casts and communication kernels sharing
-// the SMs weigh more the faster the tensor cores are, so Ampere has its own.
+// the SMs weigh more the faster the tensor cores run against HBM. Ampere's
+// value also serves Volta (about 150 dense FLOPs per HBM byte, both); Hopper's
+// every other family (Hopper about 300; Blackwell, Ada, CDNA3 and Gaudi are
+// closer to Hopper than to Ampere).
 inline constexpr double kAmpereEagerEfficiency = 0.84;
-inline constexpr double kEagerEfficiency = 0.70;  // Hopper and later
+inline constexpr double kHopperEagerEfficiency = 0.70;
 inline constexpr double kDeepSpeedKernelFloor_s = 60e-6;
 
 // How `framework` runs on `gpu` (the eager efficiency depends on the family).

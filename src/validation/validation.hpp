@@ -83,7 +83,9 @@ struct ModelTuning {
   OverheadModel overhead;
   // Applied on top of perf_constants(gpu) when set.
   std::optional<double> gemm_half_dim;
-  std::optional<double> gemm_efficiency_scale;  // multiplies the family's MAMF share
+  // Multiplies the GEMM, FP8 GEMM and attention efficiencies perf_constants
+  // gives (MAMF share x sustained factor x the framework's efficiency).
+  std::optional<double> gemm_efficiency_scale;
   std::optional<double> kernel_floor_s;
   std::optional<double> elementwise_traffic;
 };

@@ -322,5 +322,37 @@ TEST(ServingProperty, MemoryPartsAddUpAndAreFinite) {
   }
 }
 
+TEST(Calibration, GemmEfficiencyScaleMultipliesTheKernelRates) {
+  // Scale 1 leaves the family's constants; scale s multiplies the three
+  // tensor-core efficiencies and so divides a compute-bound prefill by s.
+  const Gpu& g = gpu_of("dgx-h100");
+  const ComputeConstants base = compute_constants(g);
+  const ComputeConstants one = serving_compute_constants(g, {});
+  EXPECT_DOUBLE_EQ(one.gemm_efficiency, base.gemm_efficiency);
+  EXPECT_DOUBLE_EQ(one.attention_efficiency, base.attention_efficiency);
+  ServingConstants k;
+  k.gemm_efficiency_scale = 0.5;
+  const ComputeConstants half = serving_compute_constants(g, k);
+  EXPECT_DOUBLE_EQ(half.gemm_efficiency, 0.5 * base.gemm_efficiency);
+  EXPECT_DOUBLE_EQ(half.fp8_gemm_efficiency, 0.5 * base.fp8_gemm_efficiency);
+  EXPECT_DOUBLE_EQ(half.attention_efficiency, 0.5 * base.attention_efficiency);
+  EXPECT_DOUBLE_EQ(half.hbm_efficiency, base.hbm_efficiency);
+  // Llama 3 70B, 8192-token prompt on TP8: the compute-bound GEMMs and
+  // attention take twice as long; the prefill, with its all-reduces and
+  // element-wise kernels, between 1 and 2 times.
+  Workload w = serve("llama3-70b", 8);
+  w.seq_len = 8192;
+  w.layout.flash_attention = true;
+  const OpTimes a = layer_forward(w, g, one, false);
+  const OpTimes b = layer_forward(w, g, half, false);
+  EXPECT_NEAR(b.gemm_s, 2.0 * a.gemm_s, 1e-12);
+  EXPECT_NEAR(b.attention_s, 2.0 * a.attention_s, 1e-12);
+  EXPECT_DOUBLE_EQ(b.elementwise_s, a.elementwise_s);
+  const double t1 = prefill_time_s(w, server("dgx-h100"), g, nullptr, 8192, {});
+  const double t2 = prefill_time_s(w, server("dgx-h100"), g, nullptr, 8192, k);
+  EXPECT_GT(t2 / t1, 1.5);
+  EXPECT_LT(t2 / t1, 2.0);
+}
+
 }  // namespace
 }  // namespace scaleout

@@ -453,7 +453,7 @@ TEST(Frameworks, EagerPyTorchLosesMoreOnHopperThanOnAmpere) {
   // their non-tensor-core work weighs more next to faster tensor cores.
   const Catalog& cat = io::builtin_catalog();
   for (const auto& [id, eager] : {std::pair{"a100-sxm-80g", kAmpereEagerEfficiency},
-                                  std::pair{"h100-sxm", kEagerEfficiency}}) {
+                                  std::pair{"h100-sxm", kHopperEagerEfficiency}}) {
     const Gpu& g = *cat.find_gpu(id);
     const PerfConstants fused = perf_constants(g, Framework::megatron);
     const PerfConstants fsdp = perf_constants(g, Framework::fsdp);
@@ -462,8 +462,8 @@ TEST(Frameworks, EagerPyTorchLosesMoreOnHopperThanOnAmpere) {
     EXPECT_DOUBLE_EQ(fsdp.compute.attention_efficiency, fused.compute.attention_efficiency * eager);
   }
   EXPECT_DOUBLE_EQ(kAmpereEagerEfficiency, 0.84);
-  EXPECT_DOUBLE_EQ(kEagerEfficiency, 0.70);
-  EXPECT_LT(kEagerEfficiency, kAmpereEagerEfficiency);
+  EXPECT_DOUBLE_EQ(kHopperEagerEfficiency, 0.70);
+  EXPECT_LT(kHopperEagerEfficiency, kAmpereEagerEfficiency);
 }
 
 }  // namespace
