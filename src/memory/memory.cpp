@@ -219,9 +219,13 @@ StatePolicy state_policy(const Workload& w) {
   switch (w.framework) {
     case Framework::megatron:
     case Framework::nemo:
-      // Megatron-LM mixed precision: 16-bit weights, fp32 main gradients,
-      // fp32 master weights and Adam moments (docs/distrib_optimizer.md: 18 B/param).
-      p = {2.0, 4.0, 4.0, 8.0};
+      // Megatron-LM mixed precision (docs/distrib_optimizer.md): BF16 keeps
+      // fp32 main gradients that are all-reduced in fp32 (18 B/param; the
+      // default --accumulate-allreduce-grads-in-fp32 under bf16); FP16 keeps
+      // and all-reduces fp16 gradients, and the optimizer holds an fp32 copy
+      // of them beside the fp32 master weights (20 B/param).
+      p = w.precision == Precision::fp16 ? StatePolicy{2.0, 2.0, 8.0, 8.0}
+                                         : StatePolicy{2.0, 4.0, 4.0, 8.0};
       break;
     case Framework::deepspeed:
       // ZeRO paper (Rajbhandari et al. 2020): 2 + 2 + 12 = 16 B/param.

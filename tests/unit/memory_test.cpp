@@ -141,6 +141,13 @@ TEST(ModelState, MegatronEighteenBytesAndDistributedOptimizer) {
   EXPECT_NEAR(model_state(estimate_memory(w, gpu)), 18 * psi, 1e-6 * psi);
   w.layout.zero = 1;
   EXPECT_NEAR(model_state(estimate_memory(w, gpu)), 6 * psi + 12 * psi / 64, 1e-6 * psi);
+  // The same table's fp16 row: fp16 params + fp16 grads = 20 B/param,
+  // distributed optimizer 4 + 16/d; the gradients reduced are fp16.
+  w.precision = Precision::fp16;
+  EXPECT_DOUBLE_EQ(state_policy(w).grad_bytes, 2.0);
+  EXPECT_NEAR(model_state(estimate_memory(w, gpu)), 4 * psi + 16 * psi / 64, 1e-6 * psi);
+  w.layout.zero = 0;
+  EXPECT_NEAR(model_state(estimate_memory(w, gpu)), 20 * psi, 1e-6 * psi);
 }
 
 TEST(ModelState, LoraTrainsOnlyTheAdapters) {
