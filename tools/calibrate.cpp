@@ -44,6 +44,11 @@ struct Set {
 // Step-time experiments use the time rows; --memory switches to peak_mem_gib rows.
 bool memory_rows = false;
 
+// Row i (0-based, by position) belongs to the ":odd" / ":even" half named by `part`.
+bool in_half(const std::string& part, size_t i) {
+  return !((part == "odd" && i % 2 == 0) || (part == "even" && i % 2 == 1));
+}
+
 Set load(const std::string& spec) {
   std::string path = spec, part;
   if (const auto colon = spec.rfind(':'); colon != std::string::npos) {
@@ -57,16 +62,13 @@ Set load(const std::string& spec) {
     s.is_serving = true;
     auto rows = scaleout::io::read_serving_csv(text, path, scaleout::io::builtin_catalog());
     for (size_t i = 0; i < rows.size(); ++i) {
-      if ((part == "odd" && i % 2 == 0) || (part == "even" && i % 2 == 1)) continue;
-      s.serving.push_back(rows[i]);
+      if (in_half(part, i)) s.serving.push_back(rows[i]);
     }
     return s;
   }
   auto rows = scaleout::io::read_validation_csv(text, path);
   for (size_t i = 0; i < rows.size(); ++i) {
-    if (part == "odd" && i % 2 == 0) continue;
-    if (part == "even" && i % 2 == 1) continue;
-    if ((rows[i].metric == "peak_mem_gib") != memory_rows) continue;
+    if (!in_half(part, i) || (rows[i].metric == "peak_mem_gib") != memory_rows) continue;
     s.rows.push_back(rows[i]);
   }
   return s;

@@ -11,11 +11,7 @@
 namespace scaleout {
 
 ComputeConstants serving_compute_constants(const Gpu& gpu, const ServingConstants& k) {
-  ComputeConstants cc = compute_constants(gpu);
-  cc.gemm_efficiency *= k.gemm_efficiency_scale;
-  cc.fp8_gemm_efficiency *= k.gemm_efficiency_scale;
-  cc.attention_efficiency *= k.gemm_efficiency_scale;
-  return cc;
+  return scaled_tensor_rates(compute_constants(gpu), k.gemm_efficiency_scale);
 }
 
 double weight_bytes_per_param(WeightFormat f, const ServingConstants& k) {

@@ -37,6 +37,13 @@ ComputeConstants compute_constants(const Gpu& gpu) {
   return k;
 }
 
+ComputeConstants scaled_tensor_rates(ComputeConstants k, double s) {
+  k.gemm_efficiency *= s;
+  k.fp8_gemm_efficiency *= s;
+  k.attention_efficiency *= s;
+  return k;
+}
+
 namespace {
 
 double peak(const Gpu& gpu, Precision p) {

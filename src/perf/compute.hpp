@@ -47,6 +47,10 @@ inline constexpr double kHopperSustainedFactor = 0.88;
 
 ComputeConstants compute_constants(const Gpu& gpu);
 
+// The same constants with the three tensor-core rates (GEMM, FP8 GEMM,
+// attention) multiplied by `s`: a framework's efficiency, a calibration scale.
+ComputeConstants scaled_tensor_rates(ComputeConstants k, double s);
+
 // Times in seconds and FLOPs for one micro-batch on one GPU.
 struct OpTimes {
   double gemm_s = 0;         // dense matmuls (projections, MLP, experts, router)

@@ -10,11 +10,8 @@ namespace scaleout {
 
 PerfConstants perf_constants(const Gpu& gpu, Framework framework) {
   PerfConstants k;
-  k.compute = compute_constants(gpu);
   const FrameworkConstants f = framework_constants(framework, gpu);
-  k.compute.gemm_efficiency *= f.compute_efficiency;
-  k.compute.fp8_gemm_efficiency *= f.compute_efficiency;
-  k.compute.attention_efficiency *= f.compute_efficiency;
+  k.compute = scaled_tensor_rates(compute_constants(gpu), f.compute_efficiency);
   k.compute.kernel_floor_s = f.kernel_floor_s;
   k.framework = f;
   return k;

@@ -250,11 +250,8 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
   const std::optional<Fabric> fabric = fabric_of(r, server);
   PerfConstants perf = perf_constants(*gpu, w.framework);
   if (tuning.gemm_half_dim) perf.compute.gemm_half_dim = *tuning.gemm_half_dim;
-  if (tuning.gemm_efficiency_scale) {
-    perf.compute.gemm_efficiency *= *tuning.gemm_efficiency_scale;
-    perf.compute.fp8_gemm_efficiency *= *tuning.gemm_efficiency_scale;
-    perf.compute.attention_efficiency *= *tuning.gemm_efficiency_scale;
-  }
+  if (tuning.gemm_efficiency_scale)
+    perf.compute = scaled_tensor_rates(perf.compute, *tuning.gemm_efficiency_scale);
   if (tuning.kernel_floor_s) perf.compute.kernel_floor_s = *tuning.kernel_floor_s;
   if (tuning.elementwise_traffic) perf.compute.elementwise_traffic = *tuning.elementwise_traffic;
   if (!r.global_batch) {
