@@ -36,10 +36,23 @@ double logit_bytes(Framework f) {
   }
   return 12.0;
 }
-// Activations are stored in 16-bit (FP8 recipes keep 16-bit activations
-// outside the GEMMs); dropout masks are 1 byte per element.
+// Activations are stored in 16-bit; dropout masks are 1 byte per element.
 constexpr double kAct = 2.0;
 constexpr double kMask = 1.0;
+// An FP8 linear of Transformer Engine, which Megatron-Core and NeMo run FP8
+// through, saves its FP8-cast input for the weight gradient (1 byte) instead
+// of the 16-bit one (TE pytorch/module/linear.py: `saved_inputmat` is the FP8
+// `inputmat` when fp8 is on; LayerNormLinear and LayerNormMLP keep their
+// normalised input and the activation output the same way). Attention,
+// norms, the router and MoE experts stay 16-bit, and so does every other
+// framework's FP8 path: an upper bound where the saving is not established.
+constexpr double kFp8 = 1.0;
+
+double gemm_input_bytes(const Workload& w) {
+  const bool transformer_engine =
+      w.framework == Framework::megatron || w.framework == Framework::nemo;
+  return transformer_engine && w.precision == Precision::fp8 ? kFp8 : kAct;
+}
 
 bool is_lora(const Workload& w) {
   return w.task == Task::finetune && w.finetune.method != FinetuneMethod::full;
@@ -65,11 +78,12 @@ double optimizer_moment_bytes(const Workload& w) {
 }
 
 // Per-token bytes of the tensors the MLP of one layer stores, for
-// intermediate size f (already divided by TP) and `dup` token copies.
-double mlp_tensor_bytes(MlpKind kind, double f_local) {
+// intermediate size f (already divided by TP), with the fc2 input stored at
+// `fc2_input` bytes per element.
+double mlp_tensor_bytes(MlpKind kind, double f_local, double fc2_input = kAct) {
   // GELU: fc1 output (activation input) and activation output (fc2 input).
   // SwiGLU: gate and up outputs and their product (fc2 input).
-  return kind == MlpKind::swiglu ? 3.0 * kAct * f_local : 2.0 * kAct * f_local;
+  return (kind == MlpKind::swiglu ? 2.0 * kAct : kAct) * f_local + fc2_input * f_local;
 }
 
 struct TensorShares {
@@ -87,11 +101,12 @@ double layer_bytes_per_token(const Workload& w, bool moe_layer, bool core_recomp
   const double h = static_cast<double>(m.hidden);
   const double a = m.heads;
   const double t = sh.tp;
+  const double gemm_in = gemm_input_bytes(w);
   double bytes = 0;
 
   // Attention block (Korthikanti et al. 2022 §4.1: 11sbh + 5as^2b with dropout).
-  bytes += kAct * h / sh.seq_div;  // norm input (residual stream)
-  bytes += kAct * h / sh.seq_div;  // QKV projection input (norm output)
+  bytes += kAct * h / sh.seq_div;     // norm input (residual stream)
+  bytes += gemm_in * h / sh.seq_div;  // QKV projection input (norm output)
   double attn_out_dim;
   if (m.is_mla()) {
     const MlaShape& x = m.mla;
@@ -115,12 +130,12 @@ double layer_bytes_per_token(const Workload& w, bool moe_layer, bool core_recomp
     bytes += kAct * a * s_kv / t;                           // softmax output
     if (m.dropout) bytes += (kMask + kAct) * a * s_kv / t;  // dropout mask and output
   }
-  bytes += kAct * attn_out_dim / t;                // output projection input
+  bytes += gemm_in * attn_out_dim / t;             // output projection input
   if (m.dropout) bytes += kMask * h / sh.seq_div;  // attention output dropout mask
 
   // MLP block (Korthikanti §4.1: 19sbh for f = 4h).
-  bytes += kAct * h / sh.seq_div;  // norm input
-  bytes += kAct * h / sh.seq_div;  // MLP / router input
+  bytes += kAct * h / sh.seq_div;                          // norm input
+  bytes += (moe_layer ? kAct : gemm_in) * h / sh.seq_div;  // MLP / router input
   if (moe_layer) {
     const MoeShape& e = m.moe;
     const double copies = e.top_k * e.capacity_factor;  // routed token copies per token
@@ -132,7 +147,7 @@ double layer_bytes_per_token(const Workload& w, bool moe_layer, bool core_recomp
       bytes += mlp_tensor_bytes(m.mlp, static_cast<double>(e.expert_ffn) * e.shared_experts / t);
     }
   } else {
-    bytes += mlp_tensor_bytes(m.mlp, static_cast<double>(m.ffn) / t);
+    bytes += mlp_tensor_bytes(m.mlp, static_cast<double>(m.ffn) / t, gemm_in);
   }
   if (m.dropout) bytes += kMask * h / sh.seq_div;  // MLP output dropout mask
 

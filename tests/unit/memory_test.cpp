@@ -59,6 +59,28 @@ TEST(Activations, KorthikantiSelectiveRecompute) {
   EXPECT_DOUBLE_EQ(activation_bytes_per_layer(w, false), s * b * h / t * 34);
 }
 
+TEST(Activations, TransformerEngineFp8StoresGemmInputsInOneByte) {
+  // Of the 34 sbh/t, the QKV input (2), the output projection input (2), the
+  // fc1 input (2) and the fc2 input (8, f = 4h) are FP8-cast GEMM inputs:
+  // half of 14 is saved, leaving 27 sbh/t.
+  const double t = 8;
+  Workload w = korthikanti(8, true, Recompute::selective);
+  w.precision = Precision::fp8;
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(w, false), s * b * h / t * 27);
+  w.framework = Framework::nemo;
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(w, false), s * b * h / t * 27);
+  // Full recomputation keeps only the 16-bit layer input.
+  w.layout.recompute = Recompute::full;
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(w, false), 2 * s * b * h / t);
+  // Other FP8 stacks are not credited with the saving.
+  w.layout.recompute = Recompute::selective;
+  w.framework = Framework::torchtitan;
+  w.layout.flash_attention = true;
+  const double fp8 = activation_bytes_per_layer(w, false);
+  w.precision = Precision::bf16;
+  EXPECT_DOUBLE_EQ(fp8, activation_bytes_per_layer(w, false));
+}
+
 TEST(Activations, KorthikantiFullRecompute) {
   // Only the layer input: 2*s*b*h, divided by t with SP.
   EXPECT_DOUBLE_EQ(activation_bytes_per_layer(korthikanti(8, false, Recompute::full), false),
