@@ -47,11 +47,13 @@ GroupSpan span_of(int size, long long stride, int gpus_per_node) {
   return g;
 }
 
-double collective_time_s(Collective c, double bytes, const GroupSpan& g, const ClusterLinks& l) {
+double collective_time_s(Collective c, double bytes, const GroupSpan& g, const ClusterLinks& l,
+                         CrossNode algo) {
   if (g.size <= 1 || bytes <= 0) return 0;
   if (g.nodes <= 1) return ring_time_s(c, bytes, g.size, l.intra);
   if (l.inter.bus_bw_Bps <= 0) return 1e30;  // no scale-out network: unusable
-  if (g.per_node <= 1) return ring_time_s(c, bytes, g.size, l.inter);
+  if (g.per_node <= 1 || algo == CrossNode::flat_ring)
+    return ring_time_s(c, bytes, g.size, l.inter);
   switch (c) {
     case Collective::all_reduce:
       // NCCL hierarchy: reduce-scatter in the node, all-reduce of 1/g of the

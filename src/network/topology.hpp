@@ -51,8 +51,16 @@ struct GroupSpan {
 
 GroupSpan span_of(int size, long long stride, int gpus_per_node);
 
-// Time of one collective of `bytes` over the group, hierarchical when the
-// group spans several nodes with several members on each.
-double collective_time_s(Collective c, double bytes, const GroupSpan& g, const ClusterLinks& l);
+// How a collective over a group that spans several nodes is run.
+enum class CrossNode {
+  hierarchical,  // NCCL: a node-local stage, then every rail at once
+  flat_ring,     // one ring over all ranks on the inter-node rail, no node-local
+                 // stage (2021-era DeepSpeed ZeRO-3 per-tensor gathers)
+};
+
+// Time of one collective of `bytes` over the group; across nodes as `algo`
+// says (hierarchical: only when several members share a node).
+double collective_time_s(Collective c, double bytes, const GroupSpan& g, const ClusterLinks& l,
+                         CrossNode algo = CrossNode::hierarchical);
 
 }  // namespace scaleout

@@ -201,16 +201,14 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
       // Per-tensor gathers run as one flat ring over the whole shard group:
       // every rank's share crosses its own rail, with no node-local stage
       // (DeepSpeed added hierarchical gathers later, in MiCS and ZeRO++ hpZ).
-      auto shard_collective = [&](Collective c, double bytes) {
-        if (!k.framework.zero3_per_tensor || shard_g.nodes <= 1)
-          return collective_time_s(c, bytes, shard_g, links);
-        return ring_time_s(c, bytes, shard_g.size, links.inter);
-      };
+      const CrossNode algo =
+          k.framework.zero3_per_tensor ? CrossNode::flat_ring : CrossNode::hierarchical;
       const double gather =
-          pieces * shard_collective(Collective::all_gather, layer_params * 2.0 / pieces);
+          pieces * collective_time_s(Collective::all_gather, layer_params * 2.0 / pieces, shard_g,
+                                     links, algo);
       const double grad_bytes = lora ? 0.0 : layer_params * state_policy(w).grad_bytes;
-      const double reduce =
-          pieces * shard_collective(Collective::reduce_scatter, grad_bytes / pieces);
+      const double reduce = pieces * collective_time_s(Collective::reduce_scatter,
+                                                       grad_bytes / pieces, shard_g, links, algo);
       const double comm = 2.0 * gather + reduce;
       st.fsdp_exposed += k.framework.zero3_overlap ? std::max(0.0, comm - compute) : comm;
     }

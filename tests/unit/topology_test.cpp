@@ -165,6 +165,25 @@ TEST(CollectiveTime, OnePerNodeRunsAFlatRingOverTheRails) {
   }
 }
 
+TEST(CollectiveTime, FlatRingSkipsTheNodeLocalStage) {
+  // 32 ranks, 4 per node on 8 nodes, as one ring of 32 over the rails
+  // (DeepSpeed ZeRO-3's per-tensor gathers): every step crosses the network.
+  const ClusterLinks l = h100_links();
+  const GroupSpan g = span_of(32, 2, 8);
+  const double flat = collective_time_s(Collective::all_gather, kGiB, g, l, CrossNode::flat_ring);
+  EXPECT_DOUBLE_EQ(flat, ring_time_s(Collective::all_gather, kGiB, 32, l.inter));
+  // By hand: 8.4 + 31 * 9.6 = 306 us; 31/32 * 2^30 / 46e9 = 22.6128 ms.
+  EXPECT_NEAR(flat, 306e-6 + 31.0 / 32.0 * kGiB / 46e9, 1e-12);
+  EXPECT_GT(flat, collective_time_s(Collective::all_gather, kGiB, g, l));
+  // Inside one node, and without a network, the algorithm changes nothing.
+  const GroupSpan node = span_of(8, 1, 8);
+  EXPECT_DOUBLE_EQ(collective_time_s(Collective::all_gather, kGiB, node, l, CrossNode::flat_ring),
+                   collective_time_s(Collective::all_gather, kGiB, node, l));
+  ClusterLinks none = l;
+  none.inter.bus_bw_Bps = 0;
+  EXPECT_GE(collective_time_s(Collective::all_gather, kGiB, g, none, CrossNode::flat_ring), 1e29);
+}
+
 TEST(CollectiveTime, AllToAllAcrossNodes) {
   // 16 ranks, 8 per node on 2 nodes: 8/16 of the buffer leaves the node over the
   // rail, 7/16 stays on NVSwitch.
