@@ -7,7 +7,8 @@
 // ":odd" / ":even" keeps every other row of a file (by position), so one
 // file can be split into a fit half and a held-out half. A serving CSV
 // (data/validation/inference.csv) takes only --gemm-scale, which multiplies
-// the kernel rates the serving model uses.
+// the kernel rates the serving model uses. --rank adds, under each grid
+// line, the Spearman rank correlation of every model with 5 or more rows.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -43,6 +44,8 @@ struct Set {
 
 // Step-time experiments use the time rows; --memory switches to peak_mem_gib rows.
 bool memory_rows = false;
+// --rank: print the per-model rank correlations under each grid line.
+bool rank_rows = false;
 
 // Row i (0-based, by position) belongs to the ":odd" / ":even" half named by `part`.
 bool in_half(const std::string& part, size_t i) {
@@ -119,6 +122,8 @@ int run(int argc, char** argv) {
       fragmentation = list(argv[++i]);
     else if (a == "--memory")
       memory_rows = true;
+    else if (a == "--rank")
+      rank_rows = true;
     else
       specs.push_back(a);
   }
@@ -152,7 +157,7 @@ int run(int argc, char** argv) {
   if (sets.empty()) {
     std::fprintf(stderr,
                  "usage: scaleout_calibrate FIT.csv[:odd|:even] [HOLDOUT.csv ...] "
-                 "[--kernel-floor L] [--half-dim L] [--gemm-scale L] [--elementwise L]\n"
+                 "[--kernel-floor L] [--half-dim L] [--gemm-scale L] [--elementwise L] [--rank]\n"
                  "       scaleout_calibrate --memory FILE.csv ... [--overhead-gib L] "
                  "[--fragmentation L]\n");
     return 2;
@@ -172,6 +177,7 @@ int run(int argc, char** argv) {
           t.gemm_efficiency_scale = g;
           if (e >= 0) t.elementwise_traffic = e;
           std::printf("%-12g %-9g %-10g %-11g", f, d, g, e);
+          std::string ranks;
           for (const Set& s : sets) {
             double m = 0;
             if (s.is_serving) {
@@ -179,11 +185,18 @@ int run(int argc, char** argv) {
               k.gemm_efficiency_scale = g;
               m = scaleout::validate_serving_rows(s.serving, catalog, k).overall.mape;
             } else {
-              m = mape(scaleout::validate_rows(s.rows, catalog, t));
+              const scaleout::ValidationReport r = scaleout::validate_rows(s.rows, catalog, t);
+              m = mape(r);
+              for (const auto& rc : r.rank_correlation) {
+                char buf[160];
+                std::snprintf(buf, sizeof buf, "  %s %.3f", rc.model.c_str(), rc.spearman);
+                ranks += buf;
+              }
             }
             std::printf(" %23.2f%%", 100.0 * m);
           }
           std::printf("\n");
+          if (rank_rows && !ranks.empty()) std::printf("  rank:%s\n", ranks.c_str());
           std::fflush(stdout);
         }
       }
