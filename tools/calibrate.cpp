@@ -77,17 +77,6 @@ Set load(const std::string& spec) {
   return s;
 }
 
-double mape(const scaleout::ValidationReport& r) {
-  double sum = 0;
-  int n = 0;
-  for (const auto& row : r.rows) {
-    if (!row.error) continue;
-    sum += std::abs(*row.error);
-    ++n;
-  }
-  return n ? sum / n : 0.0;
-}
-
 }  // namespace
 
 int run(int argc, char** argv);
@@ -147,7 +136,8 @@ int run(int argc, char** argv) {
         if (g >= 0) t.overhead.fragmentation = g;
         std::printf("%-12g %-13g", f, g);
         for (const Set& s : sets) {
-          std::printf(" %23.1f%%", 100.0 * mape(scaleout::validate_rows(s.rows, cat, t)));
+          std::printf(" %23.1f%%",
+                      100.0 * scaleout::overall_mape(scaleout::validate_rows(s.rows, cat, t)));
         }
         std::printf("\n");
       }
@@ -186,7 +176,7 @@ int run(int argc, char** argv) {
               m = scaleout::validate_serving_rows(s.serving, catalog, k).overall.mape;
             } else {
               const scaleout::ValidationReport r = scaleout::validate_rows(s.rows, catalog, t);
-              m = mape(r);
+              m = scaleout::overall_mape(r);
               for (const auto& rc : r.rank_correlation) {
                 char buf[160];
                 std::snprintf(buf, sizeof buf, "  %s %.3f", rc.model.c_str(), rc.spearman);

@@ -356,6 +356,17 @@ std::vector<double> ranks(const std::vector<double>& x) {
 }
 }  // namespace
 
+double overall_mape(const ValidationReport& r) {
+  double sum = 0;
+  int n = 0;
+  for (const RowResult& row : r.rows) {
+    if (!row.error) continue;
+    sum += std::abs(*row.error);
+    ++n;
+  }
+  return n ? sum / n : 0.0;
+}
+
 double spearman(const std::vector<double>& a, const std::vector<double>& b) {
   const size_t n = a.size();
   if (n < 2 || b.size() != n) return 0;

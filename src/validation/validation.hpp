@@ -96,6 +96,10 @@ RowResult predict_row(const ValidationRow& row, const Catalog& catalog,
 // Spearman's rho of two equally long series (average ranks for ties).
 double spearman(const std::vector<double>& a, const std::vector<double>& b);
 
+// Mean absolute error fraction over every predicted row of a report, all
+// metrics together (the calibration experiments' figure); 0 with none.
+double overall_mape(const ValidationReport& r);
+
 ValidationReport validate_rows(const std::vector<ValidationRow>& rows, const Catalog& catalog,
                                const ModelTuning& tuning = {});
 

@@ -64,15 +64,10 @@ bool starts_with(const std::string& s, const std::string& prefix) {
 
 double mape(const std::vector<ValidationRow>& rows, const ModelTuning& tuning) {
   const ValidationReport r = validate_rows(rows, io::builtin_catalog(), tuning);
-  double sum = 0;
-  int n = 0;
-  for (const RowResult& row : r.rows) {
-    if (!row.error) continue;
-    sum += std::abs(*row.error);
-    ++n;
-  }
-  EXPECT_EQ(n, static_cast<int>(rows.size())) << "every row must be predicted";
-  return n ? sum / n : 0.0;
+  const auto predicted = std::count_if(r.rows.begin(), r.rows.end(),
+                                       [](const RowResult& row) { return row.error.has_value(); });
+  EXPECT_EQ(predicted, static_cast<long>(rows.size())) << "every row must be predicted";
+  return overall_mape(r);
 }
 
 double mape_at_scale(const std::vector<ValidationRow>& rows, double scale) {

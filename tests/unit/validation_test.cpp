@@ -15,6 +15,15 @@ TEST(Spearman, RanksWithTies) {
   EXPECT_NEAR(spearman({1, 2, 2, 3}, {1, 2, 3, 4}), 4.5 / std::sqrt(4.5 * 5.0), 1e-12);
 }
 
+TEST(OverallMape, AveragesThePredictedRowsOfEveryMetric) {
+  ValidationReport r;
+  r.rows.resize(3);
+  r.rows[0].error = 0.1;
+  r.rows[1].error = -0.2;  // a metric not predicted (row 2) does not count
+  EXPECT_NEAR(overall_mape(r), 0.15, 1e-15);
+  EXPECT_DOUBLE_EQ(overall_mape(ValidationReport{}), 0.0);
+}
+
 ValidationRow gpt_row() {
   // nar21-t1-01: GPT 1.7B on 32 A100 80GB, TP 1, DP 32, B 512, s 2048.
   ValidationRow r;
