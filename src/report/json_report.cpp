@@ -146,11 +146,13 @@ std::string validate_json(const ValidationReport& r) {
   j["rows"] = rows;
   ordered_json ranks = ordered_json::array();
   for (const RankCorrelation& c : r.rank_correlation) {
-    ranks.push_back({{"group", c.group},
-                     {"model", c.model},
-                     {"metric", c.metric},
-                     {"count", c.count},
-                     {"spearman", c.spearman}});
+    ranks.push_back(
+        {{"group", c.group},
+         {"model", c.model},
+         {"metric", c.metric},
+         {"count", c.count},
+         {"spearman", c.spearman},
+         {"pick_regret", c.pick_regret ? ordered_json(*c.pick_regret) : ordered_json(nullptr)}});
   }
   j["summary"] = {{"by_metric", summary(r.by_metric)},
                   {"by_group", summary(r.by_group)},

@@ -154,10 +154,14 @@ std::string validate_text(const ValidationReport& r) {
                      s.count ? pct(s.mape) : "-", s.skipped);
   }
   if (!r.rank_correlation.empty()) {
-    o += "Rank correlation (Spearman) of predicted and measured, per model and metric\n";
+    o += "Rank correlation (Spearman) of predicted and measured, per model and metric;\n"
+         "regret: how much slower the layout predicted fastest ran than the fastest\n";
+    o += fmt::format("  {:<14} {:<18} {:<20} {:>4}  {:>6} {:>7}\n", "group", "model", "metric",
+                     "rows", "rho", "regret");
     for (const RankCorrelation& c : r.rank_correlation) {
-      o += fmt::format("  {:<14} {:<22} {:<20} {:>4} rows  {:>6.3f}\n", c.group, brief(c.model, 22),
-                       c.metric, c.count, c.spearman);
+      o +=
+          fmt::format("  {:<14} {:<18} {:<20} {:>4}  {:>6.3f} {:>7}\n", c.group, brief(c.model, 18),
+                      c.metric, c.count, c.spearman, c.pick_regret ? pct(*c.pick_regret) : "-");
     }
   }
   o += fmt::format("False out-of-memory verdicts: {}\n", r.false_oom);

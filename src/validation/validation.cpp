@@ -387,6 +387,39 @@ double spearman(const std::vector<double>& a, const std::vector<double>& b) {
   return saa > 0 && sbb > 0 ? sab / std::sqrt(saa * sbb) : 0.0;
 }
 
+namespace {
+
+// Predicted and measured values of one (group, model, metric), with each
+// row's GPU count.
+struct Series {
+  std::vector<double> predicted, measured;
+  std::vector<long long> gpus;
+};
+
+std::optional<double> pick_regret(const Series& s, bool higher_is_better) {
+  std::optional<double> worst;
+  std::map<long long, std::vector<size_t>> by_gpus;
+  for (size_t i = 0; i < s.gpus.size(); ++i) by_gpus[s.gpus[i]].push_back(i);
+  for (const auto& [gpus, idx] : by_gpus) {
+    if (idx.size() < 2) continue;
+    auto better = [&](const std::vector<double>& v, size_t a, size_t b) {
+      return higher_is_better ? v[a] > v[b] : v[a] < v[b];
+    };
+    size_t pick = idx[0], best = idx[0];
+    for (size_t i : idx) {
+      if (better(s.predicted, i, pick)) pick = i;
+      if (better(s.measured, i, best)) best = i;
+    }
+    // As time: a throughput (or MFU) row's time is proportional to 1 / value.
+    const double regret = higher_is_better ? s.measured[best] / s.measured[pick] - 1.0
+                                           : s.measured[pick] / s.measured[best] - 1.0;
+    worst = std::max(worst.value_or(0.0), regret);
+  }
+  return worst;
+}
+
+}  // namespace
+
 ValidationReport validate_rows(const std::vector<ValidationRow>& rows, const Catalog& catalog,
                                const ModelTuning& tuning) {
   ValidationReport rep;
@@ -408,21 +441,25 @@ ValidationReport validate_rows(const std::vector<ValidationRow>& rows, const Cat
     rep.rows.push_back(std::move(res));
   }
   // Rank correlation within each (group, model, metric) with enough rows.
-  std::map<std::tuple<std::string, std::string, std::string>,
-           std::pair<std::vector<double>, std::vector<double>>>
-      series;
+  std::map<std::tuple<std::string, std::string, std::string>, Series> series;
   for (size_t i = 0; i < rows.size(); ++i) {
     const RowResult& res = rep.rows[i];
     if (!res.predicted) continue;
-    auto& [pred, meas] = series[{rows[i].group, rows[i].model, rows[i].metric}];
-    pred.push_back(*res.predicted);
-    meas.push_back(res.measured);
+    Series& sr = series[{rows[i].group, rows[i].model, rows[i].metric}];
+    sr.predicted.push_back(*res.predicted);
+    sr.measured.push_back(res.measured);
+    sr.gpus.push_back(rows[i].num_gpus.value_or(0));
   }
-  for (const auto& [key, pm] : series) {
-    if (pm.first.size() < 5) continue;
-    rep.rank_correlation.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key),
-                                    static_cast<int>(pm.first.size()),
-                                    spearman(pm.first, pm.second)});
+  for (const auto& [key, sr] : series) {
+    if (sr.predicted.size() < 5) continue;
+    RankCorrelation rc{std::get<0>(key),
+                       std::get<1>(key),
+                       std::get<2>(key),
+                       static_cast<int>(sr.predicted.size()),
+                       spearman(sr.predicted, sr.measured),
+                       std::nullopt};
+    if (rc.metric != "peak_mem_gib") rc.pick_regret = pick_regret(sr, rc.metric != "step_time_s");
+    rep.rank_correlation.push_back(std::move(rc));
   }
   for (auto& [k, s] : rep.by_metric) s.mape = s.count ? sum_metric[k] / s.count : 0.0;
   for (auto& [k, s] : rep.by_group) s.mape = s.count ? sum_group[k] / s.count : 0.0;

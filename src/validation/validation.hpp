@@ -65,6 +65,12 @@ struct RankCorrelation {
   std::string group, model, metric;
   int count = 0;
   double spearman = 0;
+  // What picking by the prediction costs: among the rows on one GPU count,
+  // the measured time of the layout predicted fastest over the measured
+  // fastest, minus 1 (throughput metrics as the time they imply); the worst
+  // over the GPU counts with 2 or more rows. Empty for memory metrics and
+  // when no GPU count has 2 rows.
+  std::optional<double> pick_regret;
 };
 
 struct ValidationReport {
