@@ -213,8 +213,8 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
         const std::string key = it->first.IsScalar() ? it->first.Scalar() : std::string();
         if (key == "tp" || key == "pp" || key == "ep" || key == "dp") continue;
         const std::vector<std::string> known = {
-            "cp",      "sp",         "micro_batch",     "zero", "recompute",
-            "offload", "interleave", "flash_attention", "order"};
+            "cp",      "sp",         "micro_batch",     "zero",  "recompute",
+            "offload", "interleave", "flash_attention", "order", "fp8_param_gather"};
         if (std::find(known.begin(), known.end(), key) == known.end())
           continue;  // finish() names it
         f.fail(key, "is a training setting; a serving replica takes tp, pp and ep",
@@ -240,6 +240,21 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
     ly.recompute = read_enum(f, "recompute", kRecompute).value_or(Recompute::none);
     ly.flash_attention = f.boolean("flash_attention").value_or(true);
     ly.offload_optimizer = f.boolean("offload").value_or(false);
+    ly.fp8_param_gather = f.boolean("fp8_param_gather").value_or(false);
+    lines["layout.fp8_param_gather"] = line_of(f.node("fp8_param_gather"));
+    if (f.has("zero")) {
+      // A zero given with the option is checked even where the planner fills the layout.
+      for (const Problem& p : check_fp8_param_gather(ly))
+        f.fail("fp8_param_gather", p.message, p.hint);
+    }
+    if (ly.fp8_param_gather &&
+        (w.precision != Precision::fp8 ||
+         (w.framework != Framework::megatron && w.framework != Framework::nemo))) {
+      f.fail("fp8_param_gather",
+             "needs precision: fp8 with framework megatron or nemo (Megatron-LM's "
+             "--fp8-param-gather)",
+             "remove it, or set precision: fp8 and framework: megatron");
+    }
     if (auto order = f.string("order")) {
       // A permutation of tp, cp, dp and pp, innermost first.
       std::array<Dim, 4> parsed{};

@@ -379,6 +379,16 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
       st.weights = (dense / w_shard + experts / w_shard_e) * pol.weight_bytes;
       st.trainable_params = dense + experts;
     }
+    // Transformer Engine keeps an FP8 copy of every FP8 linear's weight and
+    // its transpose between micro-batches (TE module/base.py
+    // `get_fp8_workspace`, cached under `_fp8_workspaces`; Megatron-Core
+    // passes is_first_microbatch unless --disable-parameter-transpose-cache):
+    // 2 bytes per layer weight under FP8 with Megatron-LM or NeMo. With
+    // --fp8-param-gather the FP8 weight and its transpose replace the 16-bit
+    // copy, which costs the same 2 bytes.
+    if (gemm_input_bytes(w) == kFp8 && !ly.fp8_param_gather) {
+      st.weights += 2.0 * kFp8 * quantisable;
+    }
     const double train_dense = lora ? lora_here : dense;
     const double train_expert = lora ? 0.0 : experts;
     if (lora) st.weights += lora_here * pol.weight_bytes / w_shard;

@@ -292,9 +292,13 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
     const double reduce =
         ly.zero == 0 ? collective_time_s(Collective::all_reduce, grad_bytes, shard_g, links)
                      : collective_time_s(Collective::reduce_scatter, grad_bytes, shard_g, links);
+    // --fp8-param-gather gathers the weights in FP8 (the layer weights, which
+    // dominate, are counted at 1 byte for all).
+    const double weight_bytes = ly.fp8_param_gather ? 1.0 : 2.0;
     const double gather =
-        ly.zero == 0 ? 0.0
-                     : collective_time_s(Collective::all_gather, trainable * 2.0, shard_g, links);
+        ly.zero == 0
+            ? 0.0
+            : collective_time_s(Collective::all_gather, trainable * weight_bytes, shard_g, links);
     const double backward_last = k.framework.dp_overlap ? slowest.compute * 2.0 / 3.0 : 0.0;
     br.dp_comm += std::max(0.0, reduce - backward_last) + gather;
   }

@@ -294,6 +294,7 @@ std::vector<std::string> megatron_args(const PlanReport& r, const PlanCandidate&
     case Precision::fp8:
       a.push_back("--bf16");
       a.push_back("--fp8-format hybrid");
+      if (l.fp8_param_gather) a.push_back("--fp8-param-gather");
       break;
     case Precision::fp32:
     case Precision::tf32:

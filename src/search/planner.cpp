@@ -133,8 +133,13 @@ CellResult search_cell(const PlanRequest& r, int hw_index, int nodes, long long 
           out.rejected["framework"] += 1;
           continue;
         }
-        const std::vector<int> zeros =
+        std::vector<int> zeros =
             options(fx.zero, dp * cp > 1 ? zero_options(pp) : std::vector<int>{0});
+        if (base.layout.fp8_param_gather) {
+          // --fp8-param-gather runs only with the distributed optimizer.
+          std::erase(zeros, 0);
+          if (zeros.empty()) zeros = {1};
+        }
         for (int ep : options(fx.ep, eps)) {
           for (int mb : options(fx.micro_batch, {1, 2, 4, 8})) {
             for (int v : options(fx.interleave, {1, 2, 4})) {
@@ -148,6 +153,7 @@ CellResult search_cell(const PlanRequest& r, int hw_index, int nodes, long long 
               ly.interleave = v;
               ly.sp = fx.sp.value_or(tp > 1);
               ly.flash_attention = fx.flash_attention.value_or(true);
+              ly.zero = zeros.front();  // checked with a stage the loop below tries
               ++out.candidates;
               if (batch % (static_cast<long long>(mb) * dp) != 0 ||
                   !check_layout(w, gpus).empty()) {

@@ -243,6 +243,16 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
     unknowns.push_back(std::move(u));
   }
   if (r.precision.empty()) filled.push_back("precision=bf16 (16-bit; fp16 has the same peak)");
+  if (w.precision == Precision::fp8 &&
+      (w.framework == Framework::megatron || w.framework == Framework::nemo)) {
+    // The schema has no column for Megatron-LM's --fp8-param-gather.
+    Unknown u{"fp8_param_gather", {}, {}};
+    for (bool g : {false, true}) {
+      u.options.push_back([g](Workload& x) { x.layout.fp8_param_gather = g; });
+      u.labels.push_back(g ? "fp8_param_gather=y" : "fp8_param_gather=n");
+    }
+    unknowns.push_back(std::move(u));
+  }
 
   // The planner's choice for unknown cells: the first combination, in order
   // of preference, that fits; if none fits, the one with the least memory.

@@ -69,11 +69,20 @@ std::vector<Problem> check_layout(const Workload& w, long long gpus_in_cluster) 
                     ly.dp, ly.cp, ly.gpus(), gpus_in_cluster),
         "make the parallel sizes multiply to nodes x GPUs per node, or leave dp out to derive it");
   }
+  for (Problem& p : check_fp8_param_gather(ly)) out.push_back(std::move(p));
   if (w.task == Task::finetune && w.finetune.method == FinetuneMethod::qlora &&
       w.precision == Precision::fp8) {
     add("precision", "QLoRA computes in 16-bit; fp8 is not supported with it", "use bf16");
   }
   return out;
+}
+
+std::vector<Problem> check_fp8_param_gather(const Layout& ly) {
+  if (!ly.fp8_param_gather || ly.zero >= 1) return {};
+  return {{"layout.fp8_param_gather",
+           "fp8_param_gather needs the distributed optimizer (zero >= 1)",
+           "set zero: 1; Megatron-LM refuses --fp8-param-gather without "
+           "--use-distributed-optimizer"}};
 }
 
 }  // namespace scaleout

@@ -20,4 +20,8 @@ struct Problem {
 // nodes * GPUs per node, or 0 when no cluster is given.
 std::vector<Problem> check_layout(const Workload& w, long long gpus_in_cluster);
 
+// layout.fp8_param_gather without the distributed optimizer (zero 0), which
+// Megatron-LM refuses; part of check_layout.
+std::vector<Problem> check_fp8_param_gather(const Layout& ly);
+
 }  // namespace scaleout

@@ -42,6 +42,10 @@ struct Layout {
   Recompute recompute = Recompute::none;
   bool flash_attention = true;
   bool offload_optimizer = false;  // optimizer state (and master weights) in host memory
+  // Megatron-LM --fp8-param-gather (FP8 with megatron or nemo only): the layer
+  // weights are kept in FP8 and all-gathered in FP8, so Transformer Engine
+  // holds no FP8 copy beside a 16-bit one.
+  bool fp8_param_gather = false;
   // Rank order, innermost first (Megatron-LM's default: TP, CP, DP, PP): which
   // groups are packed into a node. EP groups are carved out of DP x CP.
   std::array<Dim, 4> order = {Dim::tp, Dim::cp, Dim::dp, Dim::pp};

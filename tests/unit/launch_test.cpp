@@ -190,6 +190,28 @@ bool has(const std::vector<std::string>& a, const std::string& s) {
   return std::find(a.begin(), a.end(), s) != a.end();
 }
 
+TEST(Launch, Fp8ParamGatherFlag) {
+  report::PlanReport r;
+  r.request.workload.model.id = "test";
+  r.request.workload.model.layers = 8;
+  r.request.workload.model.hidden = 1024;
+  r.request.workload.model.heads = 8;
+  r.request.workload.model.kv_heads = 8;
+  r.request.workload.model.ffn = 4096;
+  r.request.workload.seq_len = 2048;
+  r.request.workload.precision = Precision::fp8;
+  r.request.hardware.emplace_back();
+  PlanCandidate c;
+  c.layout.dp = 2;
+  c.layout.zero = 1;
+  c.global_batch = 64;
+  c.nodes = 1;
+  EXPECT_TRUE(has(report::megatron_args(r, c), "--fp8-format hybrid"));
+  EXPECT_FALSE(has(report::megatron_args(r, c), "--fp8-param-gather"));
+  c.layout.fp8_param_gather = true;
+  EXPECT_TRUE(has(report::megatron_args(r, c), "--fp8-param-gather"));
+}
+
 TEST(Launch, PipelineSplits) {
   // Even split: layers per virtual stage.
   auto a = args_for(80, 2, 4);

@@ -172,6 +172,32 @@ TEST(ModelState, MegatronEighteenBytesAndDistributedOptimizer) {
   EXPECT_NEAR(model_state(estimate_memory(w, gpu)), 20 * psi, 1e-6 * psi);
 }
 
+TEST(ModelState, TransformerEngineFp8KeepsWeightCopiesUnlessParamsAreFp8) {
+  // FP8 under Megatron-LM: an FP8 copy and its transpose of every layer
+  // weight, 2 B on top of the 18 B/param; embeddings and norms stay 16-bit.
+  Workload w = zero_workload(0);
+  w.framework = Framework::megatron;
+  const Gpu& gpu = *io::builtin_catalog().find_gpu("h100-sxm");
+  const double psi = count_params(w.model).total();
+  const ModelShape& m = w.model;
+  const double linears = m.layers * (attention_params_per_layer(m) + mlp_params(m, m.ffn));
+  w.precision = Precision::fp8;
+  EXPECT_NEAR(model_state(estimate_memory(w, gpu)), 18 * psi + 2 * linears, 1e-6 * psi);
+  // --fp8-param-gather: the FP8 weights replace the 16-bit copy (18 B/param).
+  w.layout.zero = 1;
+  const double dist = 6 * psi + 12 * psi / 64;
+  EXPECT_NEAR(model_state(estimate_memory(w, gpu)), dist + 2 * linears, 1e-6 * psi);
+  w.layout.fp8_param_gather = true;
+  EXPECT_NEAR(model_state(estimate_memory(w, gpu)), dist, 1e-6 * psi);
+  // Other frameworks' FP8 keeps no such copies in this model.
+  w.layout.fp8_param_gather = false;
+  w.framework = Framework::torchtitan;
+  w.precision = Precision::bf16;
+  const double bf16 = model_state(estimate_memory(w, gpu));
+  w.precision = Precision::fp8;
+  EXPECT_DOUBLE_EQ(model_state(estimate_memory(w, gpu)), bf16);
+}
+
 TEST(ModelState, LoraTrainsOnlyTheAdapters) {
   // Llama 3 8B, rank 16 on q,k,v,o and gate/up/down: per layer
   // 16*(4096+4096)*2 + 16*(4096+1024)*2 + 3*16*(4096+14336) = 1,310,720; x32 = 41,943,040.

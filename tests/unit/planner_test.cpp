@@ -142,6 +142,24 @@ TEST(Search, FixedLayoutFieldsAreKept) {
   }
 }
 
+TEST(Search, Fp8ParamGatherKeepsTheDistributedOptimizer) {
+  // Megatron-LM refuses --fp8-param-gather without the distributed optimizer:
+  // every plan keeps zero >= 1, and it needs less memory than without the option.
+  PlanRequest r = request("llama3-8b", {"dgx-h100"}, 1e11);
+  r.workload.precision = Precision::fp8;
+  r.constraints.max_nodes = 2;
+  const PlanResult plain = plan(r);
+  r.workload.layout.fp8_param_gather = true;
+  const PlanResult p = plan(r);
+  ASSERT_FALSE(p.frontier.empty());
+  for (const PlanCandidate& c : p.frontier) {
+    EXPECT_TRUE(c.layout.fp8_param_gather);
+    EXPECT_GE(c.layout.zero, 1);
+  }
+  ASSERT_FALSE(plain.frontier.empty());
+  EXPECT_LT(p.frontier.front().memory.total(), plain.frontier.front().memory.total());
+}
+
 TEST(Search, CountsRejectionsAndNeverRecommendsWhatDoesNotFit) {
   const PlanResult p = plan(request("llama3-70b", {"dgx-a100"}, 1e12));
   EXPECT_GT(p.stats.candidates, 0);

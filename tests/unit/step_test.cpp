@@ -241,6 +241,19 @@ TEST(Dp, DeepSpeedReducesGradientsAfterTheBackwardPass) {
   EXPECT_LT(hidden, exposed);
 }
 
+TEST(Dp, Fp8ParamGatherHalvesTheWeightAllGather) {
+  // Pure DP 16 with the distributed optimizer: the updated weights are
+  // all-gathered after the step, 2 bytes each, or 1 with --fp8-param-gather.
+  Case c = pure_dp();
+  c.w.precision = Precision::fp8;
+  const StepEstimate plain = run(c);
+  c.w.layout.fp8_param_gather = true;
+  const StepEstimate fp8 = run(c);
+  EXPECT_LT(fp8.breakdown.dp_comm, plain.breakdown.dp_comm);
+  EXPECT_LE(fp8.step_s, plain.step_s);
+  EXPECT_DOUBLE_EQ(fp8.breakdown.compute, plain.breakdown.compute);
+}
+
 TEST(Properties, MoreMicrobatchesNeverRaiseTheBubbleShare) {
   for (Case c : {tp_pp(), gpt3()}) {
     double last = 1.0;

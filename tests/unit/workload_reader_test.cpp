@@ -102,6 +102,17 @@ TEST_P(WorkloadReaderBad, ReportsFileLineKeyAndHint) {
 }
 
 const std::vector<BadCase> kBadCases = {
+    {"Fp8ParamGatherWithBf16",
+     with(kBase, "micro_batch: 1", "micro_batch: 1\n  fp8_param_gather: true"),
+     "w.yaml:10: layout.fp8_param_gather: needs precision: fp8 with framework megatron or nemo "
+     "(Megatron-LM's --fp8-param-gather) (remove it, or set precision: fp8 and framework: "
+     "megatron)"},
+    {"Fp8ParamGatherWithoutDistributedOptimizer",
+     with(with(kBase, "precision: bf16", "precision: fp8"), "micro_batch: 1",
+          "micro_batch: 1\n  fp8_param_gather: true"),
+     "w.yaml:10: layout.fp8_param_gather: fp8_param_gather needs the distributed optimizer (zero "
+     ">= 1) (set zero: 1; Megatron-LM refuses --fp8-param-gather without "
+     "--use-distributed-optimizer)"},
     {"RankOrderNotAPermutation",
      with(kBase, "micro_batch: 1", "micro_batch: 1\n  order: tp-dp-dp-pp"),
      "w.yaml:10: layout.order: 'tp-dp-dp-pp' is not an order of tp, cp, dp and pp (write all four "
