@@ -8,7 +8,8 @@
 // file can be split into a fit half and a held-out half. A serving CSV
 // (data/validation/inference.csv) takes only --gemm-scale, which multiplies
 // the kernel rates the serving model uses. --rank adds, under each grid
-// line, the Spearman rank correlation of every model with 5 or more rows.
+// line, the Spearman rank correlation of every (group, model, metric) of the
+// training-schema sets with 5 or more rows (nothing for serving or --memory).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -70,6 +71,7 @@ Set load(const std::string& spec) {
     return s;
   }
   auto rows = scaleout::io::read_validation_csv(text, path);
+  scaleout::io::apply_gpu_overrides(rows, path);
   for (size_t i = 0; i < rows.size(); ++i) {
     if (!in_half(part, i) || (rows[i].metric == "peak_mem_gib") != memory_rows) continue;
     s.rows.push_back(rows[i]);
@@ -178,15 +180,15 @@ int run(int argc, char** argv) {
               const scaleout::ValidationReport r = scaleout::validate_rows(s.rows, catalog, t);
               m = scaleout::overall_mape(r);
               for (const auto& rc : r.rank_correlation) {
-                char buf[160];
-                std::snprintf(buf, sizeof buf, "  %s %.3f", rc.model.c_str(), rc.spearman);
-                ranks += buf;
+                ranks += "  rank " + s.name.substr(s.name.rfind('/') + 1) + ": " + rc.group +
+                         " / " + rc.model + " / " + rc.metric + ": " +
+                         std::to_string(rc.spearman).substr(0, 5) + "\n";
               }
             }
             std::printf(" %23.2f%%", 100.0 * m);
           }
           std::printf("\n");
-          if (rank_rows && !ranks.empty()) std::printf("  rank:%s\n", ranks.c_str());
+          if (rank_rows) std::printf("%s", ranks.c_str());
           std::fflush(stdout);
         }
       }

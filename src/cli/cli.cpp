@@ -334,19 +334,7 @@ std::string run_validate(const Options& o) {
                               : report::serving_validate_text(rep);
   }
   std::vector<ValidationRow> rows = io::read_validation_csv(text, o.csv);
-  // Hardware corrections the data set's own README documents (file: id,gpu,reason).
-  std::string overrides = o.overrides;
-  if (overrides.empty()) {
-    std::filesystem::path side(o.csv);
-    side.replace_extension(".gpu-overrides.csv");
-    if (std::filesystem::exists(side)) overrides = side.string();
-  }
-  if (!overrides.empty()) {
-    const auto map = io::read_gpu_overrides(io::read_text_file(overrides), overrides);
-    for (ValidationRow& r : rows) {
-      if (auto it = map.find(r.id); it != map.end()) r.gpu = it->second;
-    }
-  }
+  io::apply_gpu_overrides(rows, o.csv, o.overrides);
   const ValidationReport rep = validate_rows(rows, catalog);
   if (o.format == "json") return report::validate_json(rep);
   if (o.format == "csv") return report::validate_csv(rep);

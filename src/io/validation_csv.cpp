@@ -4,9 +4,11 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 
 #include "core/error.hpp"
 #include "core/spelling.hpp"
+#include "io/workload_reader.hpp"
 
 namespace scaleout::io {
 
@@ -241,6 +243,21 @@ std::map<std::string, std::string> read_gpu_overrides(const std::string& text,
     out[f[0]] = f[1];
   }
   return out;
+}
+
+void apply_gpu_overrides(std::vector<ValidationRow>& rows, const std::string& csv_path,
+                         const std::string& overrides) {
+  std::string file = overrides;
+  if (file.empty()) {
+    std::filesystem::path side(csv_path);
+    side.replace_extension(".gpu-overrides.csv");
+    if (!std::filesystem::exists(side)) return;
+    file = side.string();
+  }
+  const auto map = read_gpu_overrides(read_text_file(file), file);
+  for (ValidationRow& r : rows) {
+    if (const auto it = map.find(r.id); it != map.end()) r.gpu = it->second;
+  }
 }
 
 }  // namespace scaleout::io

@@ -22,4 +22,10 @@ std::vector<std::pair<int, std::vector<std::string>>> parse_csv(const std::strin
 std::map<std::string, std::string> read_gpu_overrides(const std::string& text,
                                                       const std::string& file);
 
+// Applies the GPU overrides of the file `overrides`, or, when it is empty, of
+// FILE.gpu-overrides.csv beside `csv_path` if that exists (the hardware
+// corrections a data set's own README documents).
+void apply_gpu_overrides(std::vector<ValidationRow>& rows, const std::string& csv_path,
+                         const std::string& overrides = "");
+
 }  // namespace scaleout::io

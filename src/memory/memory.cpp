@@ -44,19 +44,25 @@ constexpr double kMask = 1.0;
 // of the 16-bit one (TE pytorch/module/linear.py: `saved_inputmat` is the FP8
 // `inputmat` when fp8 is on; LayerNormLinear and LayerNormMLP keep their
 // normalised input and the activation output the same way). Attention,
-// norms, the router and MoE experts stay 16-bit, and so does every other
-// framework's FP8 path: an upper bound where the saving is not established.
+// norms, the router, MoE experts and LoRA runs stay 16-bit, and so does every
+// other framework's FP8 path: an upper bound where the saving is not
+// established.
 constexpr double kFp8 = 1.0;
 
-double gemm_input_bytes(const Workload& w) {
-  const bool transformer_engine =
-      w.framework == Framework::megatron || w.framework == Framework::nemo;
-  return transformer_engine && w.precision == Precision::fp8 ? kFp8 : kAct;
+// FP8 through Transformer Engine: Megatron-LM or NeMo with precision fp8.
+bool te_fp8(const Workload& w) {
+  return (w.framework == Framework::megatron || w.framework == Framework::nemo) &&
+         w.precision == Precision::fp8;
 }
 
 bool is_lora(const Workload& w) {
   return w.task == Task::finetune && w.finetune.method != FinetuneMethod::full;
 }
+
+// Bytes per element of a stored GEMM input. Under LoRA the frozen FP8 linear
+// computes no weight gradient and saves nothing; the adapter beside it keeps
+// the 16-bit input.
+double gemm_input_bytes(const Workload& w) { return te_fp8(w) && !is_lora(w) ? kFp8 : kAct; }
 
 double optimizer_moment_bytes(const Workload& w) {
   switch (w.optimizer) {
@@ -386,7 +392,7 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
     // 2 bytes per layer weight under FP8 with Megatron-LM or NeMo. With
     // --fp8-param-gather the FP8 weight and its transpose replace the 16-bit
     // copy, which costs the same 2 bytes.
-    if (gemm_input_bytes(w) == kFp8 && !ly.fp8_param_gather) {
+    if (te_fp8(w) && !ly.fp8_param_gather) {
       st.weights += 2.0 * kFp8 * quantisable;
     }
     const double train_dense = lora ? lora_here : dense;

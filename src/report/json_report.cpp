@@ -152,7 +152,10 @@ std::string validate_json(const ValidationReport& r) {
          {"metric", c.metric},
          {"count", c.count},
          {"spearman", c.spearman},
-         {"pick_regret", c.pick_regret ? ordered_json(*c.pick_regret) : ordered_json(nullptr)}});
+         {"pick_regret", c.pick_regret ? ordered_json(*c.pick_regret) : ordered_json(nullptr)},
+         {"pick_regret_mean",
+          c.pick_regret_mean ? ordered_json(*c.pick_regret_mean) : ordered_json(nullptr)},
+         {"settings", c.settings}});
   }
   j["summary"] = {{"by_metric", summary(r.by_metric)},
                   {"by_group", summary(r.by_group)},

@@ -155,13 +155,15 @@ std::string validate_text(const ValidationReport& r) {
   }
   if (!r.rank_correlation.empty()) {
     o += "Rank correlation (Spearman) of predicted and measured, per model and metric;\n"
-         "regret: how much slower the layout predicted fastest ran than the fastest\n";
-    o += fmt::format("  {:<14} {:<18} {:<20} {:>4}  {:>6} {:>7}\n", "group", "model", "metric",
-                     "rows", "rho", "regret");
+         "regret: how much slower the layout predicted fastest ran than the fastest of\n"
+         "the same setting (GPUs, batch, sequence, precision), mean and worst\n";
+    o += fmt::format("  {:<13} {:<15} {:<20} {:>4} {:>5} {:>7} {:>7}\n", "group", "model", "metric",
+                     "rows", "rho", "regret", "worst");
     for (const RankCorrelation& c : r.rank_correlation) {
-      o +=
-          fmt::format("  {:<14} {:<18} {:<20} {:>4}  {:>6.3f} {:>7}\n", c.group, brief(c.model, 18),
-                      c.metric, c.count, c.spearman, c.pick_regret ? pct(*c.pick_regret) : "-");
+      o += fmt::format("  {:<13} {:<15} {:<20} {:>4} {:>5.3f} {:>7} {:>7}\n", brief(c.group, 13),
+                       brief(c.model, 15), c.metric, c.count, c.spearman,
+                       c.pick_regret_mean ? pct(*c.pick_regret_mean) : "-",
+                       c.pick_regret ? pct(*c.pick_regret) : "-");
     }
   }
   o += fmt::format("False out-of-memory verdicts: {}\n", r.false_oom);

@@ -400,32 +400,43 @@ double spearman(const std::vector<double>& a, const std::vector<double>& b) {
 namespace {
 
 // Predicted and measured values of one (group, model, metric), with each
-// row's GPU count.
+// row's setting: the GPUs, GPU count, global batch, sequence length and
+// precision it ran with, so that rows of one setting differ in layout only.
 struct Series {
   std::vector<double> predicted, measured;
-  std::vector<long long> gpus;
+  std::vector<std::string> setting;
 };
 
-std::optional<double> pick_regret(const Series& s, bool higher_is_better) {
-  std::optional<double> worst;
-  std::map<long long, std::vector<size_t>> by_gpus;
-  for (size_t i = 0; i < s.gpus.size(); ++i) by_gpus[s.gpus[i]].push_back(i);
-  for (const auto& [gpus, idx] : by_gpus) {
+// Worst and mean regret over the settings with 2 or more rows, and their count.
+struct Regret {
+  std::optional<double> worst, mean;
+  int settings = 0;
+};
+
+Regret pick_regret(const Series& s, bool higher_is_better) {
+  Regret out;
+  double sum = 0;
+  std::map<std::string, std::vector<size_t>> by_setting;
+  for (size_t i = 0; i < s.setting.size(); ++i) by_setting[s.setting[i]].push_back(i);
+  // As time: a throughput (or MFU) row's time is proportional to 1 / value.
+  auto time_of = [&](double v) { return higher_is_better ? 1.0 / v : v; };
+  for (const auto& [setting, idx] : by_setting) {
     if (idx.size() < 2) continue;
-    auto better = [&](const std::vector<double>& v, size_t a, size_t b) {
-      return higher_is_better ? v[a] > v[b] : v[a] < v[b];
-    };
     size_t pick = idx[0], best = idx[0];
     for (size_t i : idx) {
-      if (better(s.predicted, i, pick)) pick = i;
-      if (better(s.measured, i, best)) best = i;
+      const double t = time_of(s.predicted[i]), t_pick = time_of(s.predicted[pick]);
+      // A tie in the prediction counts against it: the worse measured row is the pick.
+      if (t < t_pick || (t == t_pick && time_of(s.measured[i]) > time_of(s.measured[pick])))
+        pick = i;
+      if (time_of(s.measured[i]) < time_of(s.measured[best])) best = i;
     }
-    // As time: a throughput (or MFU) row's time is proportional to 1 / value.
-    const double regret = higher_is_better ? s.measured[best] / s.measured[pick] - 1.0
-                                           : s.measured[pick] / s.measured[best] - 1.0;
-    worst = std::max(worst.value_or(0.0), regret);
+    const double regret = time_of(s.measured[pick]) / time_of(s.measured[best]) - 1.0;
+    out.worst = std::max(out.worst.value_or(0.0), regret);
+    sum += regret;
+    ++out.settings;
   }
-  return worst;
+  if (out.settings > 0) out.mean = sum / out.settings;
+  return out;
 }
 
 }  // namespace
@@ -458,17 +469,24 @@ ValidationReport validate_rows(const std::vector<ValidationRow>& rows, const Cat
     Series& sr = series[{rows[i].group, rows[i].model, rows[i].metric}];
     sr.predicted.push_back(*res.predicted);
     sr.measured.push_back(res.measured);
-    sr.gpus.push_back(rows[i].num_gpus.value_or(0));
+    sr.setting.push_back(fmt::format("{}|{}|{}|{}|{}", rows[i].gpu, rows[i].num_gpus.value_or(0),
+                                     rows[i].global_batch.value_or(0), rows[i].seq_len.value_or(0),
+                                     rows[i].precision));
   }
   for (const auto& [key, sr] : series) {
     if (sr.predicted.size() < 5) continue;
-    RankCorrelation rc{std::get<0>(key),
-                       std::get<1>(key),
-                       std::get<2>(key),
-                       static_cast<int>(sr.predicted.size()),
-                       spearman(sr.predicted, sr.measured),
-                       std::nullopt};
-    if (rc.metric != "peak_mem_gib") rc.pick_regret = pick_regret(sr, rc.metric != "step_time_s");
+    RankCorrelation rc;
+    rc.group = std::get<0>(key);
+    rc.model = std::get<1>(key);
+    rc.metric = std::get<2>(key);
+    rc.count = static_cast<int>(sr.predicted.size());
+    rc.spearman = spearman(sr.predicted, sr.measured);
+    if (rc.metric != "peak_mem_gib") {
+      const Regret r = pick_regret(sr, rc.metric != "step_time_s");
+      rc.pick_regret = r.worst;
+      rc.pick_regret_mean = r.mean;
+      rc.settings = r.settings;
+    }
     rep.rank_correlation.push_back(std::move(rc));
   }
   for (auto& [k, s] : rep.by_metric) s.mape = s.count ? sum_metric[k] / s.count : 0.0;

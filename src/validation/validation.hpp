@@ -65,12 +65,16 @@ struct RankCorrelation {
   std::string group, model, metric;
   int count = 0;
   double spearman = 0;
-  // What picking by the prediction costs: among the rows on one GPU count,
-  // the measured time of the layout predicted fastest over the measured
-  // fastest, minus 1 (throughput metrics as the time they imply); the worst
-  // over the GPU counts with 2 or more rows. Empty for memory metrics and
-  // when no GPU count has 2 rows.
+  // What picking by the prediction costs: among the rows of one setting (the
+  // same GPU, GPU count, global batch, sequence length and precision, so
+  // they differ in layout only), the measured time of the layout predicted
+  // fastest over the measured fastest, minus 1 (throughput metrics as the
+  // time they imply; a tie in the prediction picks the worse measured row);
+  // the worst over the settings with 2 or more rows, and their mean. Empty
+  // for memory metrics and when no setting has 2 rows.
   std::optional<double> pick_regret;
+  std::optional<double> pick_regret_mean;
+  int settings = 0;  // settings with 2 or more rows
 };
 
 struct ValidationReport {

@@ -108,6 +108,18 @@ TEST(Activations, SwigluGqaWithoutDropout) {
   w.layout.recompute = Recompute::selective;
   const double per_token = 6 * 2 * 4096.0 + 4 * 1024.0 + 4 * 32.0 + 6 * 14336.0;
   EXPECT_DOUBLE_EQ(activation_bytes_per_layer(w, false), 8192 * per_token);
+  // FP8 under Megatron-LM: QKV, O and MLP inputs 1 byte each (3h saved) and
+  // the SwiGLU product 1 byte (14336 saved); gate and up stay 16-bit.
+  w.framework = Framework::megatron;
+  w.precision = Precision::fp8;
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(w, false), 8192 * (per_token - 3 * 4096.0 - 14336.0));
+  // LoRA on the same layer: the adapters keep the 16-bit inputs.
+  w.task = Task::finetune;
+  w.finetune.method = FinetuneMethod::lora;
+  w.finetune.rank = 16;
+  const double lora_fp8 = activation_bytes_per_layer(w, false);
+  w.precision = Precision::bf16;
+  EXPECT_DOUBLE_EQ(lora_fp8, activation_bytes_per_layer(w, false));
 }
 
 TEST(Activations, TorchtitanOpLevelSelectiveKeepsEverySecondMatmul) {

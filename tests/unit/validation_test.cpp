@@ -131,6 +131,18 @@ TEST(ValidateRows, PickRegretIsTheMeasuredCostOfThePredictedFastest) {
   }
   EXPECT_DOUBLE_EQ(*validate_rows(rows, io::builtin_catalog()).rank_correlation[0].pick_regret,
                    0.0);
+  // Throughput rows: the time a row implies is 1 / value. Predicted fastest
+  // measured 100 tokens/s, best 125: regret 125/100 - 1 = 25 %.
+  for (size_t i = 0; i < rows.size(); ++i) {
+    rows[i].metric = "tokens_per_s_per_gpu";
+    rows[i].value = i == fastest ? 100.0 : (i == (fastest + 1) % rows.size() ? 125.0 : 110.0);
+  }
+  const ValidationReport tput = validate_rows(rows, io::builtin_catalog());
+  ASSERT_EQ(tput.rank_correlation.size(), 1u);
+  EXPECT_NEAR(*tput.rank_correlation[0].pick_regret, 0.25, 1e-12);
+  EXPECT_NEAR(*tput.rank_correlation[0].pick_regret_mean, 0.25, 1e-12);
+  EXPECT_EQ(tput.rank_correlation[0].settings, 1);
+  for (ValidationRow& r : rows) r.metric = "step_time_s";
   // One row per GPU count (32 ... 512, micro-batch 1): nothing to pick between.
   for (size_t i = 0; i < rows.size(); ++i) {
     rows[i].micro_batch = 1;
@@ -141,6 +153,17 @@ TEST(ValidateRows, PickRegretIsTheMeasuredCostOfThePredictedFastest) {
   ASSERT_EQ(spread.rank_correlation.size(), 1u);
   EXPECT_EQ(spread.rank_correlation[0].count, 5);
   EXPECT_FALSE(spread.rank_correlation[0].pick_regret.has_value());
+  EXPECT_EQ(spread.rank_correlation[0].settings, 0);
+}
+
+TEST(ValidateRows, PickRegretCountsATieAgainstThePrediction) {
+  // Five copies of one row: every prediction ties, so the pick is the worst
+  // measured (1.4 s against the best 1.0 s): 40 %.
+  std::vector<ValidationRow> rows(5, gpt_row());
+  for (size_t i = 0; i < rows.size(); ++i) rows[i].value = 1.0 + 0.1 * static_cast<double>(i);
+  const ValidationReport rep = validate_rows(rows, io::builtin_catalog());
+  ASSERT_EQ(rep.rank_correlation.size(), 1u);
+  EXPECT_NEAR(*rep.rank_correlation[0].pick_regret, 0.4, 1e-12);
 }
 
 TEST(ServerOf, DefaultsToOneNicPerGpuAtTheGenerationsRate) {

@@ -27,19 +27,13 @@ std::string data_path(const std::string& name) {
 
 // Step-time and throughput rows of a training-schema CSV, with the sibling
 // GPU overrides applied as `scaleout validate` applies them.
-std::vector<ValidationRow> time_rows(const std::string& name, bool overrides = false) {
+std::vector<ValidationRow> time_rows(const std::string& name) {
   const std::string path = data_path(name);
   std::vector<ValidationRow> rows;
   for (ValidationRow& r : io::read_validation_csv(io::read_text_file(path), path)) {
     if (r.metric != "peak_mem_gib") rows.push_back(std::move(r));
   }
-  if (overrides) {
-    const std::string side = data_path("training.gpu-overrides.csv");
-    const auto gpu = io::read_gpu_overrides(io::read_text_file(side), side);
-    for (ValidationRow& r : rows) {
-      if (const auto it = gpu.find(r.id); it != gpu.end()) r.gpu = it->second;
-    }
-  }
+  io::apply_gpu_overrides(rows, path);
   return rows;
 }
 
@@ -56,10 +50,6 @@ std::vector<ValidationRow> select(const std::vector<ValidationRow>& rows, Keep k
   std::vector<ValidationRow> out;
   std::copy_if(rows.begin(), rows.end(), std::back_inserter(out), keep);
   return out;
-}
-
-bool starts_with(const std::string& s, const std::string& prefix) {
-  return s.rfind(prefix, 0) == 0;
 }
 
 double mape(const std::vector<ValidationRow>& rows, const ModelTuning& tuning) {
@@ -85,16 +75,20 @@ void expect_scale_minimum(const std::vector<ValidationRow>& fit) {
 
 TEST(Calibration, AmpereSustainedFactorOnVtrainMulti) {
   const auto multi = time_rows("vtrain-multi.csv");
+  ASSERT_EQ(half(multi, 0).size(), 55u);
+  ASSERT_EQ(half(multi, 1).size(), 54u);
   expect_scale_minimum(half(multi, 0));
   EXPECT_LE(mape_at_scale(half(multi, 1), 1.0), 0.080);  // held out: 7.6 %
-  const auto training = time_rows("training.csv", true);
+  const auto training = time_rows("training.csv");
   const auto kornar = select(training, [](const ValidationRow& r) {
     return r.group == "korthikanti22" || r.group == "narayanan21";
   });
+  ASSERT_EQ(kornar.size(), 33u);
   EXPECT_LE(mape_at_scale(kornar, 1.0), 0.090);  // held out: 8.4 %
   const auto meg2020 = select(training, [](const ValidationRow& r) {
-    return r.group == "megatron2020" && starts_with(r.gpu, "a100");
+    return r.group == "megatron2020" && r.gpu.starts_with("a100");
   });
+  ASSERT_EQ(meg2020.size(), 8u);
   EXPECT_LE(mape_at_scale(meg2020, 1.0), 0.072);  // held out: 6.7 %
 }
 
@@ -106,6 +100,8 @@ TEST(Calibration, DeepSpeedKernelFloorOnVtrainSingle) {
     return mape(rows, t);
   };
   const auto fit = half(single, 0);
+  ASSERT_EQ(fit.size(), 720u);
+  ASSERT_EQ(half(single, 1).size(), 720u);
   const double at = at_floor(fit, kDeepSpeedKernelFloor_s);
   EXPECT_LE(at, at_floor(fit, kDeepSpeedKernelFloor_s - 5e-6));
   EXPECT_LE(at, at_floor(fit, kDeepSpeedKernelFloor_s + 5e-6));
@@ -121,6 +117,8 @@ TEST(Calibration, HopperSustainedFactorOnServing) {
     return validate_serving_rows(r, io::builtin_catalog(), k).overall.mape;
   };
   const auto fit = half(rows, 0);
+  ASSERT_EQ(fit.size(), 50u);
+  ASSERT_EQ(half(rows, 1).size(), 50u);
   const double at = at_scale(fit, 1.0);
   EXPECT_LE(at, at_scale(fit, 0.97));
   EXPECT_LE(at, at_scale(fit, 1.03));
@@ -133,23 +131,28 @@ bool eager(const ValidationRow& r) {
 }
 
 TEST(Calibration, AmpereEagerEfficiency) {
-  const auto a100 = select(time_rows("training.csv", true), [](const ValidationRow& r) {
-    return starts_with(r.gpu, "a100") && eager(r);
+  const auto a100 = select(time_rows("training.csv"), [](const ValidationRow& r) {
+    return r.gpu.starts_with("a100") && eager(r);
   });
+  ASSERT_EQ(half(a100, 0).size(), 16u);
+  ASSERT_EQ(half(a100, 1).size(), 16u);
   expect_scale_minimum(half(a100, 0));
   EXPECT_LE(mape_at_scale(half(a100, 1), 1.0), 0.078);  // held out: 7.3 %
 }
 
 TEST(Calibration, HopperEagerEfficiency) {
-  const auto training = time_rows("training.csv", true);
+  const auto training = time_rows("training.csv");
   const auto mosaic = select(training, [](const ValidationRow& r) {
-    return starts_with(r.gpu, "h100") && r.group == "mosaic";
+    return r.gpu.starts_with("h100") && r.group == "mosaic";
   });
+  ASSERT_EQ(half(mosaic, 0).size(), 7u);
+  ASSERT_EQ(half(mosaic, 1).size(), 6u);
   expect_scale_minimum(half(mosaic, 0));
   EXPECT_LE(mape_at_scale(half(mosaic, 1), 1.0), 0.078);  // held out: 7.3 %
   const auto titan = select(training, [](const ValidationRow& r) {
-    return starts_with(r.gpu, "h100") && r.group == "torchtitan";
+    return r.gpu.starts_with("h100") && r.group == "torchtitan";
   });
+  ASSERT_EQ(titan.size(), 10u);
   EXPECT_LE(mape_at_scale(titan, 1.0), 0.092);  // held out: 8.7 %
 }
 
