@@ -48,16 +48,18 @@ bool memory_rows = false;
 // --rank: print the per-model rank correlations under each grid line.
 bool rank_rows = false;
 
-// Row i (0-based, by position) belongs to the ":odd" / ":even" half named by `part`.
-bool in_half(const std::string& part, size_t i) {
-  return !((part == "odd" && i % 2 == 0) || (part == "even" && i % 2 == 1));
-}
-
 Set load(const std::string& spec) {
-  std::string path = spec, part;
+  std::string path = spec;
+  scaleout::RowHalf part = scaleout::RowHalf::all;
   if (const auto colon = spec.rfind(':'); colon != std::string::npos) {
     path = spec.substr(0, colon);
-    part = spec.substr(colon + 1);
+    const std::string name = spec.substr(colon + 1);
+    if (name == "even")
+      part = scaleout::RowHalf::even;
+    else if (name == "odd")
+      part = scaleout::RowHalf::odd;
+    else
+      throw std::runtime_error(spec + ": unknown half '" + name + "' (use :even or :odd)");
   }
   const std::string text = scaleout::io::read_text_file(path);
   Set s{spec, {}, false, {}};
@@ -66,14 +68,14 @@ Set load(const std::string& spec) {
     s.is_serving = true;
     auto rows = scaleout::io::read_serving_csv(text, path, scaleout::io::builtin_catalog());
     for (size_t i = 0; i < rows.size(); ++i) {
-      if (in_half(part, i)) s.serving.push_back(rows[i]);
+      if (scaleout::in_half(part, i)) s.serving.push_back(rows[i]);
     }
     return s;
   }
   auto rows = scaleout::io::read_validation_csv(text, path);
   scaleout::io::apply_gpu_overrides(rows, path);
   for (size_t i = 0; i < rows.size(); ++i) {
-    if (!in_half(part, i) || (rows[i].metric == "peak_mem_gib") != memory_rows) continue;
+    if (!scaleout::in_half(part, i) || (rows[i].metric == "peak_mem_gib") != memory_rows) continue;
     s.rows.push_back(rows[i]);
   }
   return s;

@@ -3,6 +3,7 @@
 // CSV is parsed by io/validation_csv.cpp.
 #pragma once
 
+#include <cstddef>
 #include <map>
 #include <optional>
 #include <string>
@@ -102,6 +103,23 @@ struct ModelTuning {
 
 RowResult predict_row(const ValidationRow& row, const Catalog& catalog,
                       const ModelTuning& tuning = {});
+
+// The calibration splits (scripts/calibrate.py, tests/validation): a file's
+// rows by position, all of them or every other one (even keeps 0, 2, 4, ...).
+enum class RowHalf { all, even, odd };
+
+inline bool in_half(RowHalf half, size_t i) {
+  return half == RowHalf::all || (i % 2 == 0) == (half == RowHalf::even);
+}
+
+template <typename Row>
+std::vector<Row> rows_in_half(const std::vector<Row>& rows, RowHalf half) {
+  std::vector<Row> out;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (in_half(half, i)) out.push_back(rows[i]);
+  }
+  return out;
+}
 
 // Spearman's rho of two equally long series (average ranks for ties).
 double spearman(const std::vector<double>& a, const std::vector<double>& b);

@@ -15,6 +15,14 @@ TEST(Spearman, RanksWithTies) {
   EXPECT_NEAR(spearman({1, 2, 2, 3}, {1, 2, 3, 4}), 4.5 / std::sqrt(4.5 * 5.0), 1e-12);
 }
 
+TEST(RowHalf, EvenAndOddSplitByPositionAndCoverEveryRowOnce) {
+  const std::vector<int> rows = {10, 11, 12, 13, 14};
+  EXPECT_EQ(rows_in_half(rows, RowHalf::even), (std::vector<int>{10, 12, 14}));
+  EXPECT_EQ(rows_in_half(rows, RowHalf::odd), (std::vector<int>{11, 13}));
+  EXPECT_EQ(rows_in_half(rows, RowHalf::all), rows);
+  EXPECT_TRUE(rows_in_half(std::vector<int>{}, RowHalf::odd).empty());
+}
+
 TEST(OverallMape, AveragesThePredictedRowsOfEveryMetric) {
   ValidationReport r;
   r.rows.resize(3);

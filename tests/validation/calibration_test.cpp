@@ -2,7 +2,8 @@
 // from the data: each built-in value must be a minimum of its fit set's MAPE
 // on a grid around it (so the fit still puts the constant where the code
 // has it), and the held-out errors recorded in docs/validation.md must hold.
-// The splits are those of scripts/calibrate.py, which prints the full grids.
+// The splits are those of scripts/calibrate.py, which prints the full grids:
+// the even rows (by position) fit, the odd rows are held out.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -37,14 +38,6 @@ std::vector<ValidationRow> time_rows(const std::string& name) {
   return rows;
 }
 
-// Every other row by position: `first` 0 keeps rows 0, 2, 4, ... ("even").
-template <typename Row>
-std::vector<Row> half(const std::vector<Row>& rows, size_t first) {
-  std::vector<Row> out;
-  for (size_t i = first; i < rows.size(); i += 2) out.push_back(rows[i]);
-  return out;
-}
-
 template <typename Keep>
 std::vector<ValidationRow> select(const std::vector<ValidationRow>& rows, Keep keep) {
   std::vector<ValidationRow> out;
@@ -75,10 +68,10 @@ void expect_scale_minimum(const std::vector<ValidationRow>& fit) {
 
 TEST(Calibration, AmpereSustainedFactorOnVtrainMulti) {
   const auto multi = time_rows("vtrain-multi.csv");
-  ASSERT_EQ(half(multi, 0).size(), 55u);
-  ASSERT_EQ(half(multi, 1).size(), 54u);
-  expect_scale_minimum(half(multi, 0));
-  EXPECT_LE(mape_at_scale(half(multi, 1), 1.0), 0.080);  // held out: 7.6 %
+  ASSERT_EQ(rows_in_half(multi, RowHalf::even).size(), 55u);
+  ASSERT_EQ(rows_in_half(multi, RowHalf::odd).size(), 54u);
+  expect_scale_minimum(rows_in_half(multi, RowHalf::even));
+  EXPECT_LE(mape_at_scale(rows_in_half(multi, RowHalf::odd), 1.0), 0.080);  // held out: 7.6 %
   const auto training = time_rows("training.csv");
   const auto kornar = select(training, [](const ValidationRow& r) {
     return r.group == "korthikanti22" || r.group == "narayanan21";
@@ -99,13 +92,14 @@ TEST(Calibration, DeepSpeedKernelFloorOnVtrainSingle) {
     t.kernel_floor_s = floor_s;
     return mape(rows, t);
   };
-  const auto fit = half(single, 0);
+  const auto fit = rows_in_half(single, RowHalf::even);
   ASSERT_EQ(fit.size(), 720u);
-  ASSERT_EQ(half(single, 1).size(), 720u);
+  ASSERT_EQ(rows_in_half(single, RowHalf::odd).size(), 720u);
   const double at = at_floor(fit, kDeepSpeedKernelFloor_s);
   EXPECT_LE(at, at_floor(fit, kDeepSpeedKernelFloor_s - 5e-6));
   EXPECT_LE(at, at_floor(fit, kDeepSpeedKernelFloor_s + 5e-6));
-  EXPECT_LE(at_floor(half(single, 1), kDeepSpeedKernelFloor_s), 0.092);  // held out: 8.7 %
+  EXPECT_LE(at_floor(rows_in_half(single, RowHalf::odd), kDeepSpeedKernelFloor_s),
+            0.092);  // held out: 8.7 %
 }
 
 TEST(Calibration, HopperSustainedFactorOnServing) {
@@ -116,13 +110,13 @@ TEST(Calibration, HopperSustainedFactorOnServing) {
     k.gemm_efficiency_scale = scale;
     return validate_serving_rows(r, io::builtin_catalog(), k).overall.mape;
   };
-  const auto fit = half(rows, 0);
+  const auto fit = rows_in_half(rows, RowHalf::even);
   ASSERT_EQ(fit.size(), 50u);
-  ASSERT_EQ(half(rows, 1).size(), 50u);
+  ASSERT_EQ(rows_in_half(rows, RowHalf::odd).size(), 50u);
   const double at = at_scale(fit, 1.0);
   EXPECT_LE(at, at_scale(fit, 0.97));
   EXPECT_LE(at, at_scale(fit, 1.03));
-  EXPECT_LE(at_scale(half(rows, 1), 1.0), 0.123);  // held out: 11.8 %
+  EXPECT_LE(at_scale(rows_in_half(rows, RowHalf::odd), 1.0), 0.123);  // held out: 11.8 %
 }
 
 bool eager(const ValidationRow& r) {
@@ -134,10 +128,10 @@ TEST(Calibration, AmpereEagerEfficiency) {
   const auto a100 = select(time_rows("training.csv"), [](const ValidationRow& r) {
     return r.gpu.starts_with("a100") && eager(r);
   });
-  ASSERT_EQ(half(a100, 0).size(), 16u);
-  ASSERT_EQ(half(a100, 1).size(), 16u);
-  expect_scale_minimum(half(a100, 0));
-  EXPECT_LE(mape_at_scale(half(a100, 1), 1.0), 0.078);  // held out: 7.3 %
+  ASSERT_EQ(rows_in_half(a100, RowHalf::even).size(), 16u);
+  ASSERT_EQ(rows_in_half(a100, RowHalf::odd).size(), 16u);
+  expect_scale_minimum(rows_in_half(a100, RowHalf::even));
+  EXPECT_LE(mape_at_scale(rows_in_half(a100, RowHalf::odd), 1.0), 0.078);  // held out: 7.3 %
 }
 
 TEST(Calibration, HopperEagerEfficiency) {
@@ -145,10 +139,10 @@ TEST(Calibration, HopperEagerEfficiency) {
   const auto mosaic = select(training, [](const ValidationRow& r) {
     return r.gpu.starts_with("h100") && r.group == "mosaic";
   });
-  ASSERT_EQ(half(mosaic, 0).size(), 7u);
-  ASSERT_EQ(half(mosaic, 1).size(), 6u);
-  expect_scale_minimum(half(mosaic, 0));
-  EXPECT_LE(mape_at_scale(half(mosaic, 1), 1.0), 0.078);  // held out: 7.3 %
+  ASSERT_EQ(rows_in_half(mosaic, RowHalf::even).size(), 7u);
+  ASSERT_EQ(rows_in_half(mosaic, RowHalf::odd).size(), 6u);
+  expect_scale_minimum(rows_in_half(mosaic, RowHalf::even));
+  EXPECT_LE(mape_at_scale(rows_in_half(mosaic, RowHalf::odd), 1.0), 0.078);  // held out: 7.3 %
   const auto titan = select(training, [](const ValidationRow& r) {
     return r.gpu.starts_with("h100") && r.group == "torchtitan";
   });
