@@ -237,6 +237,7 @@ Output run_plan(const Options& o) {
   if (given("sp")) fx.sp = ly.sp;
   if (given("flash_attention")) fx.flash_attention = ly.flash_attention;
   if (given("offload")) fx.offload = ly.offload_optimizer;
+  if (given("fp8_param_gather")) fx.fp8_param_gather = ly.fp8_param_gather;
   if (in.cluster_keys.count("nodes")) fx.nodes = wf.workload.cluster.nodes;
   req.run = io::resolve_run_settings(catalog, wf.run, o.workload);
   req.cost_basis = wf.run.cost_basis == "own" ? CostBasis::own : CostBasis::cloud;

@@ -49,12 +49,6 @@ constexpr double kMask = 1.0;
 // established.
 constexpr double kFp8 = 1.0;
 
-// FP8 through Transformer Engine: Megatron-LM or NeMo with precision fp8.
-bool te_fp8(const Workload& w) {
-  return (w.framework == Framework::megatron || w.framework == Framework::nemo) &&
-         w.precision == Precision::fp8;
-}
-
 bool is_lora(const Workload& w) {
   return w.task == Task::finetune && w.finetune.method != FinetuneMethod::full;
 }
@@ -216,6 +210,11 @@ double lora_layer_params(const Workload& w, bool moe_layer) {
 }
 
 }  // namespace
+
+bool te_fp8(const Workload& w) {
+  return (w.framework == Framework::megatron || w.framework == Framework::nemo) &&
+         w.precision == Precision::fp8;
+}
 
 double trainable_params(const Workload& w) {
   if (!is_lora(w)) return count_params(w.model).total();

@@ -76,7 +76,8 @@ std::string plan_csv(const PlanReport& r) {
              "cluster_power_kw",
              "energy_kwh",
              "own_cost_usd",
-             "cloud_cost_usd"});
+             "cloud_cost_usd",
+             "fp8_param_gather"});
   for (std::size_t i = 0; i < p.frontier.size(); ++i) {
     const PlanCandidate& c = p.frontier[i];
     const HardwareOption& hw = r.request.hardware[static_cast<std::size_t>(c.hardware)];
@@ -115,7 +116,8 @@ std::string plan_csv(const PlanReport& r) {
                num(c.run.power.cluster_W / 1e3),
                num(c.run.power.energy_kWh),
                c.run.cost.own_priced ? num(c.run.cost.own_usd) : std::string(),
-               c.run.cost.cloud_priced ? num(c.run.cost.cloud_usd) : std::string()});
+               c.run.cost.cloud_priced ? num(c.run.cost.cloud_usd) : std::string(),
+               flag(l.fp8_param_gather)});
   }
   return o;
 }

@@ -278,6 +278,7 @@ ordered_json layout_json(const Layout& l) {
           {"recompute", to_string(l.recompute)},
           {"flash_attention", l.flash_attention},
           {"offload", l.offload_optimizer},
+          {"fp8_param_gather", l.fp8_param_gather},
           {"order", order_string(l.order)}};
 }
 

@@ -180,9 +180,10 @@ std::string header(const PlanReport& r, const PlanCandidate& c, const std::strin
                    hw.server.gpus_per_node, hw.gpu.id, c.gpus(), fabric_label(hw));
   o += fmt::format(
       "{} Layout: tp {} pp {} dp {} cp {} ep {}, interleave {}, micro-batch {}, global batch {}, "
-      "zero {}, recompute {}{}.\n",
+      "zero {}, recompute {}{}{}.\n",
       comment, l.tp, l.pp, l.dp, l.cp, l.ep, l.interleave, l.micro_batch, c.global_batch, l.zero,
-      to_string(l.recompute), l.offload_optimizer ? ", optimizer offload" : "");
+      to_string(l.recompute), l.offload_optimizer ? ", optimizer offload" : "",
+      l.fp8_param_gather ? ", FP8 weight gather" : "");
   o += fmt::format("{} Predicted: step {:.2f} s, time to train {} (+/- {:.0f} %).\n", comment,
                    c.step.step_s, days(c.time_to_train_s), 100 * c.band);
   if (r.result.verdict == Verdict::infeasible) {

@@ -54,6 +54,7 @@ std::string layout_settings(const Layout& l) {
   std::string s = fmt::format("micro-batch {}, zero {}, recompute {}", l.micro_batch, l.zero,
                               to_string(l.recompute));
   if (l.offload_optimizer) s += ", optimizer offload";
+  if (l.fp8_param_gather) s += ", FP8 weight gather";
   return s;
 }
 
@@ -89,13 +90,27 @@ void plan_block(std::string& o, const PlanReport& r, const PlanCandidate& c) {
   const HardwareOption& hw = r.request.hardware[c.hardware];
   o += fmt::format("  hardware   {} x {} ({} x {}, {} GPUs), {}\n", c.nodes, hw.server.id,
                    hw.server.gpus_per_node, hw.gpu.id, c.gpus(), fabric_name(hw));
-  // Two lines when one would pass 80 columns.
+  // One line when it fits 80 columns; otherwise the degrees on the first
+  // and the settings after it, broken after a comma.
   const std::string layout = layout_line(c.layout);
   if (layout.size() + 13 <= 80) {
     o += fmt::format("  layout     {}\n", layout);
   } else {
-    o += fmt::format("  layout     {},\n             {}\n", layout_parallel(c.layout),
-                     layout_settings(c.layout));
+    o += fmt::format("  layout     {},\n", layout_parallel(c.layout));
+    const std::string settings = layout_settings(c.layout);
+    std::string line;
+    for (size_t at = 0; at < settings.size();) {
+      size_t comma = settings.find(", ", at);
+      if (comma == std::string::npos) comma = settings.size();
+      const std::string item = settings.substr(at, comma - at);
+      if (!line.empty() && 13 + line.size() + 2 + item.size() + 1 > 80) {
+        o += fmt::format("             {},\n", line);
+        line.clear();
+      }
+      line += (line.empty() ? "" : ", ") + item;
+      at = comma + 2;
+    }
+    o += fmt::format("             {}\n", line);
   }
   if (r.request.global_batches.size() > 1) {
     o += fmt::format("  batch      {} sequences per step\n", c.global_batch);

@@ -110,6 +110,7 @@ CellResult search_cell(const PlanRequest& r, int hw_index, int nodes, long long 
   // (ZeRO-1); DeepSpeed ZeRO-3 only without pipelines; plain FSDP (fsdp,
   // mosaic, other) no tensor, pipeline or context parallelism.
   const Framework fw = base.framework;
+  const bool fp8_gather = te_fp8(base);
   const bool plain_fsdp =
       fw == Framework::fsdp || fw == Framework::mosaic || fw == Framework::other;
   auto zero_options = [fw](int pp) {
@@ -135,7 +136,7 @@ CellResult search_cell(const PlanRequest& r, int hw_index, int nodes, long long 
         }
         std::vector<int> zeros =
             options(fx.zero, dp * cp > 1 ? zero_options(pp) : std::vector<int>{0});
-        if (base.layout.fp8_param_gather) {
+        if (fx.fp8_param_gather.value_or(false)) {
           // --fp8-param-gather runs only with the distributed optimizer.
           std::erase(zeros, 0);
           if (zeros.empty()) zeros = {1};
@@ -153,7 +154,9 @@ CellResult search_cell(const PlanRequest& r, int hw_index, int nodes, long long 
               ly.interleave = v;
               ly.sp = fx.sp.value_or(tp > 1);
               ly.flash_attention = fx.flash_attention.value_or(true);
-              ly.zero = zeros.front();  // checked with a stage the loop below tries
+              // Checked with a stage (and its FP8 gather) the loop below tries.
+              ly.zero = zeros.front();
+              ly.fp8_param_gather = fx.fp8_param_gather.value_or(fp8_gather && ly.zero >= 1);
               ++out.candidates;
               if (batch % (static_cast<long long>(mb) * dp) != 0 ||
                   !check_layout(w, gpus).empty()) {
@@ -170,6 +173,10 @@ CellResult search_cell(const PlanRequest& r, int hw_index, int nodes, long long 
                   for (bool off : fx.offload ? std::vector<bool>{*fx.offload}
                                              : std::vector<bool>{false, true}) {
                     ly.zero = z;
+                    // FP8 weights gathered in FP8 (--fp8-param-gather) save
+                    // memory and traffic wherever the distributed optimizer
+                    // runs, so they are on there unless the file says no.
+                    ly.fp8_param_gather = fx.fp8_param_gather.value_or(fp8_gather && z >= 1);
                     ly.recompute = rc;
                     ly.offload_optimizer = off;
                     ++out.evaluated;

@@ -41,7 +41,7 @@ struct HardwareOption {
 struct FixedLayout {
   std::optional<int> tp, pp, dp, cp, ep, micro_batch, interleave, zero;
   std::optional<Recompute> recompute;
-  std::optional<bool> sp, flash_attention, offload;
+  std::optional<bool> sp, flash_attention, offload, fp8_param_gather;
   std::optional<int> nodes;
 };
 

@@ -148,16 +148,49 @@ TEST(Search, Fp8ParamGatherKeepsTheDistributedOptimizer) {
   PlanRequest r = request("llama3-8b", {"dgx-h100"}, 1e11);
   r.workload.precision = Precision::fp8;
   r.constraints.max_nodes = 2;
+  r.fixed.fp8_param_gather = false;
   const PlanResult plain = plan(r);
-  r.workload.layout.fp8_param_gather = true;
+  ASSERT_FALSE(plain.frontier.empty());
+  for (const PlanCandidate& c : plain.frontier) EXPECT_FALSE(c.layout.fp8_param_gather);
+  r.fixed.fp8_param_gather = true;
   const PlanResult p = plan(r);
   ASSERT_FALSE(p.frontier.empty());
   for (const PlanCandidate& c : p.frontier) {
     EXPECT_TRUE(c.layout.fp8_param_gather);
     EXPECT_GE(c.layout.zero, 1);
   }
-  ASSERT_FALSE(plain.frontier.empty());
   EXPECT_LT(p.frontier.front().memory.total(), plain.frontier.front().memory.total());
+}
+
+TEST(Search, Fp8ParamGatherIsOnWhereverTheDistributedOptimizerRuns) {
+  // Not fixed by the file: on with zero >= 1 (it only saves memory and
+  // traffic there), off with zero 0 and off for anything but TE FP8.
+  PlanRequest r = request("llama3-8b", {"dgx-h100"}, 1e11);
+  r.workload.precision = Precision::fp8;
+  r.workload.framework = Framework::megatron;
+  r.constraints.max_nodes = 2;
+  const PlanResult fp8 = plan(r);
+  ASSERT_FALSE(fp8.frontier.empty());
+  for (const PlanCandidate& c : fp8.frontier)
+    EXPECT_EQ(c.layout.fp8_param_gather, c.layout.zero >= 1) << c.layout.zero;
+  // Never slower than the same search without it, cell by cell.
+  r.fixed.fp8_param_gather = false;
+  const PlanResult off = plan(r);
+  r.fixed.fp8_param_gather.reset();
+  ASSERT_EQ(off.frontier.size(), fp8.frontier.size());
+  for (size_t i = 0; i < off.frontier.size(); ++i) {
+    EXPECT_EQ(fp8.frontier[i].nodes, off.frontier[i].nodes);
+    EXPECT_LE(fp8.frontier[i].step.step_s, off.frontier[i].step.step_s * (1 + 1e-12));
+  }
+  r.fixed.zero = 1;
+  const PlanResult zero1 = plan(r);
+  ASSERT_FALSE(zero1.frontier.empty());
+  EXPECT_TRUE(zero1.frontier.front().layout.fp8_param_gather);
+  r.workload.precision = Precision::bf16;
+  for (const PlanCandidate& c : plan(r).frontier) EXPECT_FALSE(c.layout.fp8_param_gather);
+  r.workload.precision = Precision::fp8;
+  r.workload.framework = Framework::deepspeed;
+  for (const PlanCandidate& c : plan(r).frontier) EXPECT_FALSE(c.layout.fp8_param_gather);
 }
 
 TEST(Search, CountsRejectionsAndNeverRecommendsWhatDoesNotFit) {
