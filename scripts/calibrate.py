@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reproduces the fits of the model's five fitted constants (four on training
+"""Reproduces the fits of the model's six fitted constants (five on training
 data, one on serving data) and their held-out errors (docs/validation.md).
 Usage:
 
@@ -18,11 +18,13 @@ its built-in value, so the built-in values are a fixed point of the fits:
                fsdp, other; every other row) -> kAmpereEagerEfficiency
   hopper:      H100 rows of mosaic (every other row) -> kHopperEagerEfficiency
                (torchtitan H100 rows are held out whole)
+  zero3-175b:  the three GPT-3 175B DeepSpeed ZeRO-3 rows of narayanan21
+               (the three 530B rows held out) -> kDeepSpeedZero3HiddenShare
   peak_mem_gib rows -> a check of the memory overhead constants (not fitted)
 The grids scale the built-in constant (--gemm-scale multiplies all kernel
-efficiencies of the rows' GPUs; --kernel-floor replaces the floor), so a
-minimum at 1 (or at the built-in floor) means the constant is where the fit
-put it. The sustained factor and the kernel floor interact on vtrain.
+efficiencies of the rows' GPUs; --kernel-floor replaces the floor and
+--zero3-hidden the share), so a minimum at 1 (or at the built-in value)
+means the constant is where the fit put it. The sustained factor and the kernel floor interact on vtrain.
 """
 import csv
 import os
@@ -87,6 +89,11 @@ def main():
     run([serving + ":even", serving + ":odd", "--gemm-scale", "0.95,0.97,0.99,1.0,1.01,1.03,1.05"])
     run([a_fit, a_hold, "--gemm-scale", scale])
     run([h_fit, h_hold, h_titan, "--gemm-scale", scale])
+    z3 = [r for r in rows if r["group"] == "narayanan21" and r["framework"] == "deepspeed"
+          and r["zero"] == "3"]
+    z_fit = dump("zero3-175b-fit", [r for r in z3 if r["model"] == "GPT 174.6B"], header)
+    z_hold = dump("zero3-530b-held", [r for r in z3 if r["model"] == "GPT 529.6B"], header)
+    run([z_fit, z_hold, "--zero3-hidden", "0.3,0.35,0.4,0.45,0.5,0.55,0.6"])
     # Memory: the a-priori overhead constants against the 13 peak_mem_gib rows.
     mem_rows = [r for r in csv.DictReader(open(os.path.join(VAL, "training.csv"), encoding="utf-8"))
                 if r["metric"] == "peak_mem_gib"]

@@ -3,6 +3,7 @@
 //
 //   scaleout_calibrate FIT.csv[:odd|:even] [HOLDOUT.csv ...]
 //       --kernel-floor 0,5e-6,1e-5 --half-dim 64,96,128 --gemm-scale 0.9,1.0
+//       --zero3-hidden 0.4,0.45,0.5
 //
 // ":odd" / ":even" keeps every other row of a file (by position), so one
 // file can be split into a fit half and a held-out half. A serving CSV
@@ -97,7 +98,7 @@ int main(int argc, char** argv) {
 int run(int argc, char** argv) {
   std::vector<Set> sets;
   std::vector<double> floors = {-1}, dims = {-1}, scales = {1.0}, traffic = {-1};
-  std::vector<double> fixed = {-1}, fragmentation = {-1};
+  std::vector<double> fixed = {-1}, fragmentation = {-1}, hidden = {-1};
   std::vector<std::string> specs;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -109,6 +110,8 @@ int run(int argc, char** argv) {
       scales = list(argv[++i]);
     else if (a == "--elementwise" && i + 1 < argc)
       traffic = list(argv[++i]);
+    else if (a == "--zero3-hidden" && i + 1 < argc)
+      hidden = list(argv[++i]);
     else if (a == "--overhead-gib" && i + 1 < argc)
       fixed = list(argv[++i]);
     else if (a == "--fragmentation" && i + 1 < argc)
@@ -123,11 +126,11 @@ int run(int argc, char** argv) {
   for (const std::string& spec : specs) sets.push_back(load(spec));
   const bool serving =
       std::any_of(sets.begin(), sets.end(), [](const Set& s) { return s.is_serving; });
-  if (serving && (floors.size() > 1 || dims.size() > 1 || traffic.size() > 1 || floors[0] >= 0 ||
-                  dims[0] >= 0 || traffic[0] >= 0))
+  if (serving && (floors.size() > 1 || dims.size() > 1 || traffic.size() > 1 || hidden.size() > 1 ||
+                  floors[0] >= 0 || dims[0] >= 0 || traffic[0] >= 0 || hidden[0] >= 0))
     std::fprintf(stderr,
                  "scaleout_calibrate: serving CSVs take only --gemm-scale; --kernel-floor, "
-                 "--half-dim and --elementwise leave their figures unchanged\n");
+                 "--half-dim, --elementwise and --zero3-hidden leave their figures unchanged\n");
   if (memory_rows && !sets.empty()) {
     const scaleout::Catalog& cat = scaleout::io::builtin_catalog();
     std::printf("%-12s %-13s", "overhead_gib", "fragmentation");
@@ -151,47 +154,52 @@ int run(int argc, char** argv) {
   if (sets.empty()) {
     std::fprintf(stderr,
                  "usage: scaleout_calibrate FIT.csv[:odd|:even] [HOLDOUT.csv ...] "
-                 "[--kernel-floor L] [--half-dim L] [--gemm-scale L] [--elementwise L] [--rank]\n"
+                 "[--kernel-floor L] [--half-dim L] [--gemm-scale L] [--elementwise L] "
+                 "[--zero3-hidden L] [--rank]\n"
                  "       scaleout_calibrate --memory FILE.csv ... [--overhead-gib L] "
                  "[--fragmentation L]\n");
     return 2;
   }
   const scaleout::Catalog& catalog = scaleout::io::builtin_catalog();
-  std::printf("%-12s %-9s %-10s %-11s", "kernel_floor", "half_dim", "gemm_scale", "elementwise");
+  std::printf("%-12s %-9s %-10s %-11s %-12s", "kernel_floor", "half_dim", "gemm_scale",
+              "elementwise", "zero3_hidden");
   for (const Set& s : sets) std::printf(" %24s", s.name.substr(s.name.rfind('/') + 1).c_str());
   std::printf("\n");
   for (double f : floors) {
     for (double d : dims) {
       for (double g : scales) {
         for (double e : traffic) {
-          // A negative value keeps the built-in constant.
-          scaleout::ModelTuning t;
-          if (f >= 0) t.kernel_floor_s = f;
-          if (d >= 0) t.gemm_half_dim = d;
-          t.gemm_efficiency_scale = g;
-          if (e >= 0) t.elementwise_traffic = e;
-          std::printf("%-12g %-9g %-10g %-11g", f, d, g, e);
-          std::string ranks;
-          for (const Set& s : sets) {
-            double m = 0;
-            if (s.is_serving) {
-              scaleout::ServingConstants k;
-              k.gemm_efficiency_scale = g;
-              m = scaleout::validate_serving_rows(s.serving, catalog, k).overall.mape;
-            } else {
-              const scaleout::ValidationReport r = scaleout::validate_rows(s.rows, catalog, t);
-              m = scaleout::overall_mape(r);
-              for (const auto& rc : r.rank_correlation) {
-                ranks += "  rank " + s.name.substr(s.name.rfind('/') + 1) + ": " + rc.group +
-                         " / " + rc.model + " / " + rc.metric + ": " +
-                         std::to_string(rc.spearman).substr(0, 5) + "\n";
+          for (double z : hidden) {
+            // A negative value keeps the built-in constant.
+            scaleout::ModelTuning t;
+            if (f >= 0) t.kernel_floor_s = f;
+            if (d >= 0) t.gemm_half_dim = d;
+            t.gemm_efficiency_scale = g;
+            if (e >= 0) t.elementwise_traffic = e;
+            if (z >= 0) t.zero3_hidden_share = z;
+            std::printf("%-12g %-9g %-10g %-11g %-12g", f, d, g, e, z);
+            std::string ranks;
+            for (const Set& s : sets) {
+              double m = 0;
+              if (s.is_serving) {
+                scaleout::ServingConstants k;
+                k.gemm_efficiency_scale = g;
+                m = scaleout::validate_serving_rows(s.serving, catalog, k).overall.mape;
+              } else {
+                const scaleout::ValidationReport r = scaleout::validate_rows(s.rows, catalog, t);
+                m = scaleout::overall_mape(r);
+                for (const auto& rc : r.rank_correlation) {
+                  ranks += "  rank " + s.name.substr(s.name.rfind('/') + 1) + ": " + rc.group +
+                           " / " + rc.model + " / " + rc.metric + ": " +
+                           std::to_string(rc.spearman).substr(0, 5) + "\n";
+                }
               }
+              std::printf(" %23.2f%%", 100.0 * m);
             }
-            std::printf(" %23.2f%%", 100.0 * m);
+            std::printf("\n");
+            if (rank_rows) std::printf("%s", ranks.c_str());
+            std::fflush(stdout);
           }
-          std::printf("\n");
-          if (rank_rows) std::printf("%s", ranks.c_str());
-          std::fflush(stdout);
         }
       }
     }

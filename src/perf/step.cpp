@@ -33,9 +33,10 @@ FrameworkConstants framework_constants(Framework framework, const Gpu& gpu) {
       // Megatron-DeepSpeed: Megatron's kernels under DeepSpeed's engine; small
       // kernels wait on the host (fitted on the even rows of vtrain-single: 60 us).
       f.kernel_floor_s = kDeepSpeedKernelFloor_s;
-      // ZeRO-3 parameter gathers of 2021-era DeepSpeed are not hidden behind
-      // compute (Narayanan et al. 2021, Table 2: no speed-up from 768 to 1536 GPUs).
-      f.zero3_overlap = false;
+      // ZeRO-3 gathers of 2021-era DeepSpeed hide only partly behind compute
+      // (Narayanan et al. 2021, Table 2: no speed-up from 768 to 1536 GPUs,
+      // where the per-GPU traffic stays and the compute halves).
+      f.zero3_hidden_share = kDeepSpeedZero3HiddenShare;
       f.zero3_per_tensor = true;
       // ZeRO-0/1: the engine all-reduces (reduce-scatters) the gradients
       // after the whole backward pass; no backward hook reduces buckets early
@@ -210,7 +211,7 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
       const double reduce = pieces * collective_time_s(Collective::reduce_scatter,
                                                        grad_bytes / pieces, shard_g, links, algo);
       const double comm = 2.0 * gather + reduce;
-      st.fsdp_exposed += k.framework.zero3_overlap ? std::max(0.0, comm - compute) : comm;
+      st.fsdp_exposed += std::max(0.0, comm - k.framework.zero3_hidden_share * compute);
     }
   };
 

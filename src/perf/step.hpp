@@ -46,8 +46,10 @@ struct StepEstimate {
 struct FrameworkConstants {
   double compute_efficiency = 1.0;  // multiplies the GPU family's kernel efficiencies
   double kernel_floor_s = 0.0;      // shortest kernel, host-bound
-  bool zero3_overlap = true;        // ZeRO-3/FSDP gathers prefetched behind compute
-  bool zero3_per_tensor = false;    // one gather per weight tensor instead of per block
+  // Share of a layer's compute time behind which its ZeRO-3/FSDP gathers and
+  // gradient reduce-scatters run (prefetching); the rest of them is exposed.
+  double zero3_hidden_share = 1.0;
+  bool zero3_per_tensor = false;  // one gather per weight tensor instead of per block
   // ZeRO-0/1 gradient reduction overlapped with the backward pass (bucketed
   // hooks); off where the engine reduces only after the whole backward.
   bool dp_overlap = true;
@@ -66,6 +68,10 @@ struct FrameworkConstants {
 inline constexpr double kAmpereEagerEfficiency = 0.84;
 inline constexpr double kHopperEagerEfficiency = 0.70;
 inline constexpr double kDeepSpeedKernelFloor_s = 60e-6;
+// DeepSpeed ZeRO-3 (2021) prefetches parameters, but its per-tensor gathers
+// and gradient reduce-scatters hide behind under half of the compute
+// (fitted on the GPT-3 175B ZeRO-3 rows of Narayanan et al. 2021, Table 2).
+inline constexpr double kDeepSpeedZero3HiddenShare = 0.45;
 
 // How `framework` runs on `gpu` (the eager efficiency depends on the family).
 FrameworkConstants framework_constants(Framework framework, const Gpu& gpu);

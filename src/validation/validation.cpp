@@ -264,6 +264,7 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
     perf.compute = scaled_tensor_rates(perf.compute, *tuning.gemm_efficiency_scale);
   if (tuning.kernel_floor_s) perf.compute.kernel_floor_s = *tuning.kernel_floor_s;
   if (tuning.elementwise_traffic) perf.compute.elementwise_traffic = *tuning.elementwise_traffic;
+  if (tuning.zero3_hidden_share) perf.framework.zero3_hidden_share = *tuning.zero3_hidden_share;
   if (!r.global_batch) {
     filled.push_back(
         "global_batch: 8 micro-batches per pipeline stage (planner's choice; the bubble "

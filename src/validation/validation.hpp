@@ -99,6 +99,8 @@ struct ModelTuning {
   std::optional<double> gemm_efficiency_scale;
   std::optional<double> kernel_floor_s;
   std::optional<double> elementwise_traffic;
+  // Replaces the framework's FrameworkConstants::zero3_hidden_share.
+  std::optional<double> zero3_hidden_share;
 };
 
 RowResult predict_row(const ValidationRow& row, const Catalog& catalog,

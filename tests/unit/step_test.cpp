@@ -439,16 +439,17 @@ TEST(Recompute, TorchtitanSelectiveCostsMoreThanMegatronSelective) {
             run(make("meg", "llama3-8b", "dgx-h100", ly, 8, 8192, Framework::megatron)).step_s);
 }
 
-TEST(Zero3, DeepSpeedWithoutOverlapIsSlowerThanFsdp) {
-  // Same workload and kernel constants: DeepSpeed's per-tensor gathers, not
-  // prefetched, are all exposed; FSDP hides its gathers behind the layers.
+TEST(Zero3, DeepSpeedWithPartialOverlapIsSlowerThanFsdp) {
+  // Same workload and kernel constants: DeepSpeed's per-tensor gathers hide
+  // behind 45 % of a layer's compute; FSDP hides its gathers behind all of it.
   const Case c = zero3(Framework::fsdp);
   const PerfConstants fsdp = perf_constants(c.gpu, Framework::fsdp);
   PerfConstants ds = fsdp;
   const FrameworkConstants f = framework_constants(Framework::deepspeed, c.gpu);
-  EXPECT_FALSE(f.zero3_overlap);
+  EXPECT_DOUBLE_EQ(f.zero3_hidden_share, kDeepSpeedZero3HiddenShare);
+  EXPECT_DOUBLE_EQ(fsdp.framework.zero3_hidden_share, 1.0);
   EXPECT_TRUE(f.zero3_per_tensor);
-  ds.framework.zero3_overlap = f.zero3_overlap;
+  ds.framework.zero3_hidden_share = f.zero3_hidden_share;
   ds.framework.zero3_per_tensor = f.zero3_per_tensor;
   const StepEstimate a = estimate_step(c.w, c.server, c.gpu, c.fabric, fsdp);
   const StepEstimate b = estimate_step(c.w, c.server, c.gpu, c.fabric, ds);
@@ -459,6 +460,23 @@ TEST(Zero3, DeepSpeedWithoutOverlapIsSlowerThanFsdp) {
   const StepEstimate ds_step = run(zero3(Framework::deepspeed));
   EXPECT_GT(ds_step.step_s, fsdp_step.step_s);
   EXPECT_GT(ds_step.breakdown.dp_comm, fsdp_step.breakdown.dp_comm);
+}
+
+TEST(Zero3, HiddenShareHidesThatShareOfEachLayersCompute) {
+  // Exposed per layer: max(0, comm - share x compute). Where the comm is the
+  // larger, equal steps of the share hide equal times, and share 0 exposes it all.
+  const Case c = zero3(Framework::deepspeed);
+  PerfConstants k = perf_constants(c.gpu, Framework::deepspeed);
+  auto dp_at = [&](double share) {
+    k.framework.zero3_hidden_share = share;
+    return estimate_step(c.w, c.server, c.gpu, c.fabric, k).breakdown.dp_comm;
+  };
+  const double none = dp_at(0.0), a = dp_at(0.1), b = dp_at(0.2);
+  ASSERT_GT(b, 0);  // comm-bound at these shares
+  EXPECT_GT(none, a);
+  EXPECT_NEAR(none - a, a - b, 1e-9 * none);
+  EXPECT_GE(dp_at(0.45), dp_at(1.0));
+  EXPECT_DOUBLE_EQ(dp_at(100.0), 0.0);  // hidden behind enough compute: nothing exposed
 }
 
 TEST(Frameworks, EagerPyTorchLosesMoreOnHopperThanOnAmpere) {

@@ -150,5 +150,26 @@ TEST(Calibration, HopperEagerEfficiency) {
   EXPECT_LE(mape_at_scale(titan, 1.0), 0.092);  // held out: 8.7 %
 }
 
+TEST(Calibration, DeepSpeedZero3HiddenShareOnNarayanan21) {
+  const auto zero3 = select(time_rows("training.csv"), [](const ValidationRow& r) {
+    return r.group == "narayanan21" && r.framework == "deepspeed" && r.zero == 3;
+  });
+  auto only = [&](const char* model) {
+    return select(zero3, [model](const ValidationRow& r) { return r.model == model; });
+  };
+  const auto fit = only("GPT 174.6B"), held = only("GPT 529.6B");
+  ASSERT_EQ(fit.size(), 3u);
+  ASSERT_EQ(held.size(), 3u);
+  auto at_share = [](const std::vector<ValidationRow>& rows, double share) {
+    ModelTuning t;
+    t.zero3_hidden_share = share;
+    return mape(rows, t);
+  };
+  const double at = at_share(fit, kDeepSpeedZero3HiddenShare);
+  EXPECT_LE(at, at_share(fit, kDeepSpeedZero3HiddenShare - 0.05));
+  EXPECT_LE(at, at_share(fit, kDeepSpeedZero3HiddenShare + 0.05));
+  EXPECT_LE(at_share(held, kDeepSpeedZero3HiddenShare), 0.070);  // held out: 6.5 %
+}
+
 }  // namespace
 }  // namespace scaleout
