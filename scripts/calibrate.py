@@ -24,7 +24,8 @@ its built-in value, so the built-in values are a fixed point of the fits:
 The grids scale the built-in constant (--gemm-scale multiplies all kernel
 efficiencies of the rows' GPUs; --kernel-floor replaces the floor and
 --zero3-hidden the share), so a minimum at 1 (or at the built-in value)
-means the constant is where the fit put it. The sustained factor and the kernel floor interact on vtrain.
+means the constant is where the fit put it. The sustained factor and the
+kernel floor interact on vtrain.
 """
 import csv
 import os
@@ -76,7 +77,8 @@ def main():
     titan_h100 = [r for r in rows if r["gpu"].startswith("h100") and r["group"] == "torchtitan"]
     kornar = [r for r in rows if r["group"] in ("korthikanti22", "narayanan21")]
     meg2020 = [r for r in rows if r["group"] == "megatron2020" and r["gpu"].startswith("a100")]
-    a_fit, a_hold = dump("eager-a100-fit", a100[0::2], header), dump("eager-a100-held", a100[1::2], header)
+    a_fit = dump("eager-a100-fit", a100[0::2], header)
+    a_hold = dump("eager-a100-held", a100[1::2], header)
     h_fit, h_hold = dump("hopper-fit", h100[0::2], header), dump("hopper-held", h100[1::2], header)
     h_titan = dump("hopper-held-torchtitan", titan_h100, header)
     kn, m20 = dump("held-kornar", kornar, header), dump("held-megatron2020-a100", meg2020, header)

@@ -17,6 +17,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "inference/serving.hpp"
@@ -50,17 +51,15 @@ bool memory_rows = false;
 bool rank_rows = false;
 
 Set load(const std::string& spec) {
+  // FILE:even or FILE:odd keeps that half; any other name is a path.
   std::string path = spec;
   scaleout::RowHalf part = scaleout::RowHalf::all;
-  if (const auto colon = spec.rfind(':'); colon != std::string::npos) {
-    path = spec.substr(0, colon);
-    const std::string name = spec.substr(colon + 1);
-    if (name == "even")
-      part = scaleout::RowHalf::even;
-    else if (name == "odd")
-      part = scaleout::RowHalf::odd;
-    else
-      throw std::runtime_error(spec + ": unknown half '" + name + "' (use :even or :odd)");
+  for (const auto& [suffix, half] :
+       {std::pair{":even", scaleout::RowHalf::even}, std::pair{":odd", scaleout::RowHalf::odd}}) {
+    if (spec.ends_with(suffix)) {
+      path = spec.substr(0, spec.size() - std::string(suffix).size());
+      part = half;
+    }
   }
   const std::string text = scaleout::io::read_text_file(path);
   Set s{spec, {}, false, {}};

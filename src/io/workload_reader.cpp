@@ -247,9 +247,7 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
       for (const Problem& p : check_fp8_param_gather(ly))
         f.fail("fp8_param_gather", p.message, p.hint);
     }
-    if (ly.fp8_param_gather &&
-        (w.precision != Precision::fp8 ||
-         (w.framework != Framework::megatron && w.framework != Framework::nemo))) {
+    if (ly.fp8_param_gather && !te_fp8(w)) {
       f.fail("fp8_param_gather",
              "needs precision: fp8 with framework megatron or nemo (Megatron-LM's "
              "--fp8-param-gather)",

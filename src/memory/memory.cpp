@@ -211,11 +211,6 @@ double lora_layer_params(const Workload& w, bool moe_layer) {
 
 }  // namespace
 
-bool te_fp8(const Workload& w) {
-  return (w.framework == Framework::megatron || w.framework == Framework::nemo) &&
-         w.precision == Precision::fp8;
-}
-
 double trainable_params(const Workload& w) {
   if (!is_lora(w)) return count_params(w.model).total();
   const ModelShape& m = w.model;

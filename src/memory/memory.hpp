@@ -35,8 +35,6 @@ StatePolicy state_policy(const Workload& w);
 // Parameters the run trains: all of them, or the LoRA adapters.
 double trainable_params(const Workload& w);
 
-// FP8 through Transformer Engine: Megatron-LM or NeMo with precision fp8.
-bool te_fp8(const Workload& w);
 // Bytes of one checkpoint of the whole model (docs/model.md, "Checkpoints").
 double checkpoint_bytes(const Workload& w);
 

@@ -294,8 +294,8 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
         ly.zero == 0 ? collective_time_s(Collective::all_reduce, grad_bytes, shard_g, links)
                      : collective_time_s(Collective::reduce_scatter, grad_bytes, shard_g, links);
     // --fp8-param-gather gathers the weights in FP8 (the layer weights, which
-    // dominate, are counted at 1 byte for all).
-    const double weight_bytes = ly.fp8_param_gather ? 1.0 : 2.0;
+    // dominate, are counted at 1 byte for all); LoRA trains 16-bit adapters only.
+    const double weight_bytes = ly.fp8_param_gather && !lora ? 1.0 : 2.0;
     const double gather =
         ly.zero == 0
             ? 0.0

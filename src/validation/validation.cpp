@@ -243,8 +243,7 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
     unknowns.push_back(std::move(u));
   }
   if (r.precision.empty()) filled.push_back("precision=bf16 (16-bit; fp16 has the same peak)");
-  if (w.precision == Precision::fp8 &&
-      (w.framework == Framework::megatron || w.framework == Framework::nemo)) {
+  if (te_fp8(w)) {
     // The schema has no column for Megatron-LM's --fp8-param-gather.
     Unknown u{"fp8_param_gather", {}, {}};
     for (bool g : {false, true}) {
@@ -264,7 +263,9 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
     perf.compute = scaled_tensor_rates(perf.compute, *tuning.gemm_efficiency_scale);
   if (tuning.kernel_floor_s) perf.compute.kernel_floor_s = *tuning.kernel_floor_s;
   if (tuning.elementwise_traffic) perf.compute.elementwise_traffic = *tuning.elementwise_traffic;
-  if (tuning.zero3_hidden_share) perf.framework.zero3_hidden_share = *tuning.zero3_hidden_share;
+  // The fitted share is DeepSpeed's; FSDP-style frameworks keep theirs.
+  if (tuning.zero3_hidden_share && w.framework == Framework::deepspeed)
+    perf.framework.zero3_hidden_share = *tuning.zero3_hidden_share;
   if (!r.global_batch) {
     filled.push_back(
         "global_batch: 8 micro-batches per pipeline stage (planner's choice; the bubble "

@@ -99,7 +99,7 @@ struct ModelTuning {
   std::optional<double> gemm_efficiency_scale;
   std::optional<double> kernel_floor_s;
   std::optional<double> elementwise_traffic;
-  // Replaces the framework's FrameworkConstants::zero3_hidden_share.
+  // Replaces kDeepSpeedZero3HiddenShare (DeepSpeed rows only).
   std::optional<double> zero3_hidden_share;
 };
 

@@ -106,6 +106,12 @@ struct Workload {
   InferenceSpec inference;  // task: inference only
 };
 
+// FP8 through Transformer Engine: Megatron-LM or NeMo with precision fp8.
+inline bool te_fp8(const Workload& w) {
+  return (w.framework == Framework::megatron || w.framework == Framework::nemo) &&
+         w.precision == Precision::fp8;
+}
+
 const char* to_string(Task t);
 const char* to_string(WeightFormat f);
 const char* to_string(Optimizer o);

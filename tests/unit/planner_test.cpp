@@ -186,6 +186,11 @@ TEST(Search, Fp8ParamGatherIsOnWhereverTheDistributedOptimizerRuns) {
   const PlanResult zero1 = plan(r);
   ASSERT_FALSE(zero1.frontier.empty());
   EXPECT_TRUE(zero1.frontier.front().layout.fp8_param_gather);
+  r.fixed.zero = 0;
+  const PlanResult zero0 = plan(r);
+  ASSERT_FALSE(zero0.frontier.empty());
+  for (const PlanCandidate& c : zero0.frontier) EXPECT_FALSE(c.layout.fp8_param_gather);
+  r.fixed.zero.reset();
   r.workload.precision = Precision::bf16;
   for (const PlanCandidate& c : plan(r).frontier) EXPECT_FALSE(c.layout.fp8_param_gather);
   r.workload.precision = Precision::fp8;

@@ -3,7 +3,8 @@
 // on a grid around it (so the fit still puts the constant where the code
 // has it), and the held-out errors recorded in docs/validation.md must hold.
 // The splits are those of scripts/calibrate.py, which prints the full grids:
-// the even rows (by position) fit, the odd rows are held out.
+// mostly the even rows (by position) fit and the odd rows are held out; some
+// held-out sets are whole groups, and the ZeRO-3 share splits by model size.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -77,7 +78,9 @@ TEST(Calibration, AmpereSustainedFactorOnVtrainMulti) {
     return r.group == "korthikanti22" || r.group == "narayanan21";
   });
   ASSERT_EQ(kornar.size(), 33u);
-  EXPECT_LE(mape_at_scale(kornar, 1.0), 0.090);  // held out: 8.4 %
+  // Held out: 5.6 % (8.4 % before session 6; three of the 33 rows, the 175B
+  // ZeRO-3 ones, fit kDeepSpeedZero3HiddenShare).
+  EXPECT_LE(mape_at_scale(kornar, 1.0), 0.061);
   const auto meg2020 = select(training, [](const ValidationRow& r) {
     return r.group == "megatron2020" && r.gpu.starts_with("a100");
   });
