@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,17 +55,29 @@ double mape(const std::vector<ValidationRow>& rows, const ModelTuning& tuning) {
   return overall_mape(r);
 }
 
-double mape_at_scale(const std::vector<ValidationRow>& rows, double scale) {
+using Knob = std::optional<double> ModelTuning::*;
+
+// MAPE with one model constant (`knob`) set to `value`.
+double mape_with(const std::vector<ValidationRow>& rows, Knob knob, double value) {
   ModelTuning t;
-  t.gemm_efficiency_scale = scale;
+  t.*knob = value;
   return mape(rows, t);
+}
+
+// The built-in `value` is no worse on the fit set than `step` either side.
+void expect_minimum(const std::vector<ValidationRow>& fit, Knob knob, double value, double step) {
+  const double at = mape_with(fit, knob, value);
+  EXPECT_LE(at, mape_with(fit, knob, value - step));
+  EXPECT_LE(at, mape_with(fit, knob, value + step));
+}
+
+double mape_at_scale(const std::vector<ValidationRow>& rows, double scale) {
+  return mape_with(rows, &ModelTuning::gemm_efficiency_scale, scale);
 }
 
 // The built-in value (scale 1) is no worse on the fit set than 3 % either side.
 void expect_scale_minimum(const std::vector<ValidationRow>& fit) {
-  const double at = mape_at_scale(fit, 1.0);
-  EXPECT_LE(at, mape_at_scale(fit, 0.97));
-  EXPECT_LE(at, mape_at_scale(fit, 1.03));
+  expect_minimum(fit, &ModelTuning::gemm_efficiency_scale, 1.0, 0.03);
 }
 
 TEST(Calibration, AmpereSustainedFactorOnVtrainMulti) {
@@ -90,18 +103,12 @@ TEST(Calibration, AmpereSustainedFactorOnVtrainMulti) {
 
 TEST(Calibration, DeepSpeedKernelFloorOnVtrainSingle) {
   const auto single = time_rows("vtrain-single.csv");
-  auto at_floor = [](const std::vector<ValidationRow>& rows, double floor_s) {
-    ModelTuning t;
-    t.kernel_floor_s = floor_s;
-    return mape(rows, t);
-  };
   const auto fit = rows_in_half(single, RowHalf::even);
   ASSERT_EQ(fit.size(), 720u);
   ASSERT_EQ(rows_in_half(single, RowHalf::odd).size(), 720u);
-  const double at = at_floor(fit, kDeepSpeedKernelFloor_s);
-  EXPECT_LE(at, at_floor(fit, kDeepSpeedKernelFloor_s - 5e-6));
-  EXPECT_LE(at, at_floor(fit, kDeepSpeedKernelFloor_s + 5e-6));
-  EXPECT_LE(at_floor(rows_in_half(single, RowHalf::odd), kDeepSpeedKernelFloor_s),
+  expect_minimum(fit, &ModelTuning::kernel_floor_s, kDeepSpeedKernelFloor_s, 5e-6);
+  EXPECT_LE(mape_with(rows_in_half(single, RowHalf::odd), &ModelTuning::kernel_floor_s,
+                      kDeepSpeedKernelFloor_s),
             0.092);  // held out: 8.7 %
 }
 
@@ -163,15 +170,9 @@ TEST(Calibration, DeepSpeedZero3HiddenShareOnNarayanan21) {
   const auto fit = only("GPT 174.6B"), held = only("GPT 529.6B");
   ASSERT_EQ(fit.size(), 3u);
   ASSERT_EQ(held.size(), 3u);
-  auto at_share = [](const std::vector<ValidationRow>& rows, double share) {
-    ModelTuning t;
-    t.zero3_hidden_share = share;
-    return mape(rows, t);
-  };
-  const double at = at_share(fit, kDeepSpeedZero3HiddenShare);
-  EXPECT_LE(at, at_share(fit, kDeepSpeedZero3HiddenShare - 0.05));
-  EXPECT_LE(at, at_share(fit, kDeepSpeedZero3HiddenShare + 0.05));
-  EXPECT_LE(at_share(held, kDeepSpeedZero3HiddenShare), 0.070);  // held out: 6.5 %
+  expect_minimum(fit, &ModelTuning::zero3_hidden_share, kDeepSpeedZero3HiddenShare, 0.05);
+  EXPECT_LE(mape_with(held, &ModelTuning::zero3_hidden_share, kDeepSpeedZero3HiddenShare),
+            0.070);  // held out: 6.5 %
 }
 
 }  // namespace
