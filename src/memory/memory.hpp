@@ -34,7 +34,6 @@ StatePolicy state_policy(const Workload& w);
 
 // Parameters the run trains: all of them, or the LoRA adapters.
 double trainable_params(const Workload& w);
-
 // Bytes of one checkpoint of the whole model (docs/model.md, "Checkpoints").
 double checkpoint_bytes(const Workload& w);
 

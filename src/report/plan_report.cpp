@@ -97,20 +97,8 @@ void plan_block(std::string& o, const PlanReport& r, const PlanCandidate& c) {
     o += fmt::format("  layout     {}\n", layout);
   } else {
     o += fmt::format("  layout     {},\n", layout_parallel(c.layout));
-    const std::string settings = layout_settings(c.layout);
-    std::string line;
-    for (size_t at = 0; at < settings.size();) {
-      size_t comma = settings.find(", ", at);
-      if (comma == std::string::npos) comma = settings.size();
-      const std::string item = settings.substr(at, comma - at);
-      if (!line.empty() && 13 + line.size() + 2 + item.size() + 1 > 80) {
-        o += fmt::format("             {},\n", line);
-        line.clear();
-      }
-      line += (line.empty() ? "" : ", ") + item;
-      at = comma + 2;
-    }
-    o += fmt::format("             {}\n", line);
+    const std::string indent(13, ' ');
+    o += wrap(layout_settings(c.layout), indent, indent, ", ");
   }
   if (r.request.global_batches.size() > 1) {
     o += fmt::format("  batch      {} sequences per step\n", c.global_batch);

@@ -110,7 +110,13 @@ CellResult search_cell(const PlanRequest& r, int hw_index, int nodes, long long 
   // (ZeRO-1); DeepSpeed ZeRO-3 only without pipelines; plain FSDP (fsdp,
   // mosaic, other) no tensor, pipeline or context parallelism.
   const Framework fw = base.framework;
-  const bool fp8_gather = te_fp8(base);
+  // FP8 weights gathered in FP8 (--fp8-param-gather) save memory and traffic
+  // wherever the distributed optimizer runs, so they are on there unless the
+  // file says no.
+  const bool te = te_fp8(base);
+  auto fp8_gather_at = [&fx, te](int zero) {
+    return fx.fp8_param_gather.value_or(te && zero >= 1);
+  };
   const bool plain_fsdp =
       fw == Framework::fsdp || fw == Framework::mosaic || fw == Framework::other;
   auto zero_options = [fw](int pp) {
@@ -156,7 +162,7 @@ CellResult search_cell(const PlanRequest& r, int hw_index, int nodes, long long 
               ly.flash_attention = fx.flash_attention.value_or(true);
               // Checked with a stage (and its FP8 gather) the loop below tries.
               ly.zero = zeros.front();
-              ly.fp8_param_gather = fx.fp8_param_gather.value_or(fp8_gather && ly.zero >= 1);
+              ly.fp8_param_gather = fp8_gather_at(ly.zero);
               ++out.candidates;
               if (batch % (static_cast<long long>(mb) * dp) != 0 ||
                   !check_layout(w, gpus).empty()) {
@@ -173,10 +179,7 @@ CellResult search_cell(const PlanRequest& r, int hw_index, int nodes, long long 
                   for (bool off : fx.offload ? std::vector<bool>{*fx.offload}
                                              : std::vector<bool>{false, true}) {
                     ly.zero = z;
-                    // FP8 weights gathered in FP8 (--fp8-param-gather) save
-                    // memory and traffic wherever the distributed optimizer
-                    // runs, so they are on there unless the file says no.
-                    ly.fp8_param_gather = fx.fp8_param_gather.value_or(fp8_gather && z >= 1);
+                    ly.fp8_param_gather = fp8_gather_at(z);
                     ly.recompute = rc;
                     ly.offload_optimizer = off;
                     ++out.evaluated;
