@@ -17,12 +17,15 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "core/ids.hpp"
 #include "core/spelling.hpp"
 #include "io/catalog_reader.hpp"
+#include "io/files.hpp"
 #include "io/jobs_reader.hpp"
 #include "io/serving_csv.hpp"
 #include "io/validation_csv.hpp"
 #include "io/workload_reader.hpp"
+#include "report/finite.hpp"
 #include "report/launch.hpp"
 #include "report/report.hpp"
 #include "report/serving_report.hpp"
@@ -45,15 +48,61 @@ struct Options {
   std::string overrides;
   std::string kind;
   std::string emit;                  // plan --emit DIR: launch files for the recommended plan
+  bool force = false;                // plan --force: --emit may replace existing files
   std::string output;                // -o FILE: the report goes there instead of standard output
   std::ostream* progress = nullptr;  // plan: draw a progress bar here (a terminal)
   std::string jobs;                  // simulate JOBS.yaml
 };
 
-Catalog load_catalog(const Options& o) {
+// The built-in catalog, then each --catalog file in order. `files` (when
+// given) learns which file each GPU, server and fabric last came from.
+Catalog load_catalog(const Options& o, report::EntryFiles* files = nullptr) {
   Catalog c = io::builtin_catalog();
-  for (const std::string& path : o.catalogs) io::read_catalog(io::read_text_file(path), path, c);
+  for (const std::string& path : o.catalogs) {
+    const std::string text = io::read_text_file(path);
+    if (!files) {
+      io::read_catalog(text, path, c);
+      continue;
+    }
+    // Read into a copy whose entries carry a mark instead of their source:
+    // an entry without the mark afterwards came from this file.
+    static const std::string kMark = "\x01unchanged";
+    Catalog marked = c;
+    auto mark = [&](auto entry) {
+      entry.source = kMark;
+      marked.add(std::move(entry));
+    };
+    for (const Gpu* g : c.gpus()) mark(*g);
+    for (const Server* v : c.servers()) mark(*v);
+    for (const Fabric* f : c.fabrics()) mark(*f);
+    io::read_catalog(text, path, marked);
+    for (const Gpu* g : marked.gpus()) {
+      if (g->source == kMark)
+        marked.add(*c.find_gpu(g->id));
+      else
+        files->gpus[g->id] = path;
+    }
+    for (const Server* v : marked.servers()) {
+      if (v->source == kMark)
+        marked.add(*c.find_server(v->id));
+      else
+        files->servers[v->id] = path;
+    }
+    for (const Fabric* f : marked.fabrics()) {
+      if (f->source == kMark)
+        marked.add(*c.find_fabric(f->id));
+      else
+        files->fabrics[f->id] = path;
+    }
+    c = std::move(marked);
+  }
   return c;
+}
+
+// Refuses a result with a figure that is not finite or out of its range.
+template <typename Result, typename Check>
+void require_finite(const Result& r, Check check, const report::EntryFiles& files) {
+  if (const std::optional<report::BadFigure> bad = check(r)) report::refuse_bad_figure(*bad, files);
 }
 
 // The cloud price per GPU-hour the workload's settings select (0: none in the catalog).
@@ -72,7 +121,8 @@ double server_price(const Catalog& catalog, const io::RunInput& in, const std::s
 }
 
 std::string run_estimate(const Options& o) {
-  const Catalog catalog = load_catalog(o);
+  report::EntryFiles files;
+  const Catalog catalog = load_catalog(o, &files);
   const std::string dir = std::filesystem::path(o.workload).parent_path().string();
   const io::WorkloadFile wf =
       io::read_workload(io::read_text_file(o.workload), o.workload, dir, catalog);
@@ -89,7 +139,14 @@ std::string run_estimate(const Options& o) {
   const Server& server = *catalog.find_server(cs.server_id);
   const Gpu& gpu = *catalog.find_gpu(cs.gpu_id.empty() ? server.gpu_id : cs.gpu_id);
   const Fabric* fabric = cs.fabric_id.empty() ? nullptr : catalog.find_fabric(cs.fabric_id);
-  if (wf.workload.task == Task::inference) {
+  const bool serving = wf.workload.task == Task::inference;
+  // Serving runs its matmuls at the 16-bit rate (FP8 weights fall back to it).
+  const Precision precision = serving ? Precision::bf16 : wf.workload.precision;
+  if (!report::missing_flop_rate(gpu, precision).empty()) {
+    throw report::no_flop_rate_error(gpu, precision, files, o.workload,
+                                     cs.gpu_id.empty() ? "cluster.server" : "cluster.gpu");
+  }
+  if (serving) {
     report::ServingEstimateReport r;
     r.workload = wf.workload;
     r.server = server;
@@ -98,6 +155,7 @@ std::string run_estimate(const Options& o) {
     r.params = count_params(r.workload.model);
     r.cluster_replicas = r.workload.layout.dp;
     r.estimate = estimate_serving(r.workload, r.server, r.gpu, fabric);
+    require_finite(r, report::check_serving_estimate, files);
     return o.format == "json" ? report::serving_estimate_json(r) : report::serving_estimate_text(r);
   }
   report::EstimateResult r;
@@ -116,42 +174,23 @@ std::string run_estimate(const Options& o) {
                          server_price(catalog, wf.run, r.server.id),
                          cloud_price(catalog, wf.run, settings, r.gpu.id), settings);
   }
+  require_finite(r, report::check_estimate, files);
   return o.format == "json" ? report::estimate_json(r) : report::estimate_text(r);
 }
 
 // What a command prints: the report (to -o FILE or standard output), then
-// notes for standard output.
+// notes for standard output, and warnings for standard error.
 struct Output {
   std::string report;
   std::string notes;
+  std::string warnings;
+  std::vector<io::OutputFile> launch_files;  // plan --emit: written with the report
 };
 
-// -o FILE: writes the whole report into FILE (replacing it).
-void write_output(const Options& o, const std::string& text) {
-  namespace fs = std::filesystem;
-  const fs::path path(o.output);
-  const fs::path folder = path.parent_path().empty() ? fs::path(".") : path.parent_path();
-  std::error_code ec;
-  std::string problem;
-  if (fs::is_directory(path, ec)) {
-    problem = "this is a folder";
-  } else if (!fs::is_directory(folder, ec)) {
-    problem = "the folder " + folder.string() + " does not exist";
-  } else {
-    errno = 0;
-    std::ofstream f(path, std::ios::binary | std::ios::trunc);
-    if (f) f << text;
-    if (f) f.close();
-    if (f) return;
-    problem = errno != 0 ? std::strerror(errno) : "write failed";
-  }
-  throw InputError(o.output, 0, "", "-o: cannot write the report: " + problem,
-                   "give a file path in a writable folder");
-}
-
-// plan --emit DIR: writes the launch files of the recommended plan into DIR
-// (created if missing) and returns one line per file written.
-std::string emit_launch_files(const Options& o, const report::PlanReport& rep) {
+// plan --emit DIR: the launch files of the recommended plan, checked before
+// anything is written: none may be an input of the run (even with --force),
+// and none may exist unless --force.
+std::vector<io::OutputFile> launch_files(const Options& o, const report::PlanReport& rep) {
   if (!rep.result.recommended) {
     throw InputError(o.workload, 0, "",
                      "--emit: there is no recommended plan to write launch files for",
@@ -160,30 +199,62 @@ std::string emit_launch_files(const Options& o, const report::PlanReport& rep) {
   namespace fs = std::filesystem;
   const fs::path dir(o.emit);
   std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec || !fs::is_directory(dir)) {
-    throw InputError(o.emit, 0, "",
-                     "--emit: cannot create the folder" + (ec ? ": " + ec.message() : ""),
-                     "give a writable folder");
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) {
+    throw InputError(o.emit, 0, "", "--emit: this is a file, not a folder",
+                     "give a folder for the launch files");
   }
-  std::string lines;
+  std::vector<io::OutputFile> files;
+  std::vector<std::string> existing;
   for (const auto& [name, content] : report::launch_files(rep, *rep.result.recommended)) {
-    const fs::path file = dir / name;
-    std::ofstream f(file, std::ios::binary | std::ios::trunc);
-    f << content;
-    f.close();
-    if (!f) throw InputError(file.string(), 0, "", "--emit: cannot write the file", "");
-    if (name.ends_with(".sh") || name.ends_with(".sbatch")) {
-      fs::permissions(file, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
-                      fs::perm_options::add, ec);
-    }
-    lines += "wrote " + file.string() + "\n";
+    const std::string path = (dir / name).string();
+    io::refuse_input_as_output(path, "--emit");
+    if (fs::exists(fs::symlink_status(path, ec))) existing.push_back(name);
+    files.push_back({path, content, name.ends_with(".sh") || name.ends_with(".sbatch")});
   }
-  return lines;
+  if (!existing.empty() && !o.force) {
+    std::string names;
+    for (const std::string& n : existing) names += (names.empty() ? "" : ", ") + n;
+    throw InputError(o.emit, 0, "", "--emit: the folder already holds " + names,
+                     "give --force to replace them, or another folder");
+  }
+  return files;
+}
+
+// Writes the result: the launch files and the -o file all-or-nothing (the
+// folder of --emit created if missing), each through a temporary file; the
+// report to standard output without -o.
+void write_result(const Options& o, const Output& result, std::ostream& out) {
+  std::vector<io::OutputFile> files = result.launch_files;
+  if (!o.output.empty()) {
+    io::refuse_input_as_output(o.output, "-o");
+    for (const io::OutputFile& f : files) {
+      if (io::input_named_by(f.path)) continue;  // refused above
+      std::error_code ec;
+      const auto a = std::filesystem::weakly_canonical(std::filesystem::absolute(o.output), ec);
+      const auto b = std::filesystem::weakly_canonical(std::filesystem::absolute(f.path), ec);
+      if (a == b) {
+        throw InputError(o.output, 0, "", "-o: --emit writes this file too",
+                         "write the report to another file");
+      }
+    }
+    files.push_back({o.output, result.report, false});
+  }
+  if (!o.emit.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.emit, ec);
+    if (ec || !std::filesystem::is_directory(o.emit)) {
+      throw InputError(o.emit, 0, "",
+                       "--emit: cannot create the folder" + (ec ? ": " + ec.message() : ""),
+                       "give a writable folder");
+    }
+  }
+  io::write_files_atomic(files);
+  if (o.output.empty()) out << result.report;
 }
 
 Output run_plan(const Options& o) {
-  const Catalog catalog = load_catalog(o);
+  report::EntryFiles files;
+  const Catalog catalog = load_catalog(o, &files);
   const std::string dir = std::filesystem::path(o.workload).parent_path().string();
   const io::WorkloadFile wf =
       io::read_workload(io::read_text_file(o.workload), o.workload, dir, catalog, false);
@@ -243,8 +314,17 @@ Output run_plan(const Options& o) {
   req.cost_basis = wf.run.cost_basis == "own" ? CostBasis::own : CostBasis::cloud;
   // Hardware: the file's servers (or cluster.server), else the whole catalog.
   std::vector<std::string> servers = in.servers;
-  if (in.cluster_keys.count("server")) servers = {wf.workload.cluster.server_id};
-  if (servers.empty()) servers = catalog.server_ids();
+  const char* servers_key = "hardware.servers";
+  if (in.cluster_keys.count("server")) {
+    servers = {wf.workload.cluster.server_id};
+    servers_key = "cluster.server";
+  }
+  const bool whole_catalog = servers.empty();
+  if (whole_catalog) servers = catalog.server_ids();
+  // A GPU without a FLOP rate for the workload's precision: an error when the
+  // file chose it, else the server is left out of the search with a warning.
+  const Precision precision = serving ? Precision::bf16 : wf.workload.precision;
+  std::string warnings;
   std::vector<std::string> fabrics = in.fabrics;
   if (in.cluster_keys.count("fabric")) fabrics = {wf.workload.cluster.fabric_id};
   for (const std::string& id : servers) {
@@ -252,6 +332,22 @@ Output run_plan(const Options& o) {
     const std::string gpu_id =
         wf.workload.cluster.gpu_id.empty() ? server.gpu_id : wf.workload.cluster.gpu_id;
     const Gpu& gpu = *catalog.find_gpu(gpu_id);
+    const std::string missing = report::missing_flop_rate(gpu, precision);
+    if (!missing.empty() && !whole_catalog) {
+      throw report::no_flop_rate_error(
+          gpu, precision, files, o.workload,
+          wf.workload.cluster.gpu_id.empty() ? servers_key : "cluster.gpu");
+    }
+    if (!missing.empty()) {
+      const auto file = files.gpus.find(gpu.id);
+      warnings += fmt::format(
+          "scaleout: note: server '{}' left out of the search: its GPU '{}'{} has no FLOP rate "
+          "for {} ({} is 0 or missing)\n",
+          printable(id), printable(gpu.id),
+          file == files.gpus.end() ? "" : " (" + printable(file->second, 1024) + ")",
+          to_string(precision), missing);
+      continue;
+    }
     auto option = [&](const Fabric* f) {
       HardwareOption h;
       h.server = server;
@@ -263,6 +359,11 @@ Output run_plan(const Options& o) {
     };
     if (fabrics.empty()) option(nullptr);
     for (const std::string& f : fabrics) option(catalog.find_fabric(f));
+  }
+  if (req.hardware.empty()) {
+    throw InputError(o.workload, 0, "",
+                     fmt::format("no catalog GPU has a FLOP rate for {}", to_string(precision)),
+                     "add the rate to the GPUs' catalog entries (tflops)");
   }
   if (in.deadline_days) req.constraints.deadline_s = *in.deadline_days * 86400.0;
   req.constraints.budget_usd = in.budget_usd;
@@ -286,12 +387,17 @@ Output run_plan(const Options& o) {
     srep.request = req;
     srep.result = plan_serving(req);
     srep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (bar) bar->finish();
+    require_finite(srep, report::check_serving_plan, files);
     return {o.format == "json" ? report::serving_plan_json(srep) : report::serving_plan_text(srep),
-            ""};
+            "",
+            warnings,
+            {}};
   }
   rep.result = plan(req);
   rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (bar) bar->finish();
+  require_finite(rep, report::check_plan, files);
   std::string text;
   if (o.format == "json") {
     text = report::plan_json(rep);
@@ -302,25 +408,56 @@ Output run_plan(const Options& o) {
   } else {
     text = report::plan_text(rep);
   }
-  // The list of launch files goes to standard output after the report.
-  return {text, o.emit.empty() ? std::string() : emit_launch_files(o, rep)};
+  Output result{text, "", warnings, {}};
+  if (!o.emit.empty()) {
+    result.launch_files = launch_files(o, rep);
+    // The list of launch files goes to standard output after the report.
+    for (const io::OutputFile& f : result.launch_files) result.notes += "wrote " + f.path + "\n";
+  }
+  return result;
 }
 
 std::string run_simulate(const Options& o) {
-  const Catalog catalog = load_catalog(o);
+  report::EntryFiles files;
+  const Catalog catalog = load_catalog(o, &files);
   const std::string dir = std::filesystem::path(o.jobs).parent_path().string();
   report::SimulateReport rep;
   rep.mix = io::read_jobs(io::read_text_file(o.jobs), o.jobs, dir, catalog);
   const int threads = o.threads > 0
                           ? o.threads
                           : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  rep.result = sim::simulate_mix(rep.mix, threads);
+  // Workload jobs are sized by plan on every cluster: each cluster's GPU needs
+  // a FLOP rate for each workload's precision.
+  for (const sim::JobSpec& job : rep.mix.jobs) {
+    if (!job.workload) continue;
+    const Precision p =
+        job.workload->task == Task::inference ? Precision::bf16 : job.workload->precision;
+    for (const sim::CandidateCluster& c : rep.mix.clusters) {
+      if (!report::missing_flop_rate(c.gpu, p).empty()) {
+        throw report::no_flop_rate_error(c.gpu, p, files, o.jobs, "clusters");
+      }
+    }
+  }
+  std::optional<ProgressBar> bar;
+  sim::Progress progress;
+  if (o.progress) {
+    bar.emplace(*o.progress, std::chrono::seconds(1), "simulating", "steps");
+    progress = [&bar](long long done, long long total) { bar->update(done, total); };
+  }
+  rep.result = sim::simulate_mix(rep.mix, threads, progress);
+  if (bar) bar->finish();
+  require_finite(rep, report::check_simulate, files);
   return o.format == "json" ? report::simulate_json(rep) : report::simulate_text(rep);
 }
 
 std::string run_validate(const Options& o) {
-  Catalog catalog = load_catalog(o);
+  report::EntryFiles files;
+  Catalog catalog = load_catalog(o, &files);
   const std::string text = io::read_text_file(o.csv);
+  // The default overrides file beside the CSV is an input even while absent.
+  std::filesystem::path side(o.csv);
+  side.replace_extension(".gpu-overrides.csv");
+  io::note_input(side.string());
   if (io::is_serving_csv(text)) {
     if (o.format == "csv" || o.format == "html") {
       throw InputError(o.csv, 0, "",
@@ -331,12 +468,14 @@ std::string run_validate(const Options& o) {
     }
     const ServingValidationReport rep =
         validate_serving_rows(io::read_serving_csv(text, o.csv, catalog), catalog);
+    require_finite(rep, report::check_serving_validation, files);
     return o.format == "json" ? report::serving_validate_json(rep)
                               : report::serving_validate_text(rep);
   }
   std::vector<ValidationRow> rows = io::read_validation_csv(text, o.csv);
   io::apply_gpu_overrides(rows, o.csv, o.overrides);
   const ValidationReport rep = validate_rows(rows, catalog);
+  require_finite(rep, report::check_validation, files);
   if (o.format == "json") return report::validate_json(rep);
   if (o.format == "csv") return report::validate_csv(rep);
   return report::validate_text(rep);
@@ -350,8 +489,9 @@ std::string run_catalog(const Options& o) {
 
 }  // namespace
 
-ProgressBar::ProgressBar(std::ostream& err, std::chrono::milliseconds show_after)
-    : err_(err), show_after_(show_after), start_(Clock::now()) {}
+ProgressBar::ProgressBar(std::ostream& err, std::chrono::milliseconds show_after, const char* what,
+                         const char* unit)
+    : err_(err), show_after_(show_after), what_(what), unit_(unit), start_(Clock::now()) {}
 
 ProgressBar::~ProgressBar() { finish(); }
 
@@ -361,7 +501,9 @@ void ProgressBar::update(long long done, long long total) {
   const auto now = Clock::now();
   if (now - start_ < show_after_ || now - last_ < std::chrono::milliseconds(100)) return;
   last_ = now;
-  err_ << '\r' << progress_line(done, total, std::chrono::duration<double>(now - start_).count())
+  err_ << '\r'
+       << progress_line(done, total, std::chrono::duration<double>(now - start_).count(), what_,
+                        unit_)
        << std::flush;
   drawn_ = true;
 }
@@ -373,15 +515,16 @@ void ProgressBar::finish() {
   drawn_ = false;
 }
 
-std::string progress_line(long long done, long long total, double elapsed_s) {
+std::string progress_line(long long done, long long total, double elapsed_s, const char* what,
+                          const char* unit) {
   constexpr int kWidth = 30;
   const double f =
       total > 0 ? std::clamp(static_cast<double>(done) / static_cast<double>(total), 0.0, 1.0)
                 : 0.0;
   const int filled = static_cast<int>(f * kWidth);
-  std::string line = "searching [" + std::string(static_cast<std::size_t>(filled), '#') +
+  std::string line = std::string(what) + " [" + std::string(static_cast<std::size_t>(filled), '#') +
                      std::string(static_cast<std::size_t>(kWidth - filled), '.') + "] ";
-  line += fmt::format("{:3.0f} % {}/{} cells, {:.0f} s", 100 * f, done, total, elapsed_s);
+  line += fmt::format("{:3.0f} % {}/{} {}, {:.0f} s", 100 * f, done, total, unit, elapsed_s);
   return line.size() > 79 ? line.substr(0, 79) : line;
 }
 
@@ -427,6 +570,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   pl->add_option("--emit", o.emit,
                  "write launch files for the recommended plan into this folder (slurm.sbatch, "
                  "torchrun.sh, megatron.args, deepspeed.json, pytorchjob.yaml)");
+  pl->add_flag("--force", o.force, "--emit may replace launch files that already exist");
 
   auto* sm = app.add_subcommand(
       "simulate", "a team's job mix on candidate clusters: queueing delay, utilisation, makespan");
@@ -485,9 +629,11 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     return 2;
   }
 
-  // The progress bar only on a terminal: never into a pipe, a file or a test's stream.
+  // The progress bars (plan, simulate) only on a terminal: never into a pipe, a file or a test's
+  // stream.
   if (&err == &std::cerr && isatty(STDERR_FILENO)) o.progress = &err;
 
+  io::clear_inputs();
   try {
     Output result;
     if (*est)
@@ -500,12 +646,17 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
       result.report = run_validate(o);
     else if (*cat)
       result.report = run_catalog(o);
-    if (o.output.empty()) {
-      out << result.report;
-    } else {
-      write_output(o, result.report);
-    }
+    errno = 0;
+    write_result(o, result, out);
     out << result.notes;
+    err << result.warnings;
+    out.flush();
+    if (!out) {
+      const int e = errno;
+      err << "scaleout: cannot write to standard output: "
+          << (e != 0 ? std::strerror(e) : "the stream failed") << "\n";
+      return 1;
+    }
     return 0;
   } catch (const InputError& e) {
     err << "scaleout: " << e.what() << "\n";

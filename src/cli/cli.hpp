@@ -13,9 +13,11 @@ namespace scaleout {
 int run_cli(int argc, char** argv);
 int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err);
 
-// One line of the search progress bar `plan` draws on a terminal's standard
-// error: "searching [#####.....]  50 % 120/240 cells, 3 s", at most 79 columns.
-std::string progress_line(long long done, long long total, double elapsed_s);
+// One line of the progress bar `plan` and `simulate` draw on a terminal's
+// standard error: "searching [#####.....]  50 % 120/240 cells, 3 s" (`what`
+// and `unit` name the work), at most 79 columns.
+std::string progress_line(long long done, long long total, double elapsed_s,
+                          const char* what = "searching", const char* unit = "cells");
 
 // The search's progress bar on a terminal (run_cli makes one only when
 // standard error is a terminal): drawn once the search has run for
@@ -26,7 +28,8 @@ class ProgressBar {
  public:
   using Clock = std::chrono::steady_clock;
   explicit ProgressBar(std::ostream& err,
-                       std::chrono::milliseconds show_after = std::chrono::seconds(1));
+                       std::chrono::milliseconds show_after = std::chrono::seconds(1),
+                       const char* what = "searching", const char* unit = "cells");
   ProgressBar(const ProgressBar&) = delete;
   ProgressBar& operator=(const ProgressBar&) = delete;
   ~ProgressBar();
@@ -37,6 +40,8 @@ class ProgressBar {
  private:
   std::ostream& err_;
   std::chrono::milliseconds show_after_;
+  const char* what_;
+  const char* unit_;
   std::mutex mu_;
   Clock::time_point start_;
   Clock::time_point last_{};

@@ -1,0 +1,1 @@
+--catalog tests/golden/no-flop-rate-catalog.yaml plan tests/golden/no-flop-rate-whole-catalog.yaml --threads 2

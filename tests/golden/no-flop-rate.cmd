@@ -1,0 +1,1 @@
+--catalog tests/golden/no-flop-rate-catalog.yaml estimate tests/golden/no-flop-rate.yaml

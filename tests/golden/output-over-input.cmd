@@ -1,0 +1,1 @@
+estimate tests/golden/output-over-input.yaml -o ./tests/golden/../golden/output-over-input.yaml
