@@ -49,10 +49,6 @@ constexpr double kMask = 1.0;
 // established.
 constexpr double kFp8 = 1.0;
 
-bool is_lora(const Workload& w) {
-  return w.task == Task::finetune && w.finetune.method != FinetuneMethod::full;
-}
-
 // Bytes per element of a stored GEMM input. Under LoRA the frozen FP8 linear
 // computes no weight gradient and saves nothing; the adapter beside it keeps
 // the 16-bit input.
@@ -153,8 +149,7 @@ double layer_bytes_per_token(const Workload& w, bool moe_layer, bool core_recomp
 
   // LoRA: each adapter stores its rank-r intermediate (x A) for the backward.
   if (is_lora(w)) {
-    const int adapters = w.finetune.attention_only ? 4 : (m.mlp == MlpKind::swiglu ? 7 : 6);
-    bytes += adapters * kAct * w.finetune.rank;
+    bytes += lora_adapters_per_layer(w) * kAct * w.finetune.rank;
   }
   return bytes;
 }

@@ -106,7 +106,7 @@ OpTimes layer_gemms(const Workload& w, const Gpu& gpu, const ComputeConstants& k
     o.flops += scale * 2.0 * mm * nn * kk;
     o.kernels += scale;
   };
-  const bool lora = w.task == Task::finetune && w.finetune.method != FinetuneMethod::full;
+  const bool lora = is_lora(w);
   const double s_base = lora ? frozen_scale : trained_scale;
   if (m.is_mla()) {
     const MlaShape& x = m.mla;
@@ -146,8 +146,7 @@ OpTimes layer_gemms(const Workload& w, const Gpu& gpu, const ComputeConstants& k
   if (lora) {
     // Adapters: x A (r columns) and (x A) B on each adapted linear, trained.
     const double r = w.finetune.rank;
-    const int adapters = w.finetune.attention_only ? 4 : (m.mlp == MlpKind::swiglu ? 7 : 6);
-    for (int i = 0; i < adapters; ++i) {
+    for (int i = 0; i < lora_adapters_per_layer(w); ++i) {
       gemm(d.tokens, r, d.h, trained_scale);
       gemm(d.tokens, d.h, r, trained_scale);
     }

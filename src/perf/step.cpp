@@ -60,17 +60,32 @@ FrameworkConstants framework_constants(Framework framework, const Gpu& gpu) {
   return f;
 }
 
-double model_flops_per_token(const ModelShape& m, long long seq_len) {
+namespace {
+
+// Matmul weights every token passes through once: active parameters without
+// the input embedding (a lookup), with a tied output projection.
+double matmul_weights(const ModelShape& m) {
   const ParamCounts pc = count_params(m);
-  // Every matmul weight once: the input embedding (token and position tables)
-  // is a lookup; a tied output projection is a matmul on the shared table.
   const double vh = static_cast<double>(m.vocab) * static_cast<double>(m.hidden);
-  const double n = pc.active - pc.embedding + (m.tied_embeddings ? vh : 0.0);
+  return pc.active - pc.embedding + (m.tied_embeddings ? vh : 0.0);
+}
+
+}  // namespace
+
+double model_flops_per_token(const ModelShape& m, long long seq_len) {
   const double width =
       m.is_mla()
           ? m.heads * (m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim + m.mla.v_head_dim) / 2.0
           : static_cast<double>(m.heads) * m.head_size();
-  return 6.0 * n + 12.0 * m.layers * width * static_cast<double>(seq_len);
+  return 6.0 * matmul_weights(m) + 12.0 * m.layers * width * static_cast<double>(seq_len);
+}
+
+double model_flops_per_token(const Workload& w) {
+  const double full = model_flops_per_token(w.model, w.seq_len);
+  if (!is_lora(w)) return full;
+  // Frozen weights: forward and input gradient (4 N, not 6 N); the adapters
+  // train (6 N_a). Attention's 12 L w s has no weights and stays.
+  return full - 2.0 * matmul_weights(w.model) + 6.0 * trainable_params(w);
 }
 
 namespace {
@@ -128,7 +143,7 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
   const double tokens_mb = static_cast<double>(w.seq_len) * ly.micro_batch / ly.cp;
   const double h = static_cast<double>(m.hidden);
   const double act_bytes = 2.0;
-  const bool lora = w.task == Task::finetune && w.finetune.method != FinetuneMethod::full;
+  const bool lora = is_lora(w);
 
   // Per-layer times of one micro-batch.
   auto layer_time = [&](bool moe_layer, StageTime& st) {
@@ -319,7 +334,7 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
   const double gpus = static_cast<double>(ly.gpus());
   out.tokens_per_s = out.tokens_per_step / out.step_s;
   out.tokens_per_s_per_gpu = out.tokens_per_s / gpus;
-  out.model_flops_per_step = out.tokens_per_step * model_flops_per_token(m, w.seq_len);
+  out.model_flops_per_step = out.tokens_per_step * model_flops_per_token(w);
   // Executed FLOPs: every micro-batch on every stage, data-parallel replicas.
   out.hardware_flops_per_step = mb * slowest.flops * p * ly.dp * ly.cp * ly.tp;
   double peak = gpu.peak_flops(w.precision);

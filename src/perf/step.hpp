@@ -91,6 +91,10 @@ PerfConstants perf_constants(const Gpu& gpu, Framework framework);
 // over the full s (the convention); executed FLOPs (HFU) count causal
 // FlashAttention's half, so HFU can fall below MFU at long sequences.
 double model_flops_per_token(const ModelShape& m, long long seq_len);
+// The workload's model FLOPs per token: the above, except that LoRA and QLoRA
+// compute no weight gradient for the frozen base (4 N instead of 6 N) and
+// train the adapters (6 N_a), so MFU counts only FLOPs the run needs.
+double model_flops_per_token(const Workload& w);
 
 StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& gpu,
                            const Fabric* fabric, const PerfConstants& k);

@@ -112,6 +112,18 @@ inline bool te_fp8(const Workload& w) {
          w.precision == Precision::fp8;
 }
 
+// LoRA or QLoRA: frozen base weights with trained rank-r adapters.
+inline bool is_lora(const Workload& w) {
+  return w.task == Task::finetune && w.finetune.method != FinetuneMethod::full;
+}
+
+// Adapted linears per layer: Q, K, V, O, and the MLP's two (three with SwiGLU)
+// matrices unless the adapters are on attention only.
+inline int lora_adapters_per_layer(const Workload& w) {
+  if (w.finetune.attention_only) return 4;
+  return w.model.mlp == MlpKind::swiglu ? 7 : 6;
+}
+
 const char* to_string(Task t);
 const char* to_string(WeightFormat f);
 const char* to_string(Optimizer o);

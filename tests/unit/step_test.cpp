@@ -408,6 +408,41 @@ TEST(Finetune, LoraIsFasterThanFullFinetuning) {
   }
 }
 
+TEST(Finetune, LoraModelFlopsCountNoFrozenWeightGradients) {
+  // Llama 3 8B, s = 8192, LoRA r = 16 on the 7 linears of each layer: the frozen
+  // N = 7,504,924,672 weights cost 4 N (forward + input gradient), the adapters
+  // 6 N_a, attention's 12 L h s stays.
+  Workload w;
+  w.model = *io::builtin_catalog().find_model("llama3-8b");
+  w.seq_len = 8192;
+  w.task = Task::finetune;
+  w.finetune.method = FinetuneMethod::lora;
+  w.finetune.rank = 16;
+  const double n = 7504924672.0;
+  const double adapters = trainable_params(w);
+  EXPECT_GT(adapters, 0);
+  EXPECT_LT(adapters, 0.01 * n);
+  EXPECT_DOUBLE_EQ(model_flops_per_token(w), 4 * n + 6 * adapters + 12.0 * 32 * 4096 * 8192);
+  w.finetune.method = FinetuneMethod::full;
+  EXPECT_DOUBLE_EQ(model_flops_per_token(w), model_flops_per_token(w.model, 8192));
+}
+
+TEST(Finetune, LoraMfuStaysAtOrBelowHfuWithUnfusedAttention) {
+  // MFU used to count 6 N for LoRA, so a LoRA run's MFU exceeded its HFU (and
+  // 100 % on fast plans). Counting only needed FLOPs, MFU <= HFU again.
+  Layout ly = layout(1, 1, 8);
+  ly.flash_attention = false;
+  for (FinetuneMethod method : {FinetuneMethod::lora, FinetuneMethod::qlora}) {
+    Case c = make("llama3-8b", "llama3-8b", "dgx-h100", ly, 32, 4096, Framework::fsdp);
+    c.w.task = Task::finetune;
+    c.w.finetune.method = method;
+    const StepEstimate e = run(c);
+    EXPECT_GT(e.mfu, 0);
+    EXPECT_LE(e.mfu, e.hfu * (1 + 1e-9)) << to_string(method);
+    EXPECT_LT(e.mfu, 1);
+  }
+}
+
 TEST(Recompute, TorchtitanSelectiveCostsMoreThanMegatronSelective) {
   // Megatron's selective recompute repeats the attention core; torchtitan's
   // op-level SAC repeats every second matmul and the element-wise ops. With the
