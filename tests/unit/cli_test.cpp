@@ -110,10 +110,10 @@ TEST(Cli, BadFormatPerCommand) {
 TEST(Cli, OutputIntoAMissingFolder) {
   const std::string path = std::string(SCALEOUT_SOURCE_DIR) + "/no-such-folder/report.html";
   expect_bad_input({"plan", example("plan-llama3-8b-lora.yaml"), "--format", "html", "-o", path},
-                   "scaleout: " + path + ": -o: cannot write the report: the folder " +
+                   "scaleout: " + path + ": cannot write the file: the folder " +
                        SCALEOUT_SOURCE_DIR +
                        "/no-such-folder does not exist (give a file path "
-                       "in a writable folder)\n");
+                       "in a writable folder with free space)\n");
 }
 
 TEST(Cli, OutputOntoAFolder) {
@@ -121,8 +121,8 @@ TEST(Cli, OutputOntoAFolder) {
       std::filesystem::path(write_temp("marker.txt", "")).parent_path().string();
   expect_bad_input({"catalog", "gpus", "-o", dir},
                    "scaleout: " + dir +
-                       ": -o: cannot write the report: this is a folder (give a file path in a "
-                       "writable folder)\n");
+                       ": cannot write the file: this is a folder (give a file path in a "
+                       "writable folder with free space)\n");
 }
 
 TEST(Cli, OutputGoesToTheFileAndNothingToStandardOutput) {
@@ -157,6 +157,12 @@ TEST(Cli, ProgressLine) {
   EXPECT_EQ(progress_line(7, 7, 12.6),
             "searching [##############################] 100 % 7/7 cells, 13 s");
   EXPECT_LE(progress_line(123456789012LL, 123456789012LL, 1e9).size(), 79u);
+}
+
+TEST(Cli, SimulateProgressLine) {
+  // simulate names its own work: 10 of 40 steps fills 30 x 1/4 = 7 (rounded down).
+  EXPECT_EQ(progress_line(10, 40, 0.4, "simulating", "steps"),
+            "simulating [#######.......................]  25 % 10/40 steps, 0 s");
 }
 
 TEST(Cli, ProgressBarDrawsAfterItsDelayAndErasesItself) {
@@ -280,9 +286,9 @@ TEST(Cli, ValidationCsvNonNumericCell) {
       "r1,g,Tiny,twenty,1024,16,16,4096,32000,gelu,,,2048,8,1,1,1,8,1,1,n,1,none,0,full,,bf16,"
       "h100-sxm,8,8,8,400,ib,megatron,peak_mem_gib,10,measured,test";
   const std::string path = write_temp("bad-cell.csv", validation_header() + "\n" + row + "\n");
-  expect_bad_input(
-      {"validate", path},
-      "scaleout: " + path + ":2: layers: expected a non-negative whole number, got 'twenty'\n");
+  expect_bad_input({"validate", path}, "scaleout: " + path +
+                                           ":2: layers: expected a non-negative whole number, got "
+                                           "'twenty' (plain decimal digits)\n");
 }
 
 const std::string kServingHeader =
@@ -506,6 +512,260 @@ TEST(Cli, ServingPlanRefusesCsvAndHtml) {
   EXPECT_EQ(r.out, "");
   EXPECT_NE(r.err.find("--format csv: serving plans are written as text or json only"),
             std::string::npos)
+      << r.err;
+}
+
+}  // namespace
+}  // namespace scaleout
+
+namespace scaleout {
+namespace {
+
+// --- issue 23: never destroy a user's file, atomic writes, --emit, standard output ------------
+
+// A fresh, empty folder under the test temporary folder.
+std::filesystem::path fresh_dir(const std::string& name) {
+  const std::filesystem::path dir =
+      std::filesystem::path(testing::TempDir()) / "scaleout_cli_test" / name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream text;
+  text << f.rdbuf();
+  return text.str();
+}
+
+void put(const std::filesystem::path& p, const std::string& text) {
+  std::ofstream(p, std::ios::binary) << text;
+}
+
+const std::string kLoraWorkload = slurp(SCALEOUT_SOURCE_DIR "/examples/llama3-8b-lora.yaml");
+
+// `-o` naming the run's input, however it is spelt, exits 2 and leaves the input as it was.
+void expect_input_kept(const std::vector<std::string>& args, const std::filesystem::path& input,
+                       const std::string& output) {
+  const std::string before = slurp(input);
+  const Result r = run(args);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find(output + ": -o: refusing to write over a file this run reads"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(slurp(input), before);
+}
+
+TEST(CliOutputSafety, OutputOverTheWorkloadIsRefused) {
+  // Before issue 23 `estimate w.yaml -o w.yaml` replaced the workload with the report.
+  const auto dir = fresh_dir("own-input");
+  const std::string wl = (dir / "w.yaml").string();
+  put(wl, kLoraWorkload);
+  expect_input_kept({"estimate", wl, "-o", wl}, wl, wl);
+  // The same file through another spelling, a symbolic link and a hard link.
+  const std::string dotted = (dir / "." / "w.yaml").string();
+  expect_input_kept({"estimate", wl, "-o", dotted}, wl, dotted);
+  std::filesystem::create_symlink(wl, dir / "link.yaml");
+  expect_input_kept({"estimate", wl, "-o", (dir / "link.yaml").string()}, wl,
+                    (dir / "link.yaml").string());
+  std::filesystem::create_hard_link(wl, dir / "hard.yaml");
+  expect_input_kept({"estimate", wl, "-o", (dir / "hard.yaml").string()}, wl,
+                    (dir / "hard.yaml").string());
+  // The message names the input the output would replace.
+  const Result r = run({"estimate", wl, "-o", (dir / "hard.yaml").string()});
+  EXPECT_NE(r.err.find("(the same file as " + wl + ")"), std::string::npos) << r.err;
+}
+
+TEST(CliOutputSafety, OutputOverACatalogFileIsRefused) {
+  const auto dir = fresh_dir("catalog-input");
+  const std::string cat = (dir / "cat.yaml").string();
+  put(cat, kTestGpu);
+  expect_input_kept({"--catalog", cat, "catalog", "gpus", "-o", cat}, cat, cat);
+  const std::string wl = (dir / "w.yaml").string();
+  put(wl, kLoraWorkload);
+  expect_input_kept({"--catalog", cat, "estimate", wl, "-o", cat}, cat, cat);
+}
+
+TEST(CliOutputSafety, OutputOverTheValidationCsvOrItsOverridesIsRefused) {
+  const auto dir = fresh_dir("validate-input");
+  const std::string csv = (dir / "rows.csv").string();
+  put(csv, slurp(SCALEOUT_SOURCE_DIR "/data/validation/external.csv"));
+  expect_input_kept({"validate", csv, "-o", csv}, csv, csv);
+  // The default overrides file beside the CSV, present or not.
+  const std::string side = (dir / "rows.gpu-overrides.csv").string();
+  const Result absent = run({"validate", csv, "-o", side});
+  EXPECT_EQ(absent.code, 2) << absent.err;
+  EXPECT_FALSE(std::filesystem::exists(side));
+  put(side, "id,gpu,reason\n");
+  expect_input_kept({"validate", csv, "-o", side}, side, side);
+  // An explicit --gpu-overrides file.
+  const std::string other = (dir / "other.csv").string();
+  put(other, "id,gpu,reason\n");
+  expect_input_kept({"validate", csv, "--gpu-overrides", other, "-o", other}, other, other);
+}
+
+TEST(CliOutputSafety, OutputOverFilesNamedByInputsIsRefused) {
+  const auto dir = fresh_dir("named-inputs");
+  // A Hugging Face config.json named by a workload.
+  const std::string config = (dir / "config.json").string();
+  put(config, slurp(SCALEOUT_SOURCE_DIR "/tests/data/hf/llama3-8b.json"));
+  const std::string wl = (dir / "w.yaml").string();
+  put(wl,
+      "model: config.json\nseq_len: 4096\nlayout: {dp: 8, zero: 3}\n"
+      "cluster: {server: dgx-h100, nodes: 1}\n");
+  expect_input_kept({"estimate", wl, "-o", config}, config, config);
+  // A jobs file and a workload file it names.
+  const std::string job_wl = (dir / "job.yaml").string();
+  put(job_wl, "model: llama3-8b\ntokens: 1.0e9\nseq_len: 4096\nglobal_batch: 64\n");
+  const std::string jobs = (dir / "jobs.yaml").string();
+  put(jobs,
+      "clusters:\n  - {server: dgx-h100, nodes: 1}\n"
+      "jobs:\n  - {name: a, workload: job.yaml}\n  - {name: b, gpus: 8, duration_h: 1}\n");
+  expect_input_kept({"simulate", jobs, "-o", jobs}, jobs, jobs);
+  expect_input_kept({"simulate", jobs, "-o", job_wl}, job_wl, job_wl);
+}
+
+TEST(CliOutputSafety, OutputReplacesAnOlderReportAndKeepsItsMode) {
+  const auto dir = fresh_dir("replace-report");
+  const auto path = dir / "report.txt";
+  put(path, "old report");
+  std::filesystem::permissions(path, std::filesystem::perms(0640));
+  const Result r = run({"catalog", "gpus", "-o", path.string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(slurp(path), run({"catalog", "gpus"}).out);
+  EXPECT_EQ(std::filesystem::status(path).permissions(), std::filesystem::perms(0640));
+  // Nothing else is left in the folder (no temporary file).
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir),
+                          std::filesystem::directory_iterator()),
+            1);
+}
+
+// The five launch files, as --emit writes them.
+const std::vector<std::string> kLaunchFiles = {"slurm.sbatch", "torchrun.sh", "megatron.args",
+                                               "deepspeed.json", "pytorchjob.yaml"};
+
+TEST(CliOutputSafety, EmitRefusesToReplaceFilesWithoutForce) {
+  // Before issue 23 --emit silently replaced a user's own slurm.sbatch.
+  const auto dir = fresh_dir("emit-existing");
+  put(dir / "slurm.sbatch", "#!/bin/sh\n# my own script\n");
+  expect_bad_input(
+      {"plan", example("plan-llama3-8b-lora.yaml"), "--threads", "2", "--emit", dir.string()},
+      "scaleout: " + dir.string() +
+          ": --emit: the folder already holds slurm.sbatch (give --force to "
+          "replace them, or another folder)\n");
+  // All or nothing: the refused run wrote none of the other files.
+  EXPECT_EQ(slurp(dir / "slurm.sbatch"), "#!/bin/sh\n# my own script\n");
+  EXPECT_FALSE(std::filesystem::exists(dir / "torchrun.sh"));
+
+  const Result forced = run({"plan", example("plan-llama3-8b-lora.yaml"), "--threads", "2",
+                             "--emit", dir.string(), "--force"});
+  ASSERT_EQ(forced.code, 0) << forced.err;
+  EXPECT_NE(slurp(dir / "slurm.sbatch"), "#!/bin/sh\n# my own script\n");
+  for (const std::string& name : kLaunchFiles) {
+    EXPECT_TRUE(std::filesystem::exists(dir / name)) << name;
+    EXPECT_NE(forced.out.find("wrote " + (dir / name).string() + "\n"), std::string::npos);
+  }
+  const auto exec = std::filesystem::perms::owner_exec;
+  EXPECT_NE(std::filesystem::status(dir / "torchrun.sh").permissions() & exec,
+            std::filesystem::perms::none);
+  EXPECT_EQ(std::filesystem::status(dir / "megatron.args").permissions() & exec,
+            std::filesystem::perms::none);
+}
+
+TEST(CliOutputSafety, EmitNeverReplacesAnInputEvenWithForce) {
+  // A workload named like a launch file, in the --emit folder.
+  const auto dir = fresh_dir("emit-input");
+  const auto wl = dir / "pytorchjob.yaml";
+  put(wl, slurp(example("plan-llama3-8b-lora.yaml")));
+  const std::string before = slurp(wl);
+  const Result r = run({"plan", wl.string(), "--threads", "2", "--emit", dir.string(), "--force"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "scaleout: " + wl.string() +
+                       ": --emit: refusing to write over a file this run reads (write the output "
+                       "to another file or folder)\n");
+  EXPECT_EQ(slurp(wl), before);
+  EXPECT_FALSE(std::filesystem::exists(dir / "slurm.sbatch"));
+}
+
+// A stream buffer that refuses every byte, like a full disk.
+class FailingBuffer : public std::streambuf {
+ protected:
+  int_type overflow(int_type) override { return traits_type::eof(); }
+  std::streamsize xsputn(const char*, std::streamsize) override { return 0; }
+};
+
+TEST(CliOutputSafety, AFailedWriteToStandardOutputExitsNonZero) {
+  // Before issue 23 the report was lost and the command exited 0.
+  std::vector<std::string> args = {"scaleout", "catalog", "gpus"};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  FailingBuffer buffer;
+  std::ostream out(&buffer);
+  std::ostringstream err;
+  EXPECT_EQ(run_cli(static_cast<int>(args.size()), argv.data(), out, err), 1);
+  EXPECT_EQ(err.str(), "scaleout: cannot write to standard output: the stream failed\n");
+}
+
+TEST(CliOutputSafety, WritingToDevFullExitsNonZero) {
+  std::ofstream full("/dev/full", std::ios::binary);
+  ASSERT_TRUE(full.is_open());
+  std::vector<std::string> args = {"scaleout", "catalog", "gpus"};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  std::ostringstream err;
+  EXPECT_EQ(run_cli(static_cast<int>(args.size()), argv.data(), full, err), 1);
+  EXPECT_EQ(err.str(), "scaleout: cannot write to standard output: No space left on device\n");
+}
+
+// --- issue 23: finite or refused -------------------------------------------------------------
+
+const std::string kNoRateGpu =
+    "gpus:\n"
+    "  - id: norate\n"
+    "    hbm_gib: 80\n"
+    "    hbm_bw_gbyte_s: 3350\n"
+    "    tflops: {}\n"
+    "    source: unit test\n"
+    "servers:\n"
+    "  - id: norate-server\n"
+    "    gpu: norate\n"
+    "    gpus_per_node: 8\n"
+    "    intra_node_gbyte_s: 450\n"
+    "    nics: 8\n"
+    "    nic_gbit_s: 400\n"
+    "    source: unit test\n";
+
+TEST(CliFinite, EstimateOnAGpuWithoutAFlopRateIsAnInputError) {
+  // Before issue 23 this printed "Step time inf s", "MFU -nan%" and exited 0.
+  const auto dir = fresh_dir("norate-estimate");
+  const std::string cat = (dir / "cat.yaml").string();
+  put(cat, kNoRateGpu);
+  const std::string wl = (dir / "w.yaml").string();
+  put(wl,
+      "model: llama3-8b\nseq_len: 4096\nlayout: {dp: 8, zero: 3}\n"
+      "cluster: {server: norate-server, nodes: 1}\n");
+  expect_bad_input({"--catalog", cat, "estimate", wl},
+                   "scaleout: " + cat +
+                       ": tflops.bf16: GPU 'norate' has no FLOP rate for the workload's precision "
+                       "bf16 (tflops.bf16 is 0 or missing) (add the GPU's dense bf16 rate to its "
+                       "catalog entry, e.g. tflops: {bf16: 989}, or choose another GPU)\n");
+}
+
+TEST(CliFinite, PlanOnAChosenGpuWithoutAFlopRateIsAnInputError) {
+  const auto dir = fresh_dir("norate-plan");
+  const std::string cat = (dir / "cat.yaml").string();
+  put(cat, kNoRateGpu);
+  const std::string wl = (dir / "w.yaml").string();
+  put(wl,
+      "model: llama3-8b\ntokens: 1.0e9\nseq_len: 4096\nglobal_batch: 64\n"
+      "hardware: {servers: [dgx-h100, norate-server]}\n");
+  const Result r = run({"--catalog", cat, "plan", wl, "--threads", "2"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err.rfind("scaleout: " + cat + ": tflops.bf16: GPU 'norate' has no FLOP rate", 0), 0u)
       << r.err;
 }
 
