@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/ids.hpp"
 #include "core/spelling.hpp"
 #include "core/units.hpp"
 #include "io/embedded_catalog.hpp"
@@ -13,16 +14,26 @@ namespace {
 
 constexpr double kHuge = 1e18;
 
-std::string required_string(Fields& f, const std::string& key) {
-  auto s = f.string(key);
+// The most entries one list of a catalog file may hold.
+constexpr size_t kMaxCatalogEntries = 10000;
+
+// A required free-text value (source, date): one line, no control bytes.
+std::string required_text(Fields& f, const std::string& key) {
+  auto s = f.text(key);
   if (!s || s->empty()) f.fail(key, "missing required key");
   return *s;
 }
 
+// A required id (core/ids.hpp): the entry's own id or a reference to another entry.
+std::string required_id(Fields& f, const std::string& key) {
+  if (!f.has(key)) f.fail(key, "missing required key");
+  return *f.id(key);
+}
+
 Gpu read_gpu(Fields& f) {
   Gpu g;
-  g.id = required_string(f, "id");
-  g.name = f.string("name").value_or(g.id);
+  g.id = required_id(f, "id");
+  g.name = f.text("name").value_or(g.id);
   g.vendor = f.choice("vendor", {"nvidia", "amd", "intel"}).value_or("nvidia");
   g.family = f.choice("family", {"volta", "ampere", "ada", "hopper", "blackwell", "cdna3", "gaudi"})
                  .value_or("");
@@ -44,17 +55,17 @@ Gpu read_gpu(Fields& f) {
   g.scaleup_bw_Bps = f.number("scaleup_gbyte_s", 0, 1e6).value_or(0) * units::kGBps;
   g.host_link_Bps = f.number("host_link_gbyte_s", 0, 1e6).value_or(0) * units::kGBps;
   g.tdp_W = f.number("tdp_w", 0, 1e6).value_or(0);
-  g.source = required_string(f, "source");
-  f.string("note");
+  g.source = required_text(f, "source");
+  f.text("note");
   return g;
 }
 
 Server read_server(Fields& f) {
   Server s;
-  s.id = required_string(f, "id");
-  s.name = f.string("name").value_or(s.id);
+  s.id = required_id(f, "id");
+  s.name = f.text("name").value_or(s.id);
   s.kind = f.choice("kind", {"node", "rack", "cloud-instance"}).value_or("node");
-  s.gpu_id = required_string(f, "gpu");
+  s.gpu_id = required_id(f, "gpu");
   const auto n = f.integer("gpus_per_node", 1, 1024);
   if (!n) f.fail("gpus_per_node", "missing required key", "e.g. 8");
   s.gpus_per_node = static_cast<int>(*n);
@@ -72,15 +83,15 @@ Server read_server(Fields& f) {
   s.host_mem_bytes = f.number("host_mem_gib", 0, kHuge).value_or(0) * units::kGiB;
   s.local_nvme_bytes = f.number("local_nvme_tb", 0, kHuge).value_or(0) * units::kTB;
   s.power_W = f.number("power_w", 0, kHuge).value_or(0);
-  s.source = required_string(f, "source");
-  f.string("note");
+  s.source = required_text(f, "source");
+  f.text("note");
   return s;
 }
 
 Fabric read_fabric(Fields& f) {
   Fabric x;
-  x.id = required_string(f, "id");
-  x.name = f.string("name").value_or(x.id);
+  x.id = required_id(f, "id");
+  x.name = f.text("name").value_or(x.id);
   const std::string kind =
       f.choice("kind", {"ib", "roce", "ethernet", "efa", "omnipath"}).value_or("ib");
   x.kind = kind == "ib"         ? FabricKind::ib
@@ -102,59 +113,59 @@ Fabric read_fabric(Fields& f) {
   x.switch_usd = f.number("switch_usd", 0, 1e9).value_or(0);
   x.nic_usd = f.number("nic_usd", 0, 1e9).value_or(0);
   x.cable_usd = f.number("cable_usd", 0, 1e9).value_or(0);
-  x.source = required_string(f, "source");
-  f.string("note");
+  x.source = required_text(f, "source");
+  f.text("note");
   return x;
 }
 
 CloudPrice read_cloud_price(Fields& f) {
   CloudPrice p;
-  p.gpu_id = required_string(f, "gpu");
+  p.gpu_id = required_id(f, "gpu");
   const auto usd = f.number("usd_per_gpu_hour", 0, 1e6);
   if (!usd) f.fail("usd_per_gpu_hour", "missing required key", "dollars per GPU-hour, e.g. 2.5");
   p.usd_per_gpu_hour = *usd;
   p.pricing = f.choice("pricing", {"on-demand", "reserved", "spot", "capacity-block"})
                   .value_or("on-demand");
-  p.provider = f.string("provider").value_or("");
-  p.instance = f.string("instance").value_or("");
-  p.date = required_string(f, "date");
-  p.source = required_string(f, "source");
+  p.provider = f.text("provider").value_or("");
+  p.instance = f.text("instance").value_or("");
+  p.date = required_text(f, "date");
+  p.source = required_text(f, "source");
   p.is_default = f.boolean("default").value_or(false);
-  f.string("note");
+  f.text("note");
   return p;
 }
 
 PurchasePrice read_purchase_price(Fields& f) {
   PurchasePrice p;
-  p.server_id = required_string(f, "server");
+  p.server_id = required_id(f, "server");
   const auto usd = f.number("usd", 0, 1e12);
   if (!usd) f.fail("usd", "missing required key", "the server's price in dollars");
   p.usd = *usd;
-  p.date = required_string(f, "date");
-  p.source = required_string(f, "source");
-  f.string("note");
+  p.date = required_text(f, "date");
+  p.source = required_text(f, "source");
+  f.text("note");
   return p;
 }
 
 FailureRate read_failure_rate(Fields& f) {
   FailureRate r;
-  r.id = required_string(f, "id");
+  r.id = required_id(f, "id");
   const auto rate = f.number("per_1000_node_days", 0, 1e6);
   if (!rate) {
     f.fail("per_1000_node_days", "missing required key",
            "unexpected interruptions per 1,000 node-days, e.g. 3.8");
   }
   r.per_1000_node_days = *rate;
-  r.source = required_string(f, "source");
+  r.source = required_text(f, "source");
   r.is_default = f.boolean("default").value_or(false);
-  f.string("note");
+  f.text("note");
   return r;
 }
 
 StorageSystem read_storage(Fields& f) {
   StorageSystem s;
-  s.id = required_string(f, "id");
-  s.name = f.string("name").value_or(s.id);
+  s.id = required_id(f, "id");
+  s.name = f.text("name").value_or(s.id);
   s.shared = f.choice("kind", {"shared", "local"}).value_or("shared") == "shared";
   auto rate = [&](const char* key) { return f.number(key, 0, kHuge).value_or(0) * units::kGBps; };
   s.node_read_Bps = rate("node_read_gbyte_s");
@@ -171,15 +182,15 @@ StorageSystem read_storage(Fields& f) {
     f.fail("node_read_gbyte_s", "no read bandwidth given",
            "give node_read_gbyte_s, gpu_read_gbyte_s or total_read_gbyte_s");
   }
-  s.source = required_string(f, "source");
+  s.source = required_text(f, "source");
   s.is_default = f.boolean("default").value_or(false);
-  f.string("note");
+  f.text("note");
   return s;
 }
 
 Facility read_facility(Fields& f) {
   Facility x;
-  x.id = required_string(f, "id");
+  x.id = required_id(f, "id");
   x.pue = f.number("pue", 1, 10).value_or(1.0);
   x.usd_per_kwh = f.number("usd_per_kwh", 0, 100).value_or(0);
   x.colo_usd_per_kw_month = f.number("colo_usd_per_kw_month", 0, 1e6).value_or(0);
@@ -188,9 +199,9 @@ Facility read_facility(Fields& f) {
   x.rack_W = *rack * 1000.0;
   x.life_years = f.number("life_years", 0.1, 100).value_or(5);
   x.operations_share = f.number("operations_share", 0, 10).value_or(0);
-  x.source = required_string(f, "source");
+  x.source = required_text(f, "source");
   x.is_default = f.boolean("default").value_or(false);
-  f.string("note");
+  f.text("note");
   return x;
 }
 
@@ -199,6 +210,12 @@ void read_list(const YAML::Node& list, const std::string& file, const std::strin
                Catalog& into, Reader reader) {
   if (!list.IsSequence()) {
     throw InputError(file, line_of(list), key, "expected a list of entries");
+  }
+  if (list.size() > kMaxCatalogEntries) {
+    throw InputError(
+        file, line_of(list), key,
+        fmt::format("{} entries; a catalog list holds at most {}", list.size(), kMaxCatalogEntries),
+        "split the entries over several --catalog files");
   }
   for (size_t i = 0; i < list.size(); ++i) {
     Fields f(list[i], file, fmt::format("{}[{}]", key, i));
@@ -211,8 +228,8 @@ void read_list(const YAML::Node& list, const std::string& file, const std::strin
 
 ModelShape read_model_fields(Fields& f, const std::string& default_id) {
   ModelShape m;
-  m.id = f.string("id").value_or(default_id);
-  m.name = f.string("name").value_or(m.id);
+  m.id = f.id("id").value_or(default_id);
+  m.name = f.text("name").value_or(m.id);
   auto need_int = [&](const std::string& key, long long max) {
     const auto v = f.integer(key, 1, max);
     if (!v) f.fail(key, "missing required key");
@@ -263,8 +280,8 @@ ModelShape read_model_fields(Fields& f, const std::string& default_id) {
     x.finish();
   }
   m.published_params = f.number("published_params_b", 0, 1e6).value_or(0) * 1e9;
-  m.source = f.string("source").value_or("");
-  f.string("note");
+  m.source = f.text("source").value_or("");
+  f.text("note");
   check_model(m, f);
   return m;
 }

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "core/ids.hpp"
 #include "core/spelling.hpp"
 #include "io/workload_reader.hpp"
 #include "io/yaml_fields.hpp"
@@ -22,14 +23,14 @@ sim::CandidateCluster read_cluster(const YAML::Node& n, const std::string& file,
                                    const std::string& path, const Catalog& catalog) {
   Fields f(n, file, path);
   sim::CandidateCluster c;
-  const std::string id = f.string("server").value_or("");
+  const std::string id = f.id("server").value_or("");
   if (id.empty()) f.fail("server", "missing required key", "e.g. server: dgx-h100");
   const Server* server = catalog.find_server(id);
   if (!server)
     f.fail("server", fmt::format("unknown server '{}'", id), suggestion(id, catalog.server_ids()));
   c.server = *server;
-  c.nodes = static_cast<int>(f.integer("nodes", 1, 100000).value_or(1));
-  if (auto fabric = f.string("fabric")) {
+  c.nodes = static_cast<int>(f.integer("nodes", 1, kMaxSimNodes).value_or(1));
+  if (auto fabric = f.id("fabric")) {
     const Fabric* fb = catalog.find_fabric(*fabric);
     if (!fb) {
       f.fail("fabric", fmt::format("unknown fabric '{}'", *fabric),
@@ -52,6 +53,7 @@ WorkloadFile read_job_workload(Fields& f, const std::string& file, const std::st
     wf = read_workload(n, file, dir, catalog, false);
   } else {
     const std::string name = scalar_string(n, file, f.key_path("workload"));
+    check_text(name, file, line_of(n), f.key_path("workload"));
     std::filesystem::path p(name);
     if (p.is_relative() && !dir.empty()) p = std::filesystem::path(dir) / p;
     std::error_code ec;
@@ -83,8 +85,8 @@ sim::JobSpec read_job(const YAML::Node& n, const std::string& file, const std::s
                       const std::string& dir, const Catalog& catalog) {
   Fields f(n, file, path);
   sim::JobSpec s;
-  s.name = f.string("name").value_or("");
-  if (s.name.empty()) f.fail("name", "missing required key", "give each job a name");
+  if (!f.has("name")) f.fail("name", "missing required key", "give each job a name");
+  s.name = *f.id("name");
   const bool has_workload = f.has("workload");
   const YAML::Node gpus = f.node("gpus");
   const bool gpus_auto = gpus.IsScalar() && gpus.Scalar() == "auto";
@@ -169,7 +171,12 @@ sim::JobMix read_jobs(const std::string& text, const std::string& file, const st
     top.fail("clusters", "expected a non-empty list of clusters",
              "e.g. clusters: [{server: dgx-h100, nodes: 1}]");
   }
-  if (clusters.size() > 64) top.fail("clusters", "more than 64 candidate clusters");
+  if (clusters.size() > kMaxSimClusters) {
+    top.fail("clusters",
+             fmt::format("{} candidate clusters; a jobs file compares at most {}", clusters.size(),
+                         kMaxSimClusters),
+             "simulate the candidates in several runs");
+  }
   for (size_t i = 0; i < clusters.size(); ++i) {
     mix.clusters.push_back(read_cluster(clusters[i], file, item_path("clusters", i), catalog));
   }
@@ -182,6 +189,11 @@ sim::JobMix read_jobs(const std::string& text, const std::string& file, const st
   if (!jobs.IsSequence() || jobs.size() == 0) {
     top.fail("jobs", "expected a non-empty list of jobs",
              "e.g. jobs: [{name: lora, gpus: 1, duration_h: 4}]");
+  }
+  if (static_cast<long long>(jobs.size()) > kMaxSimJobs) {
+    top.fail("jobs",
+             fmt::format("{} entries; a jobs file holds at most {} jobs", jobs.size(), kMaxSimJobs),
+             "use count on one entry for many jobs of the same kind");
   }
   std::set<std::string> names;
   long long total = 0;

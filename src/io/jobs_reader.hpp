@@ -4,6 +4,7 @@
 // suggestion. Workloads (inline or by path) go through read_workload.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include "hw/catalog.hpp"
@@ -11,8 +12,13 @@
 
 namespace scaleout::io {
 
-// Most jobs one file may expand to (sum of `count`).
+// Most jobs one file may expand to (sum of `count`), checked before any job
+// is expanded; also the most entries the `jobs` list may hold.
 constexpr long long kMaxSimJobs = 1000000;
+
+// Most nodes of one candidate cluster, and most candidate clusters.
+constexpr long long kMaxSimNodes = 100000;
+constexpr size_t kMaxSimClusters = 64;
 
 // `dir` resolves relative workload paths (the jobs file's folder).
 sim::JobMix read_jobs(const std::string& text, const std::string& file, const std::string& dir,

@@ -10,33 +10,28 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/ids.hpp"
 #include "core/spelling.hpp"
 #include "io/catalog_reader.hpp"
+#include "io/files.hpp"
 #include "io/hf_config.hpp"
 #include "io/yaml_fields.hpp"
 #include "workload/checks.hpp"
 
 namespace scaleout::io {
 
-std::string read_text_file(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    throw InputError(path, 0, "", "is a directory, expected a file");
-  }
-  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) {
-    throw InputError(path, 0, "", "is not a regular file (a device, FIFO or socket)",
-                     "give the path of a text file");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, "", "cannot open file", "check the path and permissions");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 namespace {
 
 constexpr long long kMaxGpus = 1000000;
+
+// The most values a `global_batch` list may hold: plan searches every layout
+// once per value, so the list multiplies the search; 64 is twice a sweep of
+// the powers of two from 1 to 10^9 (30 values).
+constexpr size_t kMaxGlobalBatches = 64;
+
+// The most ids a hardware.servers or hardware.fabrics list may hold (each is
+// searched; a catalog id appears once).
+constexpr size_t kMaxHardwareIds = 1024;
 
 template <typename E>
 E pick(const std::string& s, const std::vector<std::pair<std::string, E>>& table) {
@@ -106,7 +101,9 @@ ModelShape read_model(Fields& top, const std::string& file, const std::string& d
   const std::string name = scalar_string(n, file, "model");
   const bool looks_like_path = name.find('/') != std::string::npos ||
                                (name.size() > 5 && name.substr(name.size() - 5) == ".json");
+  if (!looks_like_path) check_id(name, file, line_of(n), "model");
   if (looks_like_path) {
+    check_text(name, file, line_of(n), "model");
     std::filesystem::path p(name);
     if (p.is_relative() && !dir.empty()) p = std::filesystem::path(dir) / p;
     std::error_code ec;
@@ -114,6 +111,7 @@ ModelShape read_model(Fields& top, const std::string& file, const std::string& d
       throw InputError(file, line_of(n), "model", fmt::format("file '{}' not found", p.string()),
                        "relative paths are resolved from the workload file's folder");
     }
+    // read_hf_config checks the id it makes of the file's name.
     return read_hf_config(read_text_file(p.string()), p.string());
   }
   if (const ModelShape* m = catalog.find_model(name)) return *m;
@@ -165,12 +163,18 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
   // global_batch: sequences per step; `plan` also takes a list of candidates.
   if (const YAML::Node gb = top.node("global_batch"); gb.IsSequence()) {
     if (gb.size() == 0) top.fail("global_batch", "empty list", "give one or more batch sizes");
+    if (gb.size() > kMaxGlobalBatches) {
+      top.fail("global_batch",
+               fmt::format("{} values; a global_batch list holds at most {}", gb.size(),
+                           kMaxGlobalBatches),
+               "plan searches every value; list the batch sizes worth comparing");
+    }
     for (size_t i = 0; i < gb.size(); ++i) {
       const double v = scalar_number(gb[i], file, "global_batch");
       if (v != std::floor(v) || v < 1 || v > 1e9) {
-        throw InputError(
-            file, line_of(gb[i]), "global_batch",
-            fmt::format("expected a whole number from 1 to 1e9, got {}", gb[i].Scalar()));
+        throw InputError(file, line_of(gb[i]), "global_batch",
+                         fmt::format("expected a whole number from 1 to 1e9, got {}",
+                                     printable(gb[i].Scalar())));
       }
       out.plan.global_batches.push_back(static_cast<long long>(v));
     }
@@ -273,7 +277,7 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
         pos = dash + 1;
       }
       if (!ok || n != 4) {
-        f.fail("order", fmt::format("'{}' is not an order of tp, cp, dp and pp", *order),
+        f.fail("order", fmt::format("'{}' is not an order of tp, cp, dp and pp", printable(*order)),
                "write all four once, innermost first, e.g. tp-cp-dp-pp");
       }
       ly.order = parsed;
@@ -297,7 +301,7 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
       if (it->first.IsScalar()) out.plan.cluster_keys.insert(it->first.Scalar());
     }
     ClusterSpec& c = w.cluster;
-    c.server_id = f.string("server").value_or("");
+    c.server_id = f.id("server").value_or("");
     if (c.server_id.empty()) f.fail("server", "missing required key", "e.g. server: dgx-h100");
     const Server* server = catalog.find_server(c.server_id);
     if (!server) {
@@ -305,12 +309,12 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
              suggestion(c.server_id, catalog.server_ids()));
     }
     c.nodes = static_cast<int>(f.integer("nodes", 1, kMaxGpus).value_or(1));
-    c.gpu_id = f.string("gpu").value_or("");
+    c.gpu_id = f.id("gpu").value_or("");
     if (!c.gpu_id.empty() && !catalog.find_gpu(c.gpu_id)) {
       f.fail("gpu", fmt::format("unknown GPU '{}'", c.gpu_id),
              suggestion(c.gpu_id, catalog.gpu_ids()));
     }
-    c.fabric_id = f.string("fabric").value_or("");
+    c.fabric_id = f.id("fabric").value_or("");
     if (!c.fabric_id.empty() && !catalog.find_fabric(c.fabric_id)) {
       f.fail("fabric", fmt::format("unknown fabric '{}'", c.fabric_id),
              suggestion(c.fabric_id, catalog.fabric_ids()));
@@ -351,7 +355,7 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
   }
   RunInput& run = out.run;
   auto catalog_id = [&](Fields& f, const char* key, const std::vector<std::string>& known) {
-    std::optional<std::string> id = f.string(key);
+    std::optional<std::string> id = f.id(key);
     if (id && std::find(known.begin(), known.end(), *id) == known.end()) {
       f.fail(key, fmt::format("unknown id '{}'", *id), suggestion(*id, known));
     }
@@ -408,11 +412,19 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
       if (!list.IsSequence()) {
         f.fail(key, "expected a list of ids", fmt::format("e.g. {}: [{}]", key, known.front()));
       }
+      if (list.size() > kMaxHardwareIds) {
+        f.fail(key, fmt::format("{} ids; a list holds at most {}", list.size(), kMaxHardwareIds),
+               "name each catalog entry once");
+      }
       for (size_t i = 0; i < list.size(); ++i) {
-        const std::string id = scalar_string(list[i], file, f.key_path(key));
+        const std::string id = scalar_id(list[i], file, f.key_path(key));
         if (std::find(known.begin(), known.end(), id) == known.end()) {
           throw InputError(file, line_of(list[i]), f.key_path(key),
                            fmt::format("unknown id '{}'", id), suggestion(id, known));
+        }
+        if (std::find(ids.begin(), ids.end(), id) != ids.end()) {
+          throw InputError(file, line_of(list[i]), f.key_path(key),
+                           fmt::format("'{}' is listed twice", id), "name each id once");
         }
         ids.push_back(id);
       }
@@ -478,7 +490,26 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
     }
     return out;
   }
-  if (!check_layout_now) return out;
+  if (!check_layout_now) {
+    // plan searches the layout, but a fixed value that no searched one can
+    // mend (tp 3 for 32 heads) is the file's mistake, not an infeasible plan.
+    FixedLayoutKeys fixed;
+    auto given = [&](const char* key) { return out.plan.layout_keys.count(key) > 0; };
+    fixed.tp = given("tp");
+    fixed.pp = given("pp");
+    fixed.dp = given("dp");
+    fixed.cp = given("cp");
+    fixed.ep = given("ep");
+    fixed.micro_batch = given("micro_batch");
+    fixed.interleave = given("interleave");
+    if (out.plan.cluster_keys.count("nodes") > 0) fixed.cluster_gpus = cluster_gpus;
+    fixed.one_global_batch = out.plan.global_batches.size() <= 1;
+    for (const Problem& p : check_fixed_layout(w, fixed)) {
+      const auto it = lines.find(p.key);
+      throw InputError(file, it == lines.end() ? 0 : it->second, p.key, p.message, p.hint);
+    }
+    return out;
+  }
   for (const Problem& p : check_layout(w, cluster_gpus)) {
     const auto it = lines.find(p.key);
     const int line = it == lines.end() ? 0 : it->second;

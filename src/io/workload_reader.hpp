@@ -10,6 +10,7 @@
 
 #include "cost/run.hpp"
 #include "hw/catalog.hpp"
+#include "io/files.hpp"
 #include "workload/workload.hpp"
 
 namespace YAML {
@@ -74,8 +75,5 @@ WorkloadFile read_workload(const std::string& text, const std::string& file, con
 // errors name `file` and the node's own lines.
 WorkloadFile read_workload(const YAML::Node& root, const std::string& file, const std::string& dir,
                            const Catalog& catalog, bool check_layout = true);
-
-// Reads a whole file; throws InputError when it cannot be read.
-std::string read_text_file(const std::string& path);
 
 }  // namespace scaleout::io

@@ -4,11 +4,15 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <string_view>
+#include <unordered_map>
 
 #include "core/error.hpp"
+#include "core/ids.hpp"
 #include "core/spelling.hpp"
 
 namespace scaleout::io {
@@ -23,12 +27,23 @@ YAML::Node load_yaml(const std::string& text, const std::string& file) {
   if (text.find('\0') != std::string::npos) {
     throw InputError(file, 0, "", "file is binary (contains NUL bytes), expected YAML text");
   }
+  std::vector<YAML::Node> docs;
   try {
-    return YAML::Load(text);
+    docs = YAML::LoadAll(text);
   } catch (const YAML::Exception& e) {
     throw InputError(file, e.mark.line >= 0 ? e.mark.line + 1 : 0, "", "not valid YAML: " + e.msg,
                      "check indentation, colons and brackets");
   }
+  // A lone `---` (or `...`) after the content is harmless; a second document with
+  // content would be silently ignored, so it is refused.
+  for (size_t i = 1; i < docs.size(); ++i) {
+    if (!docs[i].IsNull()) {
+      throw InputError(file, line_of(docs[i]), "",
+                       "a second YAML document (after '---'); the file must hold one",
+                       "remove the '---' line and merge the keys into one mapping");
+    }
+  }
+  return docs.empty() ? YAML::Node() : docs.front();
 }
 
 namespace {
@@ -48,27 +63,86 @@ const char* type_name(const YAML::Node& n) {
 }
 }  // namespace
 
+namespace {
+
+constexpr const char* kDecimalHint =
+    "write it as a plain decimal number, e.g. 16, -3, 0.5 or 2.0e12";
+
+bool digit(char c) { return c >= '0' && c <= '9'; }
+
+// [+-]? (digits [. digits?] | . digits) ([eE] [+-]? digits)?, with no leading
+// zero before another digit (YAML 1.1 reads 017 as octal 15).
+bool plain_decimal(const std::string& s) {
+  size_t i = 0;
+  if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+  const size_t int_begin = i;
+  while (i < s.size() && digit(s[i])) ++i;
+  const size_t int_digits = i - int_begin;
+  if (int_digits > 1 && s[int_begin] == '0') return false;
+  size_t frac_digits = 0;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    const size_t frac_begin = i;
+    while (i < s.size() && digit(s[i])) ++i;
+    frac_digits = i - frac_begin;
+  }
+  if (int_digits + frac_digits == 0) return false;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    const size_t exp_begin = i;
+    while (i < s.size() && digit(s[i])) ++i;
+    if (i == exp_begin) return false;
+  }
+  return i == s.size();
+}
+
+}  // namespace
+
 double scalar_number(const YAML::Node& n, const std::string& file, const std::string& key) {
   if (!n.IsScalar()) {
     throw InputError(file, line_of(n), key, fmt::format("expected a number, got {}", type_name(n)));
   }
   const std::string& s = n.Scalar();
-  // YAML spells the non-finite floats .nan, .inf and -.inf, which strtod does not read.
-  std::string bare = s.substr(!s.empty() && (s[0] == '+' || s[0] == '-') ? 1 : 0);
-  for (char& ch : bare) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  if (bare == ".nan" || bare == ".inf") {
-    throw InputError(file, line_of(n), key, fmt::format("'{}' is not a finite number", s),
-                     "use a finite decimal value such as 1.5e12");
+  // yaml-cpp tags a plain scalar "?", a quoted one "!" and an explicit tag with its name.
+  if (n.Tag() == "!") {
+    throw InputError(file, line_of(n), key,
+                     fmt::format("expected a number, got the quoted string '{}'", printable(s)),
+                     std::string(kDecimalHint) + ", without quotes");
   }
-  const char* begin = s.c_str();
-  char* end = nullptr;
+  if (n.Tag() != "?") {
+    throw InputError(file, line_of(n), key,
+                     fmt::format("expected a number, got a value tagged '{}'", printable(n.Tag())),
+                     std::string(kDecimalHint) + ", without a tag");
+  }
+  if (!plain_decimal(s)) {
+    // YAML spells the non-finite floats .nan, .inf and -.inf.
+    std::string bare = s.substr(!s.empty() && (s[0] == '+' || s[0] == '-') ? 1 : 0);
+    for (char& ch : bare) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (bare == ".nan" || bare == ".inf") {
+      throw InputError(file, line_of(n), key, fmt::format("'{}' is not a finite number", s),
+                       "use a finite decimal value such as 1.5e12");
+    }
+    // A word is not a number at all; 0x10, 0o17, 1_000 or 017 are numbers in another notation.
+    char* end = nullptr;
+    const double v = std::strtod(s.c_str(), &end);
+    if (end == s.c_str()) {
+      throw InputError(file, line_of(n), key,
+                       fmt::format("expected a number, got '{}'", printable(s)));
+    }
+    if (!std::isfinite(v)) {  // nan, inf, infinity
+      throw InputError(file, line_of(n), key,
+                       fmt::format("'{}' is not a finite number", printable(s)),
+                       "use a finite decimal value such as 1.5e12");
+    }
+    throw InputError(file, line_of(n), key,
+                     fmt::format("'{}' is not a plain decimal number", printable(s)), kDecimalHint);
+  }
   errno = 0;
-  const double v = std::strtod(begin, &end);
-  if (end == begin || *end != '\0') {
-    throw InputError(file, line_of(n), key, fmt::format("expected a number, got '{}'", s));
-  }
+  const double v = std::strtod(s.c_str(), nullptr);
   if (std::isnan(v) || std::isinf(v) || errno == ERANGE) {
-    throw InputError(file, line_of(n), key, fmt::format("'{}' is not a finite number", s),
+    throw InputError(file, line_of(n), key,
+                     fmt::format("'{}' is not a finite number", printable(s)),
                      "use a finite decimal value such as 1.5e12");
   }
   return v;
@@ -81,21 +155,46 @@ std::string scalar_string(const YAML::Node& n, const std::string& file, const st
   return n.Scalar();
 }
 
+std::string scalar_id(const YAML::Node& n, const std::string& file, const std::string& key) {
+  std::string s = scalar_string(n, file, key);
+  check_id(s, file, line_of(n), key);
+  return s;
+}
+
+void check_text(const std::string& text, const std::string& file, int line,
+                const std::string& key) {
+  if (text.size() > kMaxTextLength) {
+    throw InputError(file, line, key,
+                     fmt::format("'{}' is longer than {} bytes", printable(text), kMaxTextLength),
+                     "shorten it");
+  }
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c == 0x7f) {
+      throw InputError(file, line, key,
+                       fmt::format("'{}' holds a control character ('{}' at position {})",
+                                   printable(text), printable(text.substr(i, 1)), i + 1),
+                       "write it on one line without tabs or control characters");
+    }
+  }
+}
+
 Fields::Fields(const YAML::Node& node, std::string file, std::string path)
     : map_(node), file_(std::move(file)), path_(std::move(path)) {
   if (!node.IsMap()) {
     throw InputError(file_, line_of(node), path_,
                      fmt::format("expected a mapping of keys to values, got {}", type_name(node)));
   }
-  // YAML parsers keep both copies of a repeated key; reading would silently use the first.
+  // YAML parsers (and yaml-cpp reading JSON) keep both copies of a repeated key;
+  // reading would silently use the first. A hash keeps a huge map linear.
+  std::unordered_map<std::string_view, int> seen;
   for (auto it = node.begin(); it != node.end(); ++it) {
     if (!it->first.IsScalar()) continue;
-    for (auto prev = node.begin(); prev != it; ++prev) {
-      if (prev->first.IsScalar() && prev->first.Scalar() == it->first.Scalar()) {
-        throw InputError(
-            file_, line_of(it->first), key_path(it->first.Scalar()), "duplicate key",
-            fmt::format("it is already set on line {}; keep one", line_of(prev->first)));
-      }
+    const std::string& k = it->first.Scalar();
+    const auto [prev, fresh] = seen.emplace(k, line_of(it->first));
+    if (!fresh) {
+      throw InputError(file_, line_of(it->first), key_path(k), "duplicate key",
+                       fmt::format("it is already set on line {}; keep one", prev->second));
     }
   }
 }
@@ -138,7 +237,7 @@ void Fields::fail(const std::string& key, const std::string& message,
     for (auto it = map_.begin(); it != map_.end(); ++it) {
       if (!it->first.IsScalar()) continue;
       const std::string& k = it->first.Scalar();
-      if (std::find(asked_.begin(), asked_.end(), k) != asked_.end()) continue;
+      if (k.size() > 64 || std::find(asked_.begin(), asked_.end(), k) != asked_.end()) continue;
       if (!closest_match(k, {key}).empty()) {
         throw InputError(file_, line_of(it->first), key_path(k), "unknown key",
                          "did you mean '" + key + "'?");
@@ -154,7 +253,7 @@ std::optional<double> Fields::number(const std::string& key, double min, double 
   const YAML::Node n = find(key);
   const double v = scalar_number(n, file_, key_path(key));
   if (v < min || v > max) {
-    fail(key, fmt::format("{} is out of range", n.Scalar()),
+    fail(key, fmt::format("{} is out of range", printable(n.Scalar())),
          fmt::format("expected a value from {:g} to {:g}", min, max));
   }
   return v;
@@ -165,10 +264,10 @@ std::optional<long long> Fields::integer(const std::string& key, long long min, 
   const YAML::Node n = find(key);
   const double v = scalar_number(n, file_, key_path(key));
   if (v != std::floor(v)) {
-    fail(key, fmt::format("expected a whole number, got {}", n.Scalar()));
+    fail(key, fmt::format("expected a whole number, got {}", printable(n.Scalar())));
   }
   if (v < static_cast<double>(min) || v > static_cast<double>(max)) {
-    fail(key, fmt::format("{} is out of range", n.Scalar()),
+    fail(key, fmt::format("{} is out of range", printable(n.Scalar())),
          fmt::format("expected a whole number from {} to {}", min, max));
   }
   return static_cast<long long>(v);
@@ -180,12 +279,24 @@ std::optional<bool> Fields::boolean(const std::string& key) {
   const std::string s = scalar_string(n, file_, key_path(key));
   if (s == "true" || s == "yes" || s == "y" || s == "on") return true;
   if (s == "false" || s == "no" || s == "n" || s == "off") return false;
-  fail(key, fmt::format("expected true or false, got '{}'", s));
+  fail(key, fmt::format("expected true or false, got '{}'", printable(s)));
 }
 
 std::optional<std::string> Fields::string(const std::string& key) {
   if (!scalar_present(key)) return std::nullopt;
   return scalar_string(find(key), file_, key_path(key));
+}
+
+std::optional<std::string> Fields::id(const std::string& key) {
+  auto s = string(key);
+  if (s) check_id(*s, file_, line_of(find(key)), key_path(key));
+  return s;
+}
+
+std::optional<std::string> Fields::text(const std::string& key) {
+  auto s = string(key);
+  if (s) check_text(*s, file_, line_of(find(key)), key_path(key));
+  return s;
 }
 
 std::optional<std::string> Fields::choice(const std::string& key,
@@ -195,7 +306,9 @@ std::optional<std::string> Fields::choice(const std::string& key,
   for (const auto& a : allowed) {
     if (a == *s) return s;
   }
-  fail(key, fmt::format("unknown value '{}'", *s), suggestion(*s, allowed));
+  // A value far longer than any allowed one is not a misspelling of one.
+  fail(key, fmt::format("unknown value '{}'", printable(*s)),
+       s->size() > 64 ? std::string() : suggestion(*s, allowed));
 }
 
 void Fields::finish() const {
@@ -207,8 +320,9 @@ void Fields::finish() const {
       std::vector<std::string> unique = asked_;
       std::sort(unique.begin(), unique.end());
       unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
+      // A key far longer than any known one is not a misspelling of one.
       throw InputError(file_, line_of(it->first), key_path(k), "unknown key",
-                       suggestion(k, unique));
+                       k.size() > 64 ? std::string() : suggestion(k, unique));
     }
   }
 }

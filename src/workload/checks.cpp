@@ -4,6 +4,148 @@
 
 namespace scaleout {
 
+namespace {
+
+// One message per rule, shared by check_layout and check_fixed_layout.
+Problem tp_heads(const ModelShape& m, int tp) {
+  return {"layout.tp",
+          fmt::format("tp {} does not divide the model's {} attention heads", tp, m.heads),
+          "use a tp that divides the head count, e.g. 1, 2, 4 or 8"};
+}
+
+Problem tp_kv_heads(const ModelShape& m, int tp) {
+  return {"layout.tp",
+          fmt::format("tp {} and the model's {} key/value heads do not divide one another", tp,
+                      m.kv_heads),
+          "use a tp that divides kv_heads or is a multiple of it"};
+}
+
+Problem pp_layers(const ModelShape& m, int pp) {
+  return {"layout.pp", fmt::format("pp {} is larger than the model's {} layers", pp, m.layers),
+          "use at most one pipeline stage per layer"};
+}
+
+Problem interleave_without_pp() {
+  return {"layout.interleave", "interleave > 1 needs pipeline parallelism",
+          "set layout.pp > 1 or interleave: 1"};
+}
+
+Problem interleave_chunks(const ModelShape& m, int pp, int interleave) {
+  return {"layout.interleave",
+          fmt::format("{} layers are fewer than pp {} x interleave {} pipeline chunks", m.layers,
+                      pp, interleave),
+          "lower interleave or pp so that every chunk holds at least one layer"};
+}
+
+Problem cp_seq_len(long long seq_len, int cp) {
+  return {"layout.cp", fmt::format("seq_len {} is not divisible by 2 * cp = {}", seq_len, 2 * cp),
+          "context parallelism splits each sequence into 2*cp load-balanced chunks"};
+}
+
+Problem ep_dense() {
+  return {"layout.ep", "ep > 1 needs a mixture-of-experts model", "set ep: 1 for dense models"};
+}
+
+Problem ep_experts(const ModelShape& m, int ep) {
+  return {"layout.ep",
+          fmt::format("ep {} does not divide the model's {} experts", ep, m.moe.experts),
+          "choose ep among the divisors of the expert count"};
+}
+
+Problem ep_dp_cp(const Layout& ly) {
+  return {"layout.ep", fmt::format("ep {} does not divide dp * cp = {}", ly.ep, ly.dp * ly.cp),
+          "expert-parallel groups are carved out of the data-parallel ranks"};
+}
+
+Problem batch_split(const Workload& w) {
+  const Layout& ly = w.layout;
+  return {"global_batch",
+          fmt::format("global_batch {} is not a multiple of micro_batch {} x dp {}", w.global_batch,
+                      ly.micro_batch, ly.dp),
+          "each step must be a whole number of micro-batches on every data-parallel rank"};
+}
+
+Problem qlora_fp8() {
+  return {"precision", "QLoRA computes in 16-bit; fp8 is not supported with it", "use bf16"};
+}
+
+}  // namespace
+
+std::vector<Problem> check_fixed_layout(const Workload& w, const FixedLayoutKeys& fixed) {
+  std::vector<Problem> out;
+  const ModelShape& m = w.model;
+  const Layout& ly = w.layout;
+  if (fixed.tp && m.heads % ly.tp != 0) out.push_back(tp_heads(m, ly.tp));
+  if (fixed.tp && m.kv_heads % ly.tp != 0 && ly.tp % m.kv_heads != 0) {
+    out.push_back(tp_kv_heads(m, ly.tp));
+  }
+  if (fixed.pp && ly.pp > m.layers) out.push_back(pp_layers(m, ly.pp));
+  if (fixed.interleave && ly.interleave > 1) {
+    if (fixed.pp && ly.pp == 1) {
+      out.push_back(interleave_without_pp());
+    } else if (fixed.pp && m.layers < static_cast<long long>(ly.pp) * ly.interleave) {
+      out.push_back(interleave_chunks(m, ly.pp, ly.interleave));
+    } else if (!fixed.pp && m.layers < 2LL * ly.interleave) {
+      // The fewest stages an interleaved pipeline has is 2.
+      out.push_back({"layout.interleave",
+                     fmt::format("{} layers are fewer than the 2 x interleave {} pipeline chunks "
+                                 "of the smallest interleaved pipeline (pp 2)",
+                                 m.layers, ly.interleave),
+                     "lower interleave so that every chunk holds at least one layer"});
+    }
+  }
+  if (fixed.cp && ly.cp > 1 && w.seq_len % (2LL * ly.cp) != 0) {
+    out.push_back(cp_seq_len(w.seq_len, ly.cp));
+  }
+  if (fixed.ep && ly.ep > 1) {
+    if (!m.is_moe()) {
+      out.push_back(ep_dense());
+    } else if (m.moe.experts % ly.ep != 0) {
+      out.push_back(ep_experts(m, ly.ep));
+    } else if (fixed.dp && fixed.cp && (static_cast<long long>(ly.dp) * ly.cp) % ly.ep != 0) {
+      out.push_back(ep_dp_cp(ly));
+    }
+  }
+  // With dp fixed, a micro-batch not fixed can still be 1 (the default in `w`).
+  if (fixed.dp && fixed.one_global_batch && w.global_batch > 0 &&
+      w.global_batch % (static_cast<long long>(ly.micro_batch) * ly.dp) != 0) {
+    out.push_back(batch_split(w));
+  }
+  if (fixed.cluster_gpus > 0) {
+    // tp x pp x dp x cp is the cluster size, so the fixed degrees must divide it.
+    long long product = 1;
+    std::string parts;
+    const std::pair<const char*, int> dims[] = {{"tp", fixed.tp ? ly.tp : 0},
+                                                {"pp", fixed.pp ? ly.pp : 0},
+                                                {"dp", fixed.dp ? ly.dp : 0},
+                                                {"cp", fixed.cp ? ly.cp : 0}};
+    int given = 0;
+    for (const auto& [name, degree] : dims) {
+      if (degree == 0) continue;
+      product *= degree;
+      parts += fmt::format("{}{} {}", given++ == 0 ? "" : " x ", name, degree);
+    }
+    if (given == 4 && product != fixed.cluster_gpus) {
+      out.push_back(
+          {"layout",
+           fmt::format("{} = {} GPUs, but the cluster has {}", parts, product, fixed.cluster_gpus),
+           "make the parallel sizes multiply to nodes x GPUs per node, or leave dp out "
+           "to derive it"});
+    } else if (given > 0 && fixed.cluster_gpus % product != 0) {
+      out.push_back({"layout",
+                     fmt::format("{} = {} does not divide the cluster's {} GPUs", parts, product,
+                                 fixed.cluster_gpus),
+                     "tp x pp x dp x cp is the cluster size: choose degrees that divide nodes x "
+                     "GPUs per node, or leave cluster.nodes out to search it"});
+    }
+  }
+  if (w.task == Task::finetune && w.finetune.method == FinetuneMethod::qlora &&
+      w.precision == Precision::fp8) {
+    out.push_back(qlora_fp8());
+  }
+  return out;
+}
+
 std::vector<Problem> check_layout(const Workload& w, long long gpus_in_cluster) {
   std::vector<Problem> out;
   const ModelShape& m = w.model;
@@ -11,57 +153,31 @@ std::vector<Problem> check_layout(const Workload& w, long long gpus_in_cluster) 
   auto add = [&](std::string key, std::string msg, std::string hint) {
     out.push_back({std::move(key), std::move(msg), std::move(hint)});
   };
-  if (m.heads % ly.tp != 0) {
-    add("layout.tp",
-        fmt::format("tp {} does not divide the model's {} attention heads", ly.tp, m.heads),
-        "use a tp that divides the head count, e.g. 1, 2, 4 or 8");
-  }
-  if (m.kv_heads % ly.tp != 0 && ly.tp % m.kv_heads != 0) {
-    add("layout.tp",
-        fmt::format("tp {} and the model's {} key/value heads do not divide one another", ly.tp,
-                    m.kv_heads),
-        "use a tp that divides kv_heads or is a multiple of it");
-  }
-  if (ly.pp > m.layers) {
-    add("layout.pp", fmt::format("pp {} is larger than the model's {} layers", ly.pp, m.layers),
-        "use at most one pipeline stage per layer");
-  }
+  if (m.heads % ly.tp != 0) out.push_back(tp_heads(m, ly.tp));
+  if (m.kv_heads % ly.tp != 0 && ly.tp % m.kv_heads != 0) out.push_back(tp_kv_heads(m, ly.tp));
+  if (ly.pp > m.layers) out.push_back(pp_layers(m, ly.pp));
   if (ly.interleave > 1) {
     if (ly.pp == 1) {
-      add("layout.interleave", "interleave > 1 needs pipeline parallelism",
-          "set layout.pp > 1 or interleave: 1");
+      out.push_back(interleave_without_pp());
     } else if (m.layers < ly.pp * ly.interleave) {
       // Uneven chunks are allowed (Megatron-Core places the remainder on the
       // first and last stages); every chunk needs at least one layer.
-      add("layout.interleave",
-          fmt::format("{} layers are fewer than pp {} x interleave {} pipeline chunks", m.layers,
-                      ly.pp, ly.interleave),
-          "lower interleave or pp so that every chunk holds at least one layer");
+      out.push_back(interleave_chunks(m, ly.pp, ly.interleave));
     }
   }
-  if (ly.cp > 1 && w.seq_len % (2LL * ly.cp) != 0) {
-    add("layout.cp",
-        fmt::format("seq_len {} is not divisible by 2 * cp = {}", w.seq_len, 2 * ly.cp),
-        "context parallelism splits each sequence into 2*cp load-balanced chunks");
-  }
+  if (ly.cp > 1 && w.seq_len % (2LL * ly.cp) != 0) out.push_back(cp_seq_len(w.seq_len, ly.cp));
   if (ly.ep > 1) {
     if (!m.is_moe()) {
-      add("layout.ep", "ep > 1 needs a mixture-of-experts model", "set ep: 1 for dense models");
+      out.push_back(ep_dense());
     } else if (m.moe.experts % ly.ep != 0) {
-      add("layout.ep",
-          fmt::format("ep {} does not divide the model's {} experts", ly.ep, m.moe.experts),
-          "choose ep among the divisors of the expert count");
+      out.push_back(ep_experts(m, ly.ep));
     } else if ((static_cast<long long>(ly.dp) * ly.cp) % ly.ep != 0) {
-      add("layout.ep", fmt::format("ep {} does not divide dp * cp = {}", ly.ep, ly.dp * ly.cp),
-          "expert-parallel groups are carved out of the data-parallel ranks");
+      out.push_back(ep_dp_cp(ly));
     }
   }
   if (w.global_batch > 0 &&
       w.global_batch % (static_cast<long long>(ly.micro_batch) * ly.dp) != 0) {
-    add("global_batch",
-        fmt::format("global_batch {} is not a multiple of micro_batch {} x dp {}", w.global_batch,
-                    ly.micro_batch, ly.dp),
-        "each step must be a whole number of micro-batches on every data-parallel rank");
+    out.push_back(batch_split(w));
   }
   if (gpus_in_cluster > 0 && static_cast<long long>(ly.gpus()) != gpus_in_cluster) {
     add("layout",
@@ -72,7 +188,7 @@ std::vector<Problem> check_layout(const Workload& w, long long gpus_in_cluster) 
   for (Problem& p : check_fp8_param_gather(ly)) out.push_back(std::move(p));
   if (w.task == Task::finetune && w.finetune.method == FinetuneMethod::qlora &&
       w.precision == Precision::fp8) {
-    add("precision", "QLoRA computes in 16-bit; fp8 is not supported with it", "use bf16");
+    out.push_back(qlora_fp8());
   }
   return out;
 }

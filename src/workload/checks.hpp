@@ -20,6 +20,25 @@ struct Problem {
 // nodes * GPUs per node, or 0 when no cluster is given.
 std::vector<Problem> check_layout(const Workload& w, long long gpus_in_cluster);
 
+// Which layout values a workload file fixes; `plan` searches the others.
+struct FixedLayoutKeys {
+  bool tp = false, pp = false, dp = false, cp = false, ep = false, micro_batch = false,
+       interleave = false;
+  // nodes x GPUs per node when the file fixes the server and the node count
+  // (cluster.server and cluster.nodes), else 0 (plan searches node counts).
+  long long cluster_gpus = 0;
+  // global_batch is one number (a list is searched, each value on its own).
+  bool one_global_batch = true;
+};
+
+// The problems of check_layout that no choice of the searched values can
+// mend, because every value the rule reads is fixed: tp against the heads, pp
+// against the layers, cp against seq_len, ep against the experts, interleave
+// against the layers (with pp searched: at least 2 stages), the fixed
+// degrees against a fixed cluster size, global_batch against a fixed dp, and
+// QLoRA with fp8. `w` holds the fixed values (the others at their defaults).
+std::vector<Problem> check_fixed_layout(const Workload& w, const FixedLayoutKeys& fixed);
+
 // layout.fp8_param_gather without the distributed optimizer (zero 0), which
 // Megatron-LM refuses; part of check_layout.
 std::vector<Problem> check_fp8_param_gather(const Layout& ly);

@@ -76,5 +76,92 @@ TEST(Checks, ExpertParallelNeedsDividingExperts) {
   EXPECT_EQ(check_layout(w, 0)[0].message, "ep 3 does not divide the model's 8 experts");
 }
 
+// check_fixed_layout (plan): a rule is raised only when every value it reads is fixed.
+TEST(Checks, FixedLayoutRaisesOnlyRulesWhoseValuesAreAllFixed) {
+  Workload w = llama70();  // 64 heads, 8 kv heads, 80 layers, seq_len 8192
+  w.global_batch = 64;
+  w.layout.tp = 3;
+  FixedLayoutKeys fixed;
+  EXPECT_TRUE(check_fixed_layout(w, fixed).empty());  // tp searched: nothing to say
+  fixed.tp = true;
+  auto problems = check_fixed_layout(w, fixed);
+  ASSERT_EQ(problems.size(), 2u);  // 64 % 3 != 0, and 8 % 3, 3 % 8 != 0
+  EXPECT_EQ(problems[0].key, "layout.tp");
+  EXPECT_EQ(problems[0].message, "tp 3 does not divide the model's 64 attention heads");
+}
+
+TEST(Checks, FixedInterleaveWithPpSearchedNeedsTwoStagesOfChunks) {
+  Workload w = llama70();
+  FixedLayoutKeys fixed;
+  fixed.interleave = true;
+  w.layout.interleave = 40;  // pp 2 x 40 = 80 chunks for 80 layers: legal at pp 2
+  EXPECT_TRUE(check_fixed_layout(w, fixed).empty());
+  w.layout.interleave = 41;  // 82 chunks at the smallest pp, 2
+  const auto problems = check_fixed_layout(w, fixed);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].key, "layout.interleave");
+}
+
+TEST(Checks, FixedDegreesMustDivideAFixedClusterSize) {
+  Workload w = llama70();
+  FixedLayoutKeys fixed;
+  fixed.tp = true;
+  fixed.pp = true;
+  w.layout.tp = 8;
+  w.layout.pp = 4;
+  EXPECT_TRUE(check_fixed_layout(w, fixed).empty());  // node count searched
+  fixed.cluster_gpus = 64;                            // 32 divides 64: dp 2 is left
+  EXPECT_TRUE(check_fixed_layout(w, fixed).empty());
+  fixed.cluster_gpus = 48;  // 48 % 32 != 0
+  auto problems = check_fixed_layout(w, fixed);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].key, "layout");
+  EXPECT_EQ(problems[0].message, "tp 8 x pp 4 = 32 does not divide the cluster's 48 GPUs");
+  // All four fixed: the product is the cluster size.
+  fixed.cluster_gpus = 64;
+  fixed.dp = fixed.cp = true;
+  w.layout.dp = 1;
+  problems = check_fixed_layout(w, fixed);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].message, "tp 8 x pp 4 x dp 1 x cp 1 = 32 GPUs, but the cluster has 64");
+}
+
+TEST(Checks, FixedDpAgainstOneGlobalBatchOnly) {
+  Workload w = llama70();
+  w.global_batch = 64;
+  w.layout.dp = 3;
+  FixedLayoutKeys fixed;
+  fixed.dp = true;
+  ASSERT_EQ(check_fixed_layout(w, fixed).size(), 1u);
+  EXPECT_EQ(check_fixed_layout(w, fixed)[0].key, "global_batch");
+  fixed.one_global_batch = false;  // a list: each value is a search cell
+  EXPECT_TRUE(check_fixed_layout(w, fixed).empty());
+}
+
+TEST(Checks, FixedLayoutAgreesWithCheckLayoutWhenEverythingIsFixed) {
+  // Each rule of EachRuleNamesItsKey is also a fixed-layout rule once all is fixed.
+  FixedLayoutKeys all;
+  all.tp = all.pp = all.dp = all.cp = all.ep = all.micro_batch = all.interleave = true;
+  for (void (*edit)(Workload&) : {
+           +[](Workload& w) { w.layout.tp = 3; },
+           +[](Workload& w) { w.layout.pp = 81; },
+           +[](Workload& w) { w.layout.interleave = 2; },
+           +[](Workload& w) { w.layout.cp = 3; },
+           +[](Workload& w) { w.layout.ep = 2; },
+           +[](Workload& w) {
+             w.global_batch = 10;
+             w.layout.dp = 4;
+           },
+       }) {
+    Workload w = llama70();
+    edit(w);
+    const auto expected = check_layout(w, 0);
+    const auto got = check_fixed_layout(w, all);
+    ASSERT_FALSE(got.empty());
+    EXPECT_EQ(got[0].key, expected[0].key);
+    EXPECT_EQ(got[0].message, expected[0].message);
+  }
+}
+
 }  // namespace
 }  // namespace scaleout
