@@ -1,12 +1,15 @@
 // Launch files (`plan --emit DIR`): emitted end to end through run_cli for two
 // examples, then parsed back with the tools' formats (JSON, YAML, bash -n);
-// and the pipeline split arguments of report::megatron_args for uneven layouts.
+// the pipeline split arguments of report::megatron_args for uneven layouts;
+// and a plan whose ids are hostile (line breaks, quotes, $(...), backticks,
+// YAML/JSON specials, non-ASCII bytes) against tests/golden/launch-hostile/.
 #include "report/launch.hpp"
 
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -250,6 +253,185 @@ TEST(Launch, PipelineSplits) {
     EXPECT_EQ(total, 126);
   }
   EXPECT_TRUE(layout);
+}
+
+// A plan report of fixed figures (2 nodes x 4 GPUs, tp 2 pp 2 dp 2) whose
+// model, server, GPU and fabric ids are the given strings.
+report::PlanReport id_report(const std::string& model, const std::string& server,
+                             const std::string& gpu, const std::string& fabric) {
+  report::PlanReport r;
+  ModelShape& m = r.request.workload.model;
+  m.id = model;
+  m.name = model;
+  m.layers = 32;
+  m.hidden = 4096;
+  m.heads = 32;
+  m.kv_heads = 8;
+  m.ffn = 14336;
+  m.mlp = MlpKind::swiglu;
+  m.norm = NormKind::rmsnorm;
+  r.request.workload.tokens = 1e11;
+  r.request.workload.seq_len = 4096;
+  HardwareOption hw;
+  hw.server.id = server;
+  hw.server.gpu_id = gpu;
+  hw.server.gpus_per_node = 4;
+  hw.server.nics_per_node = 4;
+  hw.gpu.id = gpu;
+  Fabric f;
+  f.id = fabric;
+  f.kind = FabricKind::ib;
+  hw.fabric = f;
+  r.request.hardware.push_back(hw);
+  PlanCandidate c;
+  c.nodes = 2;
+  c.layout.tp = 2;
+  c.layout.pp = 2;
+  c.layout.dp = 2;
+  c.layout.zero = 1;
+  c.global_batch = 256;
+  c.step.step_s = 1.5;
+  c.time_to_train_s = 3 * 86400.0;
+  c.band = 0.1;
+  r.result.verdict = Verdict::multi_node;
+  r.result.recommended = c;
+  return r;
+}
+
+// Every hostile thing at once: a line break followed by commands, quotes of
+// both kinds, $(...), backticks, '; rm -rf ~', a backslash, YAML and JSON
+// specials, a carriage return, an escape sequence, NEL and U+2028 (line
+// breaks to some YAML readers) and bytes that are not UTF-8.
+std::string hostile(const std::string& tag) {
+  return tag + "\ntouch /tmp/pwned-" + tag +
+         " $(id) `id`; rm -rf ~ #\"'\\ {a: [b, *c]} &d !e %f @g |h >i: -j ? k"
+         "\r\x1b[31m\xc2\x85\xe2\x80\xa8 caf\xc3\xa9 \xff\xfe\n# end";
+}
+
+std::vector<std::pair<std::string, std::string>> files_for(const report::PlanReport& r) {
+  return report::launch_files(r, *r.result.recommended);
+}
+
+std::size_t line_count(const std::string& s) {
+  return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n'));
+}
+
+std::vector<std::string> lines_of(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+TEST(LaunchHostile, MatchesGoldenFiles) {
+  const auto files =
+      files_for(id_report(hostile("model"), hostile("server"), hostile("gpu"), hostile("fabric")));
+  const fs::path dir = fs::path(SCALEOUT_SOURCE_DIR) / "tests/golden/launch-hostile";
+  const bool update = std::getenv("SCALEOUT_UPDATE_GOLDEN") != nullptr;
+  ASSERT_EQ(files.size(), 5u);
+  for (const auto& [name, text] : files) {
+    SCOPED_TRACE(name);
+    if (update) {
+      fs::create_directories(dir);
+      std::ofstream(dir / name, std::ios::binary) << text;
+      continue;
+    }
+    ASSERT_TRUE(fs::exists(dir / name)) << "run with SCALEOUT_UPDATE_GOLDEN=1 to write it";
+    EXPECT_EQ(text, read_file(dir / name));
+    // Every launch file is printable ASCII on its lines.
+    for (char ch : text) {
+      const auto u = static_cast<unsigned char>(ch);
+      EXPECT_TRUE(ch == '\n' || (u >= 0x20 && u < 0x7f)) << "byte " << int(u);
+      if (!(ch == '\n' || (u >= 0x20 && u < 0x7f))) break;
+    }
+  }
+}
+
+TEST(LaunchHostile, SameShapeAsBenignIds) {
+  const auto benign = files_for(id_report("llama3-8b", "dgx-h100", "h100-sxm", "ib-ndr"));
+  const auto bad =
+      files_for(id_report(hostile("model"), hostile("server"), hostile("gpu"), hostile("fabric")));
+  ASSERT_EQ(benign.size(), bad.size());
+  for (std::size_t i = 0; i < bad.size(); ++i) {
+    const std::string& name = bad[i].first;
+    SCOPED_TRACE(name);
+    EXPECT_EQ(line_count(bad[i].second), line_count(benign[i].second));
+    // The ids reach the files only in comments and in the cleaned job name.
+    const auto a = lines_of(benign[i].second), b = lines_of(bad[i].second);
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t k = 0; k < a.size(); ++k) {
+      if (a[k] == b[k]) continue;
+      const auto first = b[k].find_first_not_of(' ');
+      const bool comment = first != std::string::npos && b[k][first] == '#';
+      const bool job = b[k].find("scaleout-model-") != std::string::npos;
+      EXPECT_TRUE(comment || job) << "line " << k + 1 << ": " << b[k];
+    }
+  }
+  // megatron.args and deepspeed.json hold no id: identical.
+  EXPECT_EQ(bad[2].second, benign[2].second);
+  EXPECT_EQ(bad[3].second, benign[3].second);
+}
+
+TEST(LaunchHostile, ParsesWithEachFormat) {
+  const auto files =
+      files_for(id_report(hostile("model"), hostile("server"), hostile("gpu"), hostile("fabric")));
+  std::map<std::string, std::string> f(files.begin(), files.end());
+
+  // deepspeed.json parses and round-trips byte for byte.
+  const auto ds = nlohmann::ordered_json::parse(f.at("deepspeed.json"));
+  EXPECT_EQ(ds.dump(2) + "\n", f.at("deepspeed.json"));
+
+  // pytorchjob.yaml: one document; the name read back is the cleaned job name
+  // (an RFC 1123 label), and the tree is the benign file's but for that name.
+  const std::vector<YAML::Node> docs = YAML::LoadAll(f.at("pytorchjob.yaml"));
+  ASSERT_EQ(docs.size(), 1u);
+  const std::string name = docs[0]["metadata"]["name"].as<std::string>();
+  EXPECT_EQ(name, "scaleout-model-touch--tmp-pwned-model---id---id---rm--rf");
+  EXPECT_LE(name.size(), 63u);
+  EXPECT_TRUE(std::isalnum(static_cast<unsigned char>(name.back())));
+  for (char ch : name) EXPECT_TRUE(ch == '-' || std::isdigit(ch) || std::islower(ch)) << ch;
+  const auto benign = files_for(id_report("llama3-8b", "dgx-h100", "h100-sxm", "ib-ndr"));
+  YAML::Node good = YAML::Load(benign[4].second);
+  YAML::Node got = YAML::Clone(docs[0]);
+  got["metadata"]["name"] = good["metadata"]["name"].as<std::string>();
+  EXPECT_EQ(YAML::Dump(got), YAML::Dump(good));
+  const YAML::Node args =
+      got["spec"]["pytorchReplicaSpecs"]["Master"]["template"]["spec"]["containers"][0]["args"];
+  EXPECT_EQ(args[0].as<std::string>(), "/workspace/Megatron-LM/pretrain_gpt.py");
+
+  // megatron.args: words of the safe set only (torchrun.sh splits them unquoted).
+  for (char ch : f.at("megatron.args")) {
+    EXPECT_TRUE(ch == ' ' || ch == '\n' || std::isalnum(static_cast<unsigned char>(ch)) ||
+                std::string("-_.,:=+*/|()[]").find(ch) != std::string::npos)
+        << ch;
+  }
+
+  // The shell scripts parse.
+  if (!fs::exists("/bin/bash")) GTEST_SKIP() << "no /bin/bash";
+  const fs::path dir = fs::path(::testing::TempDir()) / "scaleout-launch-hostile";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const char* script : {"slurm.sbatch", "torchrun.sh"}) {
+    std::ofstream(dir / script, std::ios::binary) << f.at(script);
+    const std::string cmd = "/bin/bash -n '" + (dir / script).string() + "'";
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << script;
+  }
+}
+
+TEST(LaunchHostile, JobNameNeverEndsInADash) {
+  // "scaleout-" + 53 letters + '-' + more: the 63-character cut lands on the
+  // '-', which a Kubernetes name may not end with.
+  const std::string id = std::string(53, 'a') + "-bbbbbbbbbb";
+  const auto files = files_for(id_report(id, "dgx-h100", "h100-sxm", "ib-ndr"));
+  const YAML::Node job = YAML::Load(files[4].second);
+  EXPECT_EQ(job["metadata"]["name"].as<std::string>(), "scaleout-" + std::string(53, 'a'));
+}
+
+TEST(LaunchHostile, NonFiniteTimeIsCappedNotCast) {
+  report::PlanReport r = id_report("m", "s", "g", "f");
+  r.result.recommended->time_to_train_s = std::nan("");
+  const std::string s = report::slurm_script(r, *r.result.recommended);
+  EXPECT_NE(s.find("#SBATCH --time=7-00:00:00\n"), std::string::npos) << s;
 }
 
 }  // namespace
