@@ -4,14 +4,17 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/ids.hpp"
 #include "core/spelling.hpp"
 
 namespace scaleout::io {
@@ -28,35 +31,69 @@ std::string join_path(const std::string& path, const std::string& key) {
   return path.empty() ? key : path + "." + key;
 }
 
-// 1-based line of every object key in `text` (already known to be valid JSON),
-// by dotted key path; keys inside arrays are skipped. nlohmann::json keeps no
-// positions, so this scan gives errors found after parsing their line. With a
-// duplicate key the last one wins, as it does in nlohmann::json.
-std::map<std::string, int> key_lines(const std::string& text) {
+// What one pass over the JSON text finds: the 1-based line of every object
+// key by dotted key path (keys inside arrays are skipped; nlohmann::json keeps
+// no positions, so this gives errors found after parsing their line), the
+// first key that appears twice in one object, and the first number too large
+// for a double with the key it belongs to. The text is valid JSON up to the
+// first error nlohmann::json reports, so the scan is exact that far.
+struct KeyScan {
+  std::map<std::string, int> lines;
+  std::string duplicate;  // dotted path ("a[2].b" inside arrays); empty when none
+  int duplicate_line = 0;
+  int first_line = 0;    // where the duplicated key first appears
+  std::string overflow;  // the number's key path ("" at the top level)
+  std::string overflow_text;
+  int overflow_line = 0;
+};
+
+// The decoded value of a JSON string body (escapes such as \u0061 resolved).
+std::string decode_key(const std::string& raw) {
+  if (raw.find('\\') == std::string::npos) return raw;
+  try {
+    return json::parse("\"" + raw + "\"").get<std::string>();
+  } catch (const json::exception&) {
+    return raw;  // not reached for valid JSON
+  }
+}
+
+KeyScan scan_keys(const std::string& text) {
   struct Frame {
     bool object;
-    bool record;
-    std::string path;
+    bool record;        // its keys go into `lines`
+    std::string path;   // for `lines`
+    std::string where;  // for messages, with [i] inside arrays
     std::string last_key;
+    int index = 0;                    // element index inside an array
+    std::map<std::string, int> keys;  // key -> line, objects only
   };
-  std::map<std::string, int> lines;
+  KeyScan out;
   std::vector<Frame> stack;
   int line = 1;
+  // Where a value starting now sits, for messages.
+  auto value_where = [&]() -> std::string {
+    if (stack.empty()) return "";
+    const Frame& top = stack.back();
+    if (top.object) return join_path(top.where, top.last_key);
+    return top.where + fmt::format("[{}]", top.index);
+  };
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (c == '\n') {
       ++line;
     } else if (c == '{' || c == '[') {
-      Frame f{c == '{', false, "", ""};
+      Frame f{c == '{', false, "", value_where(), "", 0, {}};
       if (stack.empty()) {
         f.record = f.object;
       } else if (f.object && stack.back().object && stack.back().record) {
         f.record = true;
         f.path = join_path(stack.back().path, stack.back().last_key);
       }
-      stack.push_back(f);
+      stack.push_back(std::move(f));
     } else if (c == '}' || c == ']') {
       if (!stack.empty()) stack.pop_back();
+    } else if (c == ',') {
+      if (!stack.empty() && !stack.back().object) ++stack.back().index;
     } else if (c == '"') {
       std::string s;
       for (++i; i < text.size() && text[i] != '"'; ++i) {
@@ -71,12 +108,32 @@ std::map<std::string, int> key_lines(const std::string& text) {
       const bool is_key =
           j < text.size() && text[j] == ':' && !stack.empty() && stack.back().object;
       if (is_key) {
-        stack.back().last_key = s;
-        if (stack.back().record) lines[join_path(stack.back().path, s)] = line;
+        Frame& top = stack.back();
+        top.last_key = decode_key(s);
+        if (top.record) out.lines[join_path(top.path, top.last_key)] = line;
+        const auto [it, fresh] = top.keys.emplace(top.last_key, line);
+        if (!fresh && out.duplicate.empty()) {
+          out.duplicate = join_path(top.where, top.last_key);
+          out.duplicate_line = line;
+          out.first_line = it->second;
+        }
       }
+    } else if (c == '-' || (c >= '0' && c <= '9')) {
+      size_t j = i;
+      while (j < text.size() &&
+             std::string_view("0123456789+-.eE").find(text[j]) != std::string_view::npos) {
+        ++j;
+      }
+      const std::string number = text.substr(i, j - i);
+      if (out.overflow_line == 0 && !std::isfinite(std::strtod(number.c_str(), nullptr))) {
+        out.overflow = value_where();
+        out.overflow_text = number;
+        out.overflow_line = line;
+      }
+      i = j - 1;
     }
   }
-  return lines;
+  return out;
 }
 
 int line_at_offset(const std::string& text, size_t offset) {
@@ -84,9 +141,15 @@ int line_at_offset(const std::string& text, size_t offset) {
   return 1 + static_cast<int>(std::count(text.begin(), text.begin() + end, '\n'));
 }
 
+// A JSON value as written, for messages: cut and escaped (printable()); a
+// string that is not UTF-8 does not throw.
+std::string shown(const json& v) {
+  return printable(v.dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
 // "string \"4096\"", "number 1.5", "an array": what a value is, for errors.
 std::string describe(const json& v) {
-  if (v.is_string()) return "string " + v.dump();
+  if (v.is_string()) return "string " + shown(v);
   if (v.is_boolean()) return "boolean " + v.dump();
   if (v.is_number()) return "number " + v.dump();
   if (v.is_array()) return "an array";
@@ -146,10 +209,10 @@ class Reader {
     } else if (v->is_number_float()) {
       const double d = v->get<double>();
       if (!std::isfinite(d) || std::floor(d) != d) {
-        fail(key, fmt::format("must be a whole number, got {}", v->dump()));
+        fail(key, fmt::format("must be a whole number, got {}", shown(*v)));
       }
       if (std::fabs(d) > static_cast<double>(kMaxSize)) {
-        fail(key, fmt::format("must be at most {}, got {}", max, v->dump()));
+        fail(key, fmt::format("must be at most {}, got {}", max, shown(*v)));
       }
       x = static_cast<long long>(d);
     } else {
@@ -186,7 +249,7 @@ class Reader {
     if (!v) return fallback;
     if (!v->is_number()) fail(key, "expected a number, got " + describe(*v));
     const double p = v->get<double>();
-    if (!(p >= 0.0 && p <= 1.0)) fail(key, "must be between 0 and 1, got " + v->dump());
+    if (!(p >= 0.0 && p <= 1.0)) fail(key, "must be between 0 and 1, got " + shown(*v));
     return p;
   }
 
@@ -472,7 +535,7 @@ void read_mpt(const Reader& r, Parsed& p) {
   } else if (attn_type != "multihead_attention") {
     const std::vector<std::string> kinds = {"multihead_attention", "multiquery_attention",
                                             "grouped_query_attention"};
-    attn.fail("attn_type", fmt::format("unsupported attention type '{}'", attn_type),
+    attn.fail("attn_type", fmt::format("unsupported attention type '{}'", printable(attn_type)),
               suggestion(attn_type, kinds));
   }
   if (attn.flag({"alibi"}, false)) {
@@ -523,7 +586,7 @@ std::string architecture_of(const Reader& r) {
     for (const auto& a : architectures()) {
       if (*type == a.model_type) return *type;
     }
-    r.fail("model_type", fmt::format("unsupported model_type '{}'", *type),
+    r.fail("model_type", fmt::format("unsupported model_type '{}'", printable(*type)),
            suggestion(*type, model_types()));
   }
   const json* list = r.find({"architectures"});
@@ -541,7 +604,7 @@ std::string architecture_of(const Reader& r) {
       classes.emplace_back(c);
     }
   }
-  r.fail("architectures", fmt::format("unsupported architecture '{}'", cls),
+  r.fail("architectures", fmt::format("unsupported architecture '{}'", printable(cls)),
          suggestion(cls, classes));
 }
 
@@ -584,26 +647,32 @@ ModelShape read_hf_config(const std::string& text, const std::string& file) {
     const size_t colon = detail.find(": ", detail.find("parse error"));
     if (colon != std::string::npos) detail = detail.substr(colon + 2);
     throw InputError(file, line_at_offset(text, e.byte > 0 ? e.byte - 1 : 0), "",
-                     "not valid JSON: " + detail, "check commas, quotes and brackets");
+                     "not valid JSON: " + printable(detail, 200),
+                     "check commas, quotes and brackets");
   } catch (const json::out_of_range& e) {
-    // A number too large for a double (1e400): nlohmann::json gives no position,
-    // so the line is that of the first occurrence of the number.
+    // A number too large for a double (1e400): nlohmann::json gives no
+    // position, so the scan finds the first such number and its key.
+    const KeyScan scan = scan_keys(text);
     std::string detail = e.what();
     const size_t bracket = detail.find("] ");
     if (bracket != std::string::npos) detail = detail.substr(bracket + 2);
-    const size_t quote = detail.find('\'');
-    const std::string number =
-        quote == std::string::npos ? "" : detail.substr(quote + 1, detail.rfind('\'') - quote - 1);
-    const size_t at = number.empty() ? std::string::npos : text.find(number);
-    throw InputError(file, at == std::string::npos ? 0 : line_at_offset(text, at), "",
-                     "not valid JSON: " + detail, "numbers must fit in a double (up to 1.8e308)");
+    throw InputError(file, scan.overflow_line, scan.overflow,
+                     "not valid JSON: " + printable(detail, 120),
+                     "numbers must fit in a double (up to 1.8e308)");
   }
   if (!top.is_object()) {
     const size_t first = text.find_first_not_of(" \t\r\n");
     throw InputError(file, line_at_offset(text, first == std::string::npos ? 0 : first), "",
                      "expected a JSON object of config keys, got " + describe(top));
   }
-  const std::map<std::string, int> lines = key_lines(text);
+  const KeyScan scan = scan_keys(text);
+  if (!scan.duplicate.empty()) {
+    // nlohmann::json keeps the last value, other readers the first.
+    throw InputError(file, scan.duplicate_line, scan.duplicate,
+                     fmt::format("duplicate key (first given at line {})", scan.first_line),
+                     "give each key once; JSON readers disagree on which value wins");
+  }
+  const std::map<std::string, int>& lines = scan.lines;
   const Reader r(top, file, lines);
 
   const std::string type = architecture_of(r);
@@ -628,11 +697,20 @@ ModelShape read_hf_config(const std::string& text, const std::string& file) {
   check(r, p);
 
   ModelShape& m = p.m;
+  // The id is the file name, so it must be a name: it reaches reports and
+  // launch files. `_name_or_path` is kept as the name only when it is a valid
+  // id too (a Hub name such as meta-llama/Meta-Llama-3-8B); a local path or
+  // anything else gives way to the id.
   m.id = std::filesystem::path(file).stem().string();
-  m.name = r.string("_name_or_path").value_or("");
-  if (m.name.empty()) m.name = m.id;
-  if (m.id.empty()) m.id = m.name;
-  m.source = "Hugging Face config.json: " + file;
+  if (!is_valid_id(m.id)) {
+    throw InputError(file, 0, "",
+                     fmt::format("the file name gives the model id, and '{}' is not a valid id",
+                                 printable(m.id)),
+                     std::string("rename the file; ids are ") + kIdCharset);
+  }
+  const std::optional<std::string> name = r.string("_name_or_path");
+  m.name = name && is_valid_id(*name) ? *name : m.id;
+  m.source = "Hugging Face config.json: " + printable(file, 4096);
   return m;
 }
 

@@ -386,7 +386,7 @@ TEST(HfConfigError, TruncatedJsonGivesTheLastLine) {
 TEST(HfConfigError, NumberTooLargeForADouble) {
   const InputError e = error_of(with(kTinyLlama, "\"vocab_size\": 1000", "\"vocab_size\": 1e400"));
   EXPECT_EQ(e.line, 8);
-  EXPECT_EQ(e.key, "");
+  EXPECT_EQ(e.key, "vocab_size");  // issue 23: the key is named
   EXPECT_EQ(e.message, "not valid JSON: number overflow parsing '1e400'");
   EXPECT_EQ(e.hint, "numbers must fit in a double (up to 1.8e308)");
 }
@@ -570,6 +570,79 @@ TEST(HfConfigError, NestedKeyHasItsDottedPathAndLine) {
   EXPECT_EQ(e.line, 4);
   EXPECT_EQ(e.message, "unsupported attention type 'multiquery_attentoin'");
   EXPECT_EQ(e.hint, "did you mean 'multiquery_attention'?");
+}
+
+// --- Issue 23: duplicate keys, ids, hostile values ------------------------------------------
+
+// nlohmann::json keeps the last of two equal keys (hidden 64 would become
+// 128 silently); it is an error naming the key and both lines.
+TEST(HfConfigError, DuplicateKeyNamesTheKeyAndItsLines) {
+  const InputError e = error_of(
+      with(kTinyLlama, "\"vocab_size\": 1000", "\"vocab_size\": 1000,\n  \"hidden_size\": 128"));
+  EXPECT_EQ(e.key, "hidden_size");
+  EXPECT_EQ(e.line, 9);
+  EXPECT_EQ(e.message, "duplicate key (first given at line 4)");
+  EXPECT_EQ(e.hint, "give each key once; JSON readers disagree on which value wins");
+}
+
+TEST(HfConfigError, DuplicateKeyWrittenWithAnEscape) {
+  // "hidden\u005fsize" is "hidden_size".
+  const InputError e = error_of(
+      with(kTinyLlama, "\"vocab_size\": 1000", "\"vocab_size\": 1000, \"hidden\\u005fsize\": 64"));
+  EXPECT_EQ(e.key, "hidden_size");
+  EXPECT_EQ(e.line, 8);
+}
+
+TEST(HfConfigError, DuplicateKeyInANestedObjectAndInsideAnArray) {
+  InputError e = error_of(R"({
+  "model_type": "mpt", "n_layers": 2, "d_model": 64, "n_heads": 4, "vocab_size": 100,
+  "attn_config": {"alibi": true,
+    "alibi": false}
+})");
+  EXPECT_EQ(e.key, "attn_config.alibi");
+  EXPECT_EQ(e.line, 4);
+  e = error_of(with(kTinyLlama, "\"vocab_size\": 1000",
+                    "\"vocab_size\": 1000, \"x\": [1, {\"a\": 1, \"b\": 2, \"a\": 3}]"));
+  EXPECT_EQ(e.key, "x[1].a");
+  EXPECT_EQ(e.message, "duplicate key (first given at line 8)");
+}
+
+TEST(HfConfigError, NumberTooLargeInsideAnArrayNamesItsPlace) {
+  const InputError e = error_of(
+      with(kTinyLlama, "\"vocab_size\": 1000", "\"vocab_size\": 1000, \"x\": [1, -2e999]"));
+  EXPECT_EQ(e.key, "x[1]");
+  EXPECT_EQ(e.line, 8);
+}
+
+TEST(HfConfigError, FileNameThatIsNotAnIdIsRefused) {
+  // The id comes from the file name and reaches launch files and reports.
+  const InputError e = error_of(kTinyLlama, "/tmp/x\n$(reboot).json");
+  EXPECT_EQ(e.key, "");
+  EXPECT_EQ(e.message, "the file name gives the model id, and 'x\\x0a$(reboot)' is not a valid id");
+  EXPECT_EQ(error_of(kTinyLlama, "my model.json").message,
+            "the file name gives the model id, and 'my model' is not a valid id");
+}
+
+TEST(HfConfig, NameOrPathThatIsNotAnIdGivesWayToTheId) {
+  const ModelShape m = read_hf_config(
+      with(kTinyLlama, "\"vocab_size\": 1000",
+           "\"vocab_size\": 1000, \"_name_or_path\": \"/home/me/llama\\n# $(rm -rf ~)\""),
+      "tiny-llama.json");
+  EXPECT_EQ(m.id, "tiny-llama");
+  EXPECT_EQ(m.name, "tiny-llama");
+}
+
+TEST(HfConfigError, LongOrBinaryValuesAreCutAndEscapedInMessages) {
+  const std::string big(100000, 'x');
+  InputError e =
+      error_of(with(kTinyLlama, "\"model_type\": \"llama\"", "\"model_type\": \"" + big + "\""));
+  EXPECT_EQ(e.key, "model_type");
+  EXPECT_LT(e.message.size(), 200u) << e.message.substr(0, 300);
+  EXPECT_NE(e.message.find("(100000 bytes)"), std::string::npos);
+  // A string that is not UTF-8 is a JSON error whose message is escaped ASCII.
+  e = error_of(with(kTinyLlama, "\"hidden_size\": 64", "\"hidden_size\": \"\xff\xfe\""));
+  EXPECT_EQ(e.message.rfind("not valid JSON: ", 0), 0u) << e.message;
+  for (char ch : e.message) EXPECT_TRUE(ch >= 0x20 && ch < 0x7f) << e.message;
 }
 
 }  // namespace
