@@ -2,10 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 
 #include "core/error.hpp"
+#include "core/ids.hpp"
 #include "core/spelling.hpp"
 #include "io/validation_csv.hpp"
 
@@ -35,16 +37,23 @@ std::vector<ServingRow> read_serving_csv(const std::string& text, const std::str
       throw InputError(file, line, "",
                        fmt::format("{} fields, expected {}", f.size(), columns.size()));
     }
-    auto number = [&](size_t c, double min, double max, bool optional = false) {
-      if (f[c].empty() && optional) return 0.0;
-      char* end = nullptr;
-      const double v = std::strtod(f[c].c_str(), &end);
-      if (f[c].empty() || *end != '\0' || !std::isfinite(v) || v < min || v > max) {
-        throw InputError(
-            file, line, columns[c],
-            fmt::format("expected a number from {:g} to {:g}, got '{}'", min, max, f[c]));
+    // A whole number of plain digits from min to max; empty gives 0 where optional.
+    auto whole = [&](size_t c, long long min, long long max, bool optional = false) {
+      if (f[c].empty() && optional) return 0LL;
+      long long v = -1;
+      const bool ok = is_whole(f[c]) &&
+                      std::from_chars(f[c].data(), f[c].data() + f[c].size(), v).ec == std::errc();
+      if (!ok || v < min || v > max) {
+        throw InputError(file, line, columns[c],
+                         fmt::format("expected a whole number from {} to {}, got '{}'", min, max,
+                                     printable(f[c])),
+                         "plain decimal digits");
       }
       return v;
+    };
+    auto id = [&](size_t c) -> const std::string& {
+      check_id(f[c], file, line, columns[c]);
+      return f[c];
     };
     auto choice = [&](size_t c, std::vector<std::string> allowed) {
       for (const std::string& a : allowed) {
@@ -52,15 +61,15 @@ std::vector<ServingRow> read_serving_csv(const std::string& text, const std::str
       }
       std::string list;
       for (const std::string& a : allowed) list += (list.empty() ? "" : ", ") + a;
-      throw InputError(file, line, columns[c], fmt::format("unknown value '{}'", f[c]),
+      throw InputError(file, line, columns[c], fmt::format("unknown value '{}'", printable(f[c])),
                        "one of " + list);
     };
     ServingRow r;
     r.line = line;
-    r.id = f[0];
-    r.source = f[1];
-    r.model = f[2];
-    r.server = f[3];
+    r.id = id(0);
+    r.source = id(1);
+    r.model = id(2);
+    r.server = id(3);
     if (!catalog.find_model(r.model)) {
       throw InputError(file, line, "model", fmt::format("unknown model '{}'", r.model),
                        suggestion(r.model, catalog.model_ids()));
@@ -71,14 +80,21 @@ std::vector<ServingRow> read_serving_csv(const std::string& text, const std::str
     }
     r.weights = choice(4, {"bf16", "fp8", "int8", "int4"});
     r.kv_cache = choice(5, {"bf16", "fp16", "fp8"});
-    r.tp = static_cast<int>(number(6, 1, 1024));
-    r.pp = static_cast<int>(number(7, 1, 1024));
-    r.prompt_tokens = static_cast<long long>(number(8, 1, 1e7));
-    r.output_tokens = static_cast<long long>(number(9, 1, 1e7));
-    r.concurrency = static_cast<int>(number(10, 1, 1e6, true));
-    r.max_batch = static_cast<int>(number(11, 1, 1e6));
+    r.tp = static_cast<int>(whole(6, 1, 1024));
+    r.pp = static_cast<int>(whole(7, 1, 1024));
+    r.prompt_tokens = whole(8, 1, 10000000);
+    r.output_tokens = whole(9, 1, 10000000);
+    r.concurrency = static_cast<int>(whole(10, 1, 1000000, true));
+    r.max_batch = static_cast<int>(whole(11, 1, 1000000));
     r.metric = choice(12, {"output_tokens_per_s", "ttft_s", "tpot_s"});
-    r.measured = number(13, 1e-12, 1e15);
+    const double measured = is_decimal(f[13]) ? std::strtod(f[13].c_str(), nullptr) : NAN;
+    if (!std::isfinite(measured)) {
+      throw InputError(file, line, columns[13],
+                       fmt::format("expected a number, got '{}'", printable(f[13])),
+                       "plain decimal digits, e.g. 3.5 or 1e-3 (no '+', hex, inf or nan)");
+    }
+    check_measured(r.metric, measured, f[13], file, line, columns[13]);
+    r.measured = measured;
     out.push_back(r);
   }
   return out;

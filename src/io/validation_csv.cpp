@@ -2,13 +2,16 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 
 #include "core/error.hpp"
+#include "core/ids.hpp"
 #include "core/spelling.hpp"
-#include "io/workload_reader.hpp"
+#include "io/files.hpp"
 
 namespace scaleout::io {
 
@@ -53,6 +56,24 @@ const std::vector<std::string> kColumns = {"id",
                                            "derivation",
                                            "cite"};
 
+constexpr const char* kDecimalHint =
+    "plain decimal digits, e.g. 3.5 or 1e-3 (no '+', hex, inf or nan)";
+
+// Measured values: positive, finite and at most a bound far above any real
+// measurement, in the metric's unit.
+const MeasuredRange kMeasuredRanges[] = {
+    {"step_time_s", 1e6, "s", "seconds per optimizer step"},
+    {"tokens_per_s_per_gpu", 1e9, "tokens/s", "training tokens per second per GPU"},
+    {"peak_mem_gib", 10000, "GiB", "peak memory per GPU in GiB (2^30 bytes)"},
+    {"mfu", 1, "", "model-FLOPs utilisation as a fraction (0.45 for 45 %)"},
+    {"output_tokens_per_s", 1e9, "tokens/s", "output tokens per second of the whole system"},
+    {"ttft_s", 1e6, "s", "time to first token in seconds"},
+    {"tpot_s", 1e6, "s", "time per output token in seconds"},
+};
+
+// The longest display name (the `model` column) accepted.
+constexpr std::size_t kMaxNameLength = 128;
+
 struct Cells {
   const std::vector<std::string>& f;
   const std::string& file;
@@ -60,14 +81,39 @@ struct Cells {
 
   const std::string& str(size_t col) const { return f[col]; }
 
+  // An id cell (core/ids.hpp); empty means unknown where `optional`.
+  const std::string& id(size_t col, bool optional) const {
+    const std::string& s = f[col];
+    if (!(optional && s.empty())) check_id(s, file, line, kColumns[col]);
+    return s;
+  }
+
+  // A display name: printable ASCII (no line breaks or control bytes), at
+  // most kMaxNameLength bytes; empty means unknown.
+  const std::string& name(size_t col) const {
+    const std::string& s = f[col];
+    const bool printable_ascii = std::all_of(s.begin(), s.end(), [](char ch) {
+      return static_cast<unsigned char>(ch) >= 0x20 && static_cast<unsigned char>(ch) < 0x7f;
+    });
+    if (!printable_ascii || s.size() > kMaxNameLength) {
+      throw InputError(
+          file, line, kColumns[col], fmt::format("'{}' is not a name", printable(s)),
+          fmt::format("a name is printable ASCII of at most {} characters, on one line",
+                      kMaxNameLength));
+    }
+    return s;
+  }
+
   std::optional<long long> integer(size_t col, long long max = 1000000000000LL) const {
     const std::string& s = f[col];
     if (s.empty()) return std::nullopt;
-    char* end = nullptr;
-    const long long v = std::strtoll(s.c_str(), &end, 10);
-    if (*end != '\0' || v < 0 || v > max) {
+    long long v = -1;
+    const bool ok =
+        is_whole(s) && std::from_chars(s.data(), s.data() + s.size(), v).ec == std::errc();
+    if (!ok || v > max) {
       throw InputError(file, line, kColumns[col],
-                       fmt::format("expected a non-negative whole number, got '{}'", s));
+                       fmt::format("expected a non-negative whole number, got '{}'", printable(s)),
+                       ok ? fmt::format("at most {}", max) : "plain decimal digits");
     }
     return v;
   }
@@ -75,10 +121,10 @@ struct Cells {
   std::optional<double> number(size_t col) const {
     const std::string& s = f[col];
     if (s.empty()) return std::nullopt;
-    char* end = nullptr;
-    const double v = std::strtod(s.c_str(), &end);
-    if (*end != '\0' || !std::isfinite(v)) {
-      throw InputError(file, line, kColumns[col], fmt::format("expected a number, got '{}'", s));
+    const double v = is_decimal(s) ? std::strtod(s.c_str(), nullptr) : NAN;
+    if (!std::isfinite(v)) {
+      throw InputError(file, line, kColumns[col],
+                       fmt::format("expected a number, got '{}'", printable(s)), kDecimalHint);
     }
     return v;
   }
@@ -89,12 +135,54 @@ struct Cells {
     for (const auto& a : allowed) {
       if (a == s) return s;
     }
-    throw InputError(file, line, kColumns[col], fmt::format("unknown value '{}'", s),
+    throw InputError(file, line, kColumns[col], fmt::format("unknown value '{}'", printable(s)),
                      suggestion(s, allowed));
   }
 };
 
 }  // namespace
+
+bool is_whole(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+bool is_decimal(std::string_view s) {
+  std::size_t i = 0;
+  auto digits = [&] {
+    const std::size_t from = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    return i > from;
+  };
+  if (i < s.size() && s[i] == '-') ++i;
+  if (!digits()) return false;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    if (!digits()) return false;
+  }
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    if (!digits()) return false;
+  }
+  return i == s.size();
+}
+
+const MeasuredRange* measured_range(std::string_view metric) {
+  for (const MeasuredRange& r : kMeasuredRanges) {
+    if (metric == r.metric) return &r;
+  }
+  return nullptr;
+}
+
+void check_measured(const std::string& metric, double value, const std::string& cell,
+                    const std::string& file, int line, const std::string& column) {
+  const MeasuredRange* range = measured_range(metric);
+  if (!range || (value > 0 && value <= range->max)) return;
+  throw InputError(file, line, column,
+                   fmt::format("measured {} must be in (0, {}]{}{}, got {}", metric, range->max,
+                               *range->unit ? " " : "", range->unit, printable(cell)),
+                   range->hint);
+}
 
 std::vector<std::pair<int, std::vector<std::string>>> parse_csv(const std::string& text_in,
                                                                 const std::string& file) {
@@ -162,13 +250,13 @@ std::vector<ValidationRow> read_validation_csv(const std::string& text, const st
   const auto& header = records.front().second;
   for (size_t i = 0; i < kColumns.size(); ++i) {
     if (i >= header.size() || header[i] != kColumns[i]) {
-      throw InputError(file, 1, i < header.size() ? header[i] : "",
+      throw InputError(file, 1, i < header.size() ? printable(header[i]) : "",
                        fmt::format("column {} must be '{}'", i + 1, kColumns[i]),
                        "the canonical schema is in data/validation/README.md");
     }
   }
   if (header.size() != kColumns.size()) {
-    throw InputError(file, 1, header[kColumns.size()], "unexpected extra column",
+    throw InputError(file, 1, printable(header[kColumns.size()]), "unexpected extra column",
                      fmt::format("the schema has {} columns", kColumns.size()));
   }
   std::vector<ValidationRow> rows;
@@ -182,10 +270,10 @@ std::vector<ValidationRow> read_validation_csv(const std::string& text, const st
     const Cells c{f, file, line};
     ValidationRow r;
     r.line = line;
-    r.id = c.str(0);
-    if (r.id.empty()) throw InputError(file, line, "id", "empty row id");
-    r.group = c.str(1);
-    r.model = c.str(2);
+    if (c.str(0).empty()) throw InputError(file, line, "id", "empty row id");
+    r.id = c.id(0, false);
+    r.group = c.id(1, true);
+    r.model = c.name(2);
     r.layers = c.integer(3, 1000000);
     r.hidden = c.integer(4, 100000000);
     r.heads = c.integer(5, 1000000);
@@ -210,18 +298,28 @@ std::vector<ValidationRow> read_validation_csv(const std::string& text, const st
     r.finetune = c.choice(24, {"full", "lora", "qlora"});
     r.lora_rank = c.integer(25, 1000000);
     r.precision = c.choice(26, {"bf16", "fp16", "fp8", "fp32"});
-    r.gpu = c.str(27);
+    r.gpu = c.id(27, true);
     r.num_gpus = c.integer(28, 10000000);
     r.gpus_per_node = c.integer(29, 100000);
     r.nics_per_node = c.integer(30, 100000);
     r.nic_gbps = c.number(31);
-    r.fabric = c.str(32);
+    if (r.nic_gbps && !(*r.nic_gbps > 0 && *r.nic_gbps <= 100000)) {
+      throw InputError(file, line, "nic_gbps",
+                       fmt::format("must be in (0, 100000] Gb/s, got {}", printable(c.str(31))),
+                       "the speed of one NIC in Gb/s, e.g. 400");
+    }
+    r.fabric = c.choice(32, {"ib", "roce", "eth"});
     r.framework =
         c.choice(33, {"megatron", "deepspeed", "fsdp", "torchtitan", "nemo", "mosaic", "other"});
     r.metric = c.choice(34, {"step_time_s", "tokens_per_s_per_gpu", "peak_mem_gib", "mfu"});
+    if (r.metric.empty()) {
+      throw InputError(file, line, "metric", "empty metric",
+                       "one of step_time_s, tokens_per_s_per_gpu, peak_mem_gib, mfu");
+    }
     const auto v = c.number(35);
     if (!v) throw InputError(file, line, "value", "empty measured value");
     r.value = *v;
+    check_measured(r.metric, r.value, c.str(35), file, line, "value");
     rows.push_back(std::move(r));
   }
   return rows;
@@ -240,6 +338,8 @@ std::map<std::string, std::string> read_gpu_overrides(const std::string& text,
     if (f.size() < 2 || f[0].empty() || f[1].empty()) {
       throw InputError(file, line, "", "expected 'id,gpu,reason'");
     }
+    check_id(f[0], file, line, "id");
+    check_id(f[1], file, line, "gpu");
     out[f[0]] = f[1];
   }
   return out;

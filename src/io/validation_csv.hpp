@@ -1,10 +1,14 @@
 // Reads the canonical validation CSV (data/validation/README.md): RFC 4180,
 // one header line, the 38 columns in order. Bad cells are InputErrors with
-// file, line and column name.
+// file, line and column name, the cell shown cut and escaped. Numbers are
+// plain decimals; the measured value lies in its metric's range; the row id,
+// group and GPU are ids (core/ids.hpp); the model is a display name of
+// printable ASCII of at most 128 characters; the fabric is ib, roce or eth.
 #pragma once
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "validation/validation.hpp"
@@ -18,7 +22,34 @@ std::vector<ValidationRow> read_validation_csv(const std::string& text, const st
 std::vector<std::pair<int, std::vector<std::string>>> parse_csv(const std::string& text,
                                                                 const std::string& file);
 
-// GPU overrides: CSV with columns id,gpu,reason; returns id -> gpu.
+// A plain decimal number as the validation CSVs write it: an optional '-',
+// digits, optionally '.' and digits, optionally 'e' or 'E', a sign and
+// digits ("3.5", "0.000125", "1e-3"). No '+' in front, no hexadecimal, no
+// inf or nan, no blanks, nothing after it.
+bool is_decimal(std::string_view s);
+
+// Only the digits 0-9, at least one.
+bool is_whole(std::string_view s);
+
+// The range a measured value of a metric must lie in, (0, max] in the
+// metric's unit (data/validation/README.md and inference.md).
+struct MeasuredRange {
+  const char* metric;
+  double max;
+  const char* unit;
+  const char* hint;
+};
+
+// The range of `metric`, or nullptr when the metric has none here.
+const MeasuredRange* measured_range(std::string_view metric);
+
+// Throws InputError(file, line, column) when `value` (written `cell`) is
+// outside the range of `metric`; a metric without a range passes.
+void check_measured(const std::string& metric, double value, const std::string& cell,
+                    const std::string& file, int line, const std::string& column);
+
+// GPU overrides: CSV with columns id,gpu,reason (id and gpu are ids);
+// returns id -> gpu.
 std::map<std::string, std::string> read_gpu_overrides(const std::string& text,
                                                       const std::string& file);
 

@@ -6,9 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 
+#include "core/error.hpp"
 #include "inference/serving.hpp"
 #include "io/catalog_reader.hpp"
+#include "io/files.hpp"
+#include "io/serving_csv.hpp"
 
 namespace scaleout {
 namespace {
@@ -86,6 +90,80 @@ TEST(ServingValidation, ScoresPerMetricAndSource) {
   // Rows a and c are the same prediction against measurements 2x apart.
   EXPECT_DOUBLE_EQ(rep.rows[0].predicted, rep.rows[2].predicted);
   EXPECT_NEAR(1 + ea, 2 * (1 + ec), 1e-12);
+}
+
+// --- The serving CSV reader (io/serving_csv.cpp), issue 23 -----------------------------------
+
+// A one-row serving CSV whose cell `col` is `value` (quoted when needed).
+std::string serving_csv_with(std::size_t col, const std::string& value) {
+  std::vector<std::string> cells = {"r1",  "src",  "llama3.1-8b", "dgx-h100", "fp8",
+                                    "fp8", "1",    "1",           "1000",     "1000",
+                                    "16",  "2048", "tpot_s",      "0.01",     "ref"};
+  std::string v = value;
+  if (v.find_first_of(",\"\n\r") != std::string::npos) {
+    std::string q = "\"";
+    for (char ch : v) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    v = q + "\"";
+  }
+  cells.at(col) = v;
+  std::string row;
+  for (std::size_t i = 0; i < cells.size(); ++i) row += (i ? "," : "") + cells[i];
+  return std::string(io::kServingCsvHeader) + "\n" + row + "\n";
+}
+
+// The error of reading it, as "file:line: key: message (hint)"; "accepted" when none.
+std::string serving_error(std::size_t col, const std::string& value) {
+  try {
+    io::read_serving_csv(serving_csv_with(col, value), "s.csv", io::builtin_catalog());
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+TEST(ServingCsv, ShippedFileReads) {
+  const std::string path = std::string(SCALEOUT_SOURCE_DIR) + "/data/validation/inference.csv";
+  const auto rows = io::read_serving_csv(io::read_text_file(path), path, io::builtin_catalog());
+  EXPECT_EQ(rows.size(), 100u);
+  EXPECT_EQ(serving_error(13, "0.01"), "accepted");
+}
+
+TEST(ServingCsv, MeasuredValueInItsMetricsRange) {
+  // Before issue 23 anything from 1e-12 to 1e15 was taken for every metric.
+  EXPECT_EQ(serving_error(13, "0"),
+            "s.csv:2: measured: measured tpot_s must be in (0, 1000000] s, got 0 "
+            "(time per output token in seconds)");
+  EXPECT_NE(serving_error(13, "-3.5"), "accepted");
+  EXPECT_NE(serving_error(13, "1e308"), "accepted");
+  EXPECT_NE(serving_error(13, "1e7"), "accepted");
+  EXPECT_EQ(serving_error(13, "1e6"), "accepted");
+}
+
+TEST(ServingCsv, NumbersAreDecimalAndWhole) {
+  for (const char* bad : {"0x10", "inf", "nan", "+0.01", "0.01 ", "1e"}) {
+    SCOPED_TRACE(bad);
+    EXPECT_EQ(serving_error(13, bad).rfind("s.csv:2: measured: expected a number, got '", 0), 0u);
+  }
+  // tp 1.5 was read as 1 and 0x2 as 2.
+  EXPECT_EQ(
+      serving_error(6, "1.5"),
+      "s.csv:2: tp: expected a whole number from 1 to 1024, got '1.5' (plain decimal digits)");
+  EXPECT_NE(serving_error(6, "0x2"), "accepted");
+  EXPECT_NE(serving_error(8, "+1000"), "accepted");
+  EXPECT_NE(serving_error(10, "16.0"), "accepted");
+  EXPECT_EQ(serving_error(10, ""), "accepted");  // concurrency: empty = unlimited
+}
+
+TEST(ServingCsv, IdsAreCheckedAndLongCellsCut) {
+  EXPECT_EQ(serving_error(0, "r1\n`id`").rfind("s.csv:2: id: id 'r1\\x0a`id`' has a character", 0),
+            0u);
+  EXPECT_EQ(serving_error(1, "a b").rfind("s.csv:2: source: ", 0), 0u);
+  EXPECT_EQ(serving_error(2, "llama3.1-8b; rm -rf ~").rfind("s.csv:2: model: ", 0), 0u);
+  EXPECT_EQ(serving_error(3, "dgx-h100\r").rfind("s.csv:2: server: ", 0), 0u);
+  const std::string big(1 << 20, 'w');
+  for (std::size_t col : {std::size_t{0}, std::size_t{4}, std::size_t{6}, std::size_t{13}}) {
+    EXPECT_LT(serving_error(col, big).size(), 400u) << col;
+  }
 }
 
 }  // namespace

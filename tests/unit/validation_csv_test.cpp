@@ -2,8 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
+#include <string>
+#include <vector>
+
 #include "core/error.hpp"
-#include "io/workload_reader.hpp"
+#include "io/files.hpp"
 
 namespace scaleout::io {
 namespace {
@@ -47,8 +51,180 @@ TEST(ValidationCsv, BadCellNamesLineAndColumn) {
     read_validation_csv(header + row, "v.csv");
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(), "v.csv:2: hidden: expected a non-negative whole number, got 'abc'");
+    EXPECT_STREQ(e.what(),
+                 "v.csv:2: hidden: expected a non-negative whole number, got 'abc' "
+                 "(plain decimal digits)");
   }
+}
+
+// --- Issue 23: measured values per metric, decimal numbers, ids, cut messages ----------------
+
+// The header of the canonical schema and one good row (columns 0-37), a cell
+// of which is replaced; the replacement is quoted when it needs to be.
+std::string header_line() {
+  const std::string path = std::string(SCALEOUT_SOURCE_DIR) + "/data/validation/training.csv";
+  const std::string text = read_text_file(path);
+  return text.substr(0, text.find('\n') + 1);
+}
+
+std::string row_with(std::size_t col, const std::string& value) {
+  std::vector<std::string> cells;
+  std::string cell;
+  std::istringstream in(
+      "x1,nar21,GPT 3.6B,24,2304,24,24,9216,51200,gelu,,,2048,512,,1,1,32,1,1,n,1,full,0,full,,,"
+      "a100-sxm-80g,32,8,8,200,ib,megatron,step_time_s,3.5,d,c");
+  while (std::getline(in, cell, ',')) cells.push_back(cell);
+  std::string v = value;
+  if (v.find_first_of(",\"\n\r") != std::string::npos) {
+    std::string q = "\"";
+    for (char ch : v) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    v = q + "\"";
+  }
+  cells.at(col) = v;
+  std::string out;
+  for (std::size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + cells[i];
+  return out + "\n";
+}
+
+// The InputError of reading the one-row file; fails when none is thrown.
+InputError error_of(std::size_t col, const std::string& value) {
+  try {
+    read_validation_csv(header_line() + row_with(col, value), "v.csv");
+  } catch (const InputError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no InputError for column " << col << " = '" << value << "'";
+  return InputError("", 0, "", "");
+}
+
+ValidationRow read_one(std::size_t col, const std::string& value) {
+  const auto rows = read_validation_csv(header_line() + row_with(col, value), "v.csv");
+  EXPECT_EQ(rows.size(), 1u);
+  return rows.empty() ? ValidationRow{} : rows[0];
+}
+
+constexpr std::size_t kMetric = 34, kValue = 35;
+
+TEST(ValidationCsv, GoodRowReads) {
+  const ValidationRow r = read_one(kValue, "3.5");
+  EXPECT_EQ(r.value, 3.5);
+  EXPECT_EQ(r.model, "GPT 3.6B");
+  EXPECT_EQ(r.fabric, "ib");
+}
+
+TEST(ValidationCsv, MeasuredStepTimeMustBePositiveAndBounded) {
+  for (const char* bad : {"0", "-3.5", "1e308", "1000001"}) {
+    const InputError e = error_of(kValue, bad);
+    EXPECT_EQ(e.line, 2);
+    EXPECT_EQ(e.key, "value");
+    EXPECT_EQ(e.message, std::string("measured step_time_s must be in (0, 1000000] s, got ") + bad);
+    EXPECT_EQ(e.hint, "seconds per optimizer step");
+  }
+  EXPECT_EQ(read_one(kValue, "1e6").value, 1e6);  // the bound itself
+  EXPECT_EQ(read_one(kValue, "0.0581").value, 0.0581);
+}
+
+TEST(ValidationCsv, EachMetricHasItsRange) {
+  auto error_for = [](const std::string& metric, const std::string& value) {
+    const std::string text = header_line() + row_with(kMetric, metric);
+    const auto at = text.rfind(",3.5,");
+    try {
+      read_validation_csv(text.substr(0, at) + "," + value + "," + text.substr(at + 5), "v.csv");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  // MFU is a fraction: 45 (meaning 45 %) and 1.5 are refused, 0.45 and 1 read.
+  EXPECT_EQ(error_for("mfu", "45"),
+            "v.csv:2: value: measured mfu must be in (0, 1], got 45 "
+            "(model-FLOPs utilisation as a fraction (0.45 for 45 %))");
+  EXPECT_NE(error_for("mfu", "1.5"), "accepted");
+  EXPECT_EQ(error_for("mfu", "0.45"), "accepted");
+  EXPECT_EQ(error_for("mfu", "1"), "accepted");
+  EXPECT_EQ(error_for("peak_mem_gib", "0"),
+            "v.csv:2: value: measured peak_mem_gib must be in (0, 10000] GiB, got 0 "
+            "(peak memory per GPU in GiB (2^30 bytes))");
+  EXPECT_NE(error_for("peak_mem_gib", "10001"), "accepted");
+  EXPECT_EQ(error_for("peak_mem_gib", "80"), "accepted");
+  EXPECT_NE(error_for("tokens_per_s_per_gpu", "-1"), "accepted");
+  EXPECT_NE(error_for("tokens_per_s_per_gpu", "1e10"), "accepted");
+  EXPECT_EQ(error_for("tokens_per_s_per_gpu", "163750"), "accepted");
+}
+
+TEST(ValidationCsv, NumbersAreDecimalOnly) {
+  for (const char* bad : {"0x10", "1e", "inf", "nan", "+3.5", " 3.5", "3.5 ", "3.", ".5", "1e+",
+                          "3,5", "1_000", "INFINITY", "0x1p3"}) {
+    SCOPED_TRACE(bad);
+    const InputError e = error_of(kValue, bad);
+    EXPECT_EQ(e.key, "value");
+    EXPECT_EQ(e.message.rfind("expected a number, got '", 0), 0u) << e.message;
+  }
+  EXPECT_EQ(read_one(kValue, "1.5e-1").value, 0.15);
+  EXPECT_EQ(read_one(kValue, "2E+1").value, 20);
+  // Whole-number columns: plain digits.
+  for (const char* bad : {"0x10", "+24", " 24", "24.0", "-1", "1e2", "99999999999999999999"}) {
+    SCOPED_TRACE(bad);
+    const InputError e = error_of(3, bad);  // layers
+    EXPECT_EQ(e.key, "layers");
+    EXPECT_EQ(e.message.rfind("expected a non-negative whole number, got '", 0), 0u) << e.message;
+  }
+  EXPECT_EQ(error_of(31, "0").message, "must be in (0, 100000] Gb/s, got 0");  // nic_gbps
+}
+
+TEST(ValidationCsv, IdCellsAreIds) {
+  EXPECT_EQ(error_of(0, "x1\n$(reboot)").message,
+            "id 'x1\\x0a$(reboot)' has a character ids may not hold ('\\x0a' at position 3)");
+  EXPECT_EQ(error_of(0, "x1\n$(reboot)").key, "id");
+  EXPECT_EQ(error_of(1, "nar 21").key, "group");
+  EXPECT_EQ(error_of(27, "a100; rm -rf ~").key, "gpu");
+  EXPECT_EQ(read_one(27, "").gpu, "");  // empty = unknown
+  EXPECT_EQ(read_one(1, "").group, "");
+}
+
+TEST(ValidationCsv, ModelIsAPrintableOneLineName) {
+  EXPECT_EQ(read_one(2, "Llama 3.1 8B (LoRA)").model, "Llama 3.1 8B (LoRA)");
+  const InputError e = error_of(2, "GPT\n\x1b[2J");
+  EXPECT_EQ(e.key, "model");
+  EXPECT_EQ(e.message, "'GPT\\x0a\\x1b[2J' is not a name");
+  EXPECT_EQ(error_of(2, std::string(129, 'm')).key, "model");
+  EXPECT_EQ(error_of(2, "caf\xc3\xa9").key, "model");
+}
+
+TEST(ValidationCsv, FabricIsIbRoceOrEth) {
+  EXPECT_EQ(read_one(32, "roce").fabric, "roce");
+  EXPECT_EQ(read_one(32, "").fabric, "");
+  EXPECT_EQ(error_of(32, "omnipath").message, "unknown value 'omnipath'");
+}
+
+TEST(ValidationCsv, LongCellsAreCutInMessages) {
+  const std::string big(10 * 1024 * 1024, '7');
+  for (std::size_t col : {std::size_t{0}, std::size_t{3}, kValue, std::size_t{9}}) {
+    const InputError e = error_of(col, big + "x");
+    EXPECT_LT(std::string(e.what()).size(), 400u) << col;
+  }
+}
+
+TEST(ValidationCsv, GpuOverrideIdsAreIds) {
+  EXPECT_EQ(read_gpu_overrides("id,gpu,reason\nr1,h100-sxm-96g,why\n", "o.csv").at("r1"),
+            "h100-sxm-96g");
+  try {
+    read_gpu_overrides("id,gpu,reason\nr1,\"h100\n# x\",why\n", "o.csv");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.line, 2);
+    EXPECT_EQ(e.key, "gpu");
+  }
+}
+
+TEST(ValidationCsv, EveryShippedFileStillReads) {
+  for (const char* name : {"training", "external", "vtrain-single", "vtrain-multi"}) {
+    const std::string path = std::string(SCALEOUT_SOURCE_DIR) + "/data/validation/" + name + ".csv";
+    EXPECT_NO_THROW(read_validation_csv(read_text_file(path), path)) << name;
+  }
+  const std::string path =
+      std::string(SCALEOUT_SOURCE_DIR) + "/data/validation/training.gpu-overrides.csv";
+  EXPECT_NO_THROW(read_gpu_overrides(read_text_file(path), path));
 }
 
 }  // namespace
