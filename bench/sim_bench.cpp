@@ -1,7 +1,8 @@
-// simulate: 10^5 jobs through the gang scheduler (the target is under one
-// second). A team-like mix of 1-, 2-, 4- and 8-GPU jobs and 2- and 4-node
-// jobs arriving as a Poisson process on 16 eight-GPU nodes, at about 90 %
-// offered load, with strict FIFO and with EASY backfill.
+// simulate: a team-like mix of 1-, 2-, 4- and 8-GPU jobs and 2- and 4-node
+// jobs arriving as a Poisson process at about 90 % offered load, with strict
+// FIFO and with EASY backfill: 10^5 jobs on 16 eight-GPU nodes (the target is
+// under one second), and 10^6 jobs on 10^5 nodes (the largest jobs file and
+// cluster the reader accepts; the target is a few seconds).
 #include <benchmark/benchmark.h>
 
 #include <random>
@@ -12,12 +13,13 @@
 
 namespace {
 
-std::vector<scaleout::sim::Job> team_mix(int n) {
+std::vector<scaleout::sim::Job> team_mix(int n, int nodes) {
   std::mt19937_64 g(42);
   const int sizes[] = {1, 1, 1, 2, 2, 4, 8, 16, 32};
   // Mean size 67/9 GPUs x mean duration 4 h = 29.8 GPU-h per job; 128 GPUs at
-  // 90 % take 115 GPU-h/h: one job every 0.26 h.
-  const double gap_s = 0.26 * 3600.0;
+  // 90 % take 115 GPU-h/h: one job every 0.26 h, and 16 times more often per
+  // 16 nodes.
+  const double gap_s = 0.26 * 3600.0 * 16.0 / nodes;
   std::vector<scaleout::sim::Job> jobs;
   double t = 0;
   for (int i = 0; i < n; ++i) {
@@ -33,10 +35,11 @@ std::vector<scaleout::sim::Job> team_mix(int n) {
 }
 
 void BM_Simulate(benchmark::State& state) {
-  const auto jobs = team_mix(static_cast<int>(state.range(0)));
-  const scaleout::sim::Cluster cluster{16, 8};
+  const int nodes = static_cast<int>(state.range(1));
+  const auto jobs = team_mix(static_cast<int>(state.range(0)), nodes);
+  const scaleout::sim::Cluster cluster{nodes, 8};
   const scaleout::sim::SchedulerOptions options{
-      state.range(1) ? scaleout::sim::Policy::backfill : scaleout::sim::Policy::fifo, 1000};
+      state.range(2) ? scaleout::sim::Policy::backfill : scaleout::sim::Policy::fifo, 1000};
   double util = 0;
   for (auto _ : state) {
     const scaleout::sim::Schedule s = scaleout::sim::simulate(jobs, cluster, options);
@@ -47,9 +50,11 @@ void BM_Simulate(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 BENCHMARK(BM_Simulate)
-    ->ArgNames({"jobs", "backfill"})
-    ->Args({100000, 0})
-    ->Args({100000, 1})
+    ->ArgNames({"jobs", "nodes", "backfill"})
+    ->Args({100000, 16, 0})
+    ->Args({100000, 16, 1})
+    ->Args({1000000, 100000, 0})
+    ->Args({1000000, 100000, 1})
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace

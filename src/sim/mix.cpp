@@ -53,7 +53,7 @@ Sizing size_job(const JobSpec& spec, const CandidateCluster& cluster, int thread
   h.usd_per_gpu_hour = cluster.usd_per_gpu_hour;
   req.hardware.push_back(std::move(h));
   req.constraints.max_nodes = cluster.nodes;
-  req.run = spec.run;
+  req.run = spec.run.value_or_default();
   req.objective = spec.size_by == SizeBy::time ? Objective::time : Objective::cost;
   req.threads = std::max(1, threads);
   const PlanResult r = plan(req);
@@ -132,7 +132,7 @@ std::string money(double usd) {
 
 }  // namespace
 
-MixResult simulate_mix(const JobMix& mix, int threads) {
+MixResult simulate_mix(const JobMix& mix, int threads, const Progress& progress) {
   MixResult out;
   for (size_t i = 0; i < mix.jobs.size(); ++i) {
     const std::vector<double> a = arrivals(mix.jobs[i], mix.seed, static_cast<int>(i));
@@ -140,10 +140,16 @@ MixResult simulate_mix(const JobMix& mix, int threads) {
       out.jobs.push_back({static_cast<int>(i), static_cast<int>(k), a[k]});
     }
   }
+  const long long per_cluster = static_cast<long long>(mix.jobs.size() + out.jobs.size());
+  const long long total = per_cluster * static_cast<long long>(mix.clusters.size());
+  long long done = 0;
   for (const CandidateCluster& c : mix.clusters) {
     ClusterOutcome co;
     co.cluster = c;
-    for (const JobSpec& s : mix.jobs) co.sizing.push_back(size_job(s, c, threads));
+    for (const JobSpec& s : mix.jobs) {
+      co.sizing.push_back(size_job(s, c, threads));
+      if (progress) progress(++done, total);
+    }
     const Cluster shape{c.nodes, c.server.gpus_per_node};
     std::vector<Job> jobs;
     jobs.reserve(out.jobs.size());
@@ -158,7 +164,12 @@ MixResult simulate_mix(const JobMix& mix, int threads) {
       j.priority = mix.jobs[mj.spec].priority;
       jobs.push_back(j);
     }
-    co.schedule = simulate(jobs, shape, mix.scheduler);
+    Progress step;
+    if (progress) {
+      step = [&, base = done](long long d, long long) { progress(base + d, total); };
+    }
+    co.schedule = simulate(jobs, shape, mix.scheduler, step);
+    done += static_cast<long long>(jobs.size());
     co.metrics = metrics(co.schedule, shape);
     co.held_gpu_hours = static_cast<double>(c.gpus()) * co.metrics.makespan_s / 3600.0;
     co.cost_usd = co.held_gpu_hours * c.usd_per_gpu_hour;

@@ -4,6 +4,7 @@
 // (docs/model.md, "Simulate"). Plain structs in and out, no I/O.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,6 +24,34 @@ const char* to_string(JobKind k);
 enum class SizeBy { time, cost };
 const char* to_string(SizeBy s);
 
+// A large value that most job specs leave out (a workload, its run
+// settings), held by pointer and shared by copies, so that a fixed-size spec
+// stays small (a jobs file may hold 10^6 of them). Reads like std::optional:
+// `if (s.workload)`, `*s.workload`, `s.workload->task`; set by assignment.
+template <class T>
+class Shared {
+ public:
+  Shared() = default;
+  // Implicit, like std::optional's.
+  Shared(const T& value) : p_(std::make_shared<const T>(value)) {}
+  Shared& operator=(const T& value) {
+    p_ = std::make_shared<const T>(value);
+    return *this;
+  }
+  bool has_value() const { return p_ != nullptr; }
+  explicit operator bool() const { return has_value(); }
+  const T& operator*() const { return *p_; }
+  const T* operator->() const { return p_.get(); }
+  // The value, or a default-constructed T when none was set.
+  const T& value_or_default() const {
+    static const T kDefault{};
+    return p_ ? *p_ : kDefault;
+  }
+
+ private:
+  std::shared_ptr<const T> p_;
+};
+
 // One entry of the jobs file: how big a job is, how many arrive and when.
 // Either `workload` is set (the planner sizes it per cluster: GPUs and the
 // time to train its tokens) or `gpus` and `duration_s` are given. Inference
@@ -31,8 +60,10 @@ const char* to_string(SizeBy s);
 struct JobSpec {
   std::string name;
   JobKind kind = JobKind::pretrain;
-  std::optional<Workload> workload;
-  RunSettings run;  // failures, checkpoints, storage for the workload's plan
+  Shared<Workload> workload;
+  // Failures, checkpoints, storage for the workload's plan (unset: the
+  // defaults of RunSettings).
+  Shared<RunSettings> run;
   SizeBy size_by = SizeBy::time;
   int gpus = 0;           // fixed size (no workload)
   double duration_s = 0;  // fixed run time (no workload)
@@ -111,6 +142,9 @@ struct MixResult {
 // Job name as printed: the spec's name, with #k (1-based) when count > 1.
 std::string job_name(const JobMix& mix, const MixJob& job);
 
-MixResult simulate_mix(const JobMix& mix, int threads);
+// Runs the mix on every candidate. `progress`, when set, is called from this
+// thread with (units done, total units), where a unit is one spec sized or one
+// job scheduled on one candidate: total = candidates x (specs + jobs).
+MixResult simulate_mix(const JobMix& mix, int threads, const Progress& progress = {});
 
 }  // namespace scaleout::sim

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -200,6 +201,46 @@ TEST(Mix, JobNames) {
   mix.jobs[1].count = 3;
   EXPECT_EQ(job_name(mix, {0, 0, 0}), "a");
   EXPECT_EQ(job_name(mix, {1, 2, 0}), "b#3");
+}
+
+TEST(Mix, AFixedSpecIsSmall) {
+  // A jobs file may hold 10^6 fixed-size specs: the workload and run settings
+  // (about 900 bytes inline before) are shared pointers, empty for them.
+  EXPECT_LE(sizeof(JobSpec), 160U);
+  const JobSpec a = fixed("a", 1, 1);
+  EXPECT_FALSE(a.workload);
+  EXPECT_EQ(a.run.value_or_default().requeue_s, RunSettings{}.requeue_s);  // the defaults
+  JobSpec b = a;
+  Workload w;
+  w.tokens = 5;
+  b.workload = w;
+  b.run = RunSettings{};
+  const JobSpec c = b;  // copies share the value
+  EXPECT_EQ(&*c.workload, &*b.workload);
+  EXPECT_EQ(c.workload->tokens, 5);
+  EXPECT_FALSE(a.workload.has_value());
+}
+
+TEST(Mix, ProgressCountsSpecsAndJobs) {
+  // Two candidates x (2 specs + 1 + 40 jobs) = 86 units, rising to 86.
+  JobMix mix;
+  mix.clusters = {dgx(1), dgx(2)};
+  mix.jobs = {fixed("a", 8, 1), fixed("b", 1, 1)};
+  mix.jobs[1].count = 40;
+  mix.jobs[1].rate_per_s = 1 / kH;
+  std::vector<long long> done;
+  simulate_mix(mix, 1, [&](long long d, long long total) {
+    EXPECT_EQ(total, 86);
+    done.push_back(d);
+  });
+  ASSERT_FALSE(done.empty());
+  EXPECT_TRUE(std::is_sorted(done.begin(), done.end()));
+  EXPECT_EQ(done.back(), 86);
+  // Each spec sized is reported: 1 and 2 on the first candidate, 44 and 45 on
+  // the second (after its 41 jobs).
+  EXPECT_EQ(done[0], 1);
+  EXPECT_EQ(done[1], 2);
+  EXPECT_NE(std::find(done.begin(), done.end(), 45), done.end());
 }
 
 }  // namespace
