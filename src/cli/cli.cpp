@@ -635,6 +635,13 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
 
   io::clear_inputs();
   try {
+    // Refuse -o over an input named on the command line before the work
+    // starts (files those inputs name are refused when written).
+    for (const std::string* path : {&o.workload, &o.csv, &o.overrides, &o.jobs}) {
+      if (!path->empty()) io::note_input(*path);
+    }
+    for (const std::string& path : o.catalogs) io::note_input(path);
+    if (!o.output.empty()) io::refuse_input_as_output(o.output, "-o");
     Output result;
     if (*est)
       result.report = run_estimate(o);

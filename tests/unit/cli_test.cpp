@@ -578,6 +578,20 @@ TEST(CliOutputSafety, OutputOverTheWorkloadIsRefused) {
   EXPECT_NE(r.err.find("(the same file as " + wl + ")"), std::string::npos) << r.err;
 }
 
+TEST(CliOutputSafety, OutputOverAnInputIsRefusedBeforeTheWorkStarts) {
+  // -o naming a command-line input is refused before the input is even read:
+  // a broken workload gives the -o refusal, not its parse error (a long plan
+  // is not run only to be thrown away).
+  const auto dir = fresh_dir("refused-first");
+  const std::string wl = (dir / "w.yaml").string();
+  put(wl, "model: [unclosed\n");
+  const Result r = run({"plan", wl, "-o", wl});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("-o: refusing to write over a file this run reads"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(slurp(wl), "model: [unclosed\n");
+}
+
 TEST(CliOutputSafety, OutputOverACatalogFileIsRefused) {
   const auto dir = fresh_dir("catalog-input");
   const std::string cat = (dir / "cat.yaml").string();
