@@ -62,7 +62,7 @@ std::vector<InputEntry>& registry() {
 // The error of a failed read of `path`.
 [[noreturn]] void too_large(const std::string& path, std::uintmax_t bytes) {
   throw InputError(path, 0, "",
-                   fmt::format("the file is too large ({} bytes; inputs are limited to 64 MiB, "
+                   fmt::format("the file is too large ({} bytes; inputs are limited to 8 MiB, "
                                "{} bytes)",
                                bytes, kMaxInputBytes),
                    "give a smaller file");

@@ -190,9 +190,10 @@ sim::JobMix read_jobs(const std::string& text, const std::string& file, const st
     top.fail("jobs", "expected a non-empty list of jobs",
              "e.g. jobs: [{name: lora, gpus: 1, duration_h: 4}]");
   }
-  if (static_cast<long long>(jobs.size()) > kMaxSimJobs) {
+  if (static_cast<long long>(jobs.size()) > kMaxSimJobEntries) {
     top.fail("jobs",
-             fmt::format("{} entries; a jobs file holds at most {} jobs", jobs.size(), kMaxSimJobs),
+             fmt::format("{} entries; a jobs file holds at most {} entries", jobs.size(),
+                         kMaxSimJobEntries),
              "use count on one entry for many jobs of the same kind");
   }
   std::set<std::string> names;

@@ -82,7 +82,7 @@ TEST(InputRegistry, RefusalNamesTheInput) {
 }
 
 TEST(ReadTextFile, RefusesFilesOverTheCap) {
-  // A sparse file one byte over 64 MiB: refused before it is read.
+  // A sparse file one byte over 8 MiB: refused before it is read.
   const fs::path dir = fresh_dir("cap");
   put(dir / "big.yaml", "");
   fs::resize_file(dir / "big.yaml", kMaxInputBytes + 1);
@@ -91,10 +91,10 @@ TEST(ReadTextFile, RefusesFilesOverTheCap) {
     FAIL() << "expected an InputError";
   } catch (const InputError& e) {
     EXPECT_EQ(e.message,
-              "the file is too large (67108865 bytes; inputs are limited to 64 MiB, 67108864 "
+              "the file is too large (8388609 bytes; inputs are limited to 8 MiB, 8388608 "
               "bytes)");
   }
-  // Exactly at the cap is read (64 MiB = 67,108,864 bytes).
+  // Exactly at the cap is read (8 MiB = 8,388,608 bytes).
   fs::resize_file(dir / "big.yaml", kMaxInputBytes);
   EXPECT_EQ(read_text_file((dir / "big.yaml").string()).size(), kMaxInputBytes);
   fs::remove(dir / "big.yaml");

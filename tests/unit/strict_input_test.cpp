@@ -277,8 +277,18 @@ TEST(StrictInput, CatalogListsAreCapped) {
             "over several --catalog files)");
 }
 
+TEST(StrictInput, JobsListHoldsAtMostOneHundredThousandEntries) {
+  // Before: up to 10^6 separate entries were read, 4.45 GB of parsed YAML.
+  std::string text = "clusters: [{server: dgx-h100}]\njobs:\n";
+  for (long long i = 0; i <= kMaxSimJobEntries; ++i) text += "- {}\n";
+  EXPECT_TRUE(contains(jobs_error(text),
+                       "jobs: 100001 entries; a jobs file holds at most 100000 entries (use count "
+                       "on one entry for many jobs of the same kind)"));
+}
+
 TEST(StrictInput, SimulateCapsAreNamedConstants) {
   EXPECT_EQ(kMaxSimJobs, 1000000);
+  EXPECT_EQ(kMaxSimJobEntries, 100000);
   EXPECT_EQ(kMaxSimNodes, 100000);
   const std::string jobs = "jobs: [{name: a, gpus: 1, duration_h: 1}]\n";
   EXPECT_TRUE(contains(jobs_error("clusters: [{server: dgx-h100, nodes: 100001}]\n" + jobs),
