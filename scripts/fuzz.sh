@@ -57,7 +57,7 @@ for t in "${targets[@]}"; do
   regressions=$root/fuzz/regressions/$t
   if compgen -G "$regressions/*" >/dev/null; then
     log=$build/logs/$t.regressions.log
-    if "$build/fuzz/$t" -runs=1 "$regressions"/* >"$log" 2>&1; then
+    if "$build/fuzz/$t" -runs=1 -timeout=10 -rss_limit_mb=2048 "$regressions"/* >"$log" 2>&1; then
       cp "$regressions"/* "$corpus/"
     else
       echo "!! $t: a known finding in fuzz/regressions/$t still fails; last lines of $log:"
@@ -80,18 +80,24 @@ for t in "${targets[@]}"; do
     ls -l "$artifacts"
     status=1
     summary+=("$(printf '%-22s %12s %8s  FAILED (exit %d)' "$t" "${execs:-?}" "${rate:-?}" "$rc")")
-    continue
+  else
+    summary+=("$(printf '%-22s %12s %8s  ok' "$t" "${execs:-?}" "${rate:-?}")")
   fi
-  summary+=("$(printf '%-22s %12s %8s  ok' "$t" "${execs:-?}" "${rate:-?}")")
 
   if [[ $keep == 1 ]]; then
-    # Merge into a copy of the repository's corpus, then copy the new files.
+    # Merge into a copy of the repository's corpus, then copy the new files
+    # (also after a failure: the failing input is in artifacts/, not in the
+    # run's corpus).
     staged=$build/keep/$t
     rm -rf "$staged"
     mkdir -p "$staged"
     cp "$root/fuzz/corpus/$t/"* "$staged/"
-    "$build/fuzz/$t" -merge=1 -max_len="$keep_max_len" "$staged" "$corpus" \
-      >"$build/logs/$t.merge.log" 2>&1
+    "$build/fuzz/$t" -merge=1 -max_len="$keep_max_len" -timeout=10 -rss_limit_mb=2048 \
+      "$staged" "$corpus" >"$build/logs/$t.merge.log" 2>&1 || {
+      echo "!! $t: merge failed; see $build/logs/$t.merge.log"
+      status=1
+      continue
+    }
     have=$(find "$root/fuzz/corpus/$t" -type f | wc -l)
     added=0
     while IFS= read -r f; do
