@@ -4,8 +4,10 @@
 // command run in-process, and the checks on what it prints.
 #pragma once
 
+#include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -47,15 +49,28 @@ inline Parts split_input(const uint8_t* data, size_t size) {
 }
 
 // A folder of this process's own (under /dev/shm when there is one, so that
-// the fsync of every written file costs nothing), removed at exit. The
+// the fsync of every written file costs nothing), removed at exit. A run that
+// ends in a finding exits without cleaning up, so each new process first
+// removes the folders of processes that are gone (named by their pid). The
 // folder holds the config.json of fuzz/cli-files, so `model: config.json`
 // resolves as it does for fuzz_workload.
 inline const fs::path& scratch_dir() {
-  static const fs::path dir = [] {
+  // Never destroyed, so that the atexit handler still finds it.
+  static const fs::path& dir = *new fs::path([] {
     std::error_code ec;
     const fs::path base =
         fs::is_directory("/dev/shm", ec) ? fs::path("/dev/shm") : fs::temp_directory_path();
-    std::string pattern = (base / "scaleout-fuzz-XXXXXX").string();
+    const std::string prefix = "scaleout-fuzz-";
+    for (const auto& e : fs::directory_iterator(base, ec)) {
+      const std::string name = e.path().filename().string();
+      if (name.rfind(prefix, 0) != 0) continue;
+      const long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
+      std::error_code ignored;
+      if (pid > 0 && kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
+        fs::remove_all(e.path(), ignored);
+      }
+    }
+    std::string pattern = (base / (prefix + std::to_string(getpid()) + "-XXXXXX")).string();
     if (!mkdtemp(pattern.data())) {
       std::perror("scaleout fuzz: mkdtemp");
       std::abort();
@@ -67,7 +82,7 @@ inline const fs::path& scratch_dir() {
       fs::remove_all(scratch_dir(), ignored);
     });
     return made;
-  }();
+  }());
   return dir;
 }
 
