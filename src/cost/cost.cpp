@@ -73,7 +73,7 @@ Power estimate_power(const PowerInput& in) {
   const int unit_nodes =
       rack_system ? std::max(1, in.server.scaleup_domain_gpus / in.server.gpus_per_node) : 1;
   const double unit_W = unit_nodes * p.node_max_W;
-  if (in.rack_W <= 0 || unit_W > in.rack_W) {
+  if (in.rack_W <= 0 || p.node_max_W <= 0 || unit_W > in.rack_W) {
     p.node_exceeds_rack = in.rack_W > 0;
     p.nodes_per_rack = unit_nodes;
   } else {

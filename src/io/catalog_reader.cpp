@@ -54,7 +54,11 @@ Gpu read_gpu(Fields& f) {
   t.finish();
   g.scaleup_bw_Bps = f.number("scaleup_gbyte_s", 0, 1e6).value_or(0) * units::kGBps;
   g.host_link_Bps = f.number("host_link_gbyte_s", 0, 1e6).value_or(0) * units::kGBps;
-  g.tdp_W = f.number("tdp_w", 0, 1e6).value_or(0);
+  // Power, racks, energy and their cost all rest on it (a server's power_w
+  // falls back to it): a GPU without it would print 0 W and divide by zero.
+  const auto tdp = f.number("tdp_w", 1, 1e6);
+  if (!tdp) f.fail("tdp_w", "missing required key", "the GPU's board power in W, e.g. 700");
+  g.tdp_W = *tdp;
   g.source = required_text(f, "source");
   f.text("note");
   return g;

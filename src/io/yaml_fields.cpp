@@ -1,6 +1,8 @@
 #include "io/yaml_fields.hpp"
 
 #include <fmt/format.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
 
 #include <algorithm>
 #include <cctype>
@@ -8,6 +10,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <sstream>
 #include <string_view>
 #include <unordered_map>
 
@@ -23,27 +26,77 @@ int line_of(const YAML::Node& n) {
   return m.line >= 0 ? m.line + 1 : 0;
 }
 
+namespace {
+
+// Notes whether a document holds anything but null, and the line where it starts.
+class ContentProbe : public YAML::EventHandler {
+ public:
+  int line = 0;  // 1-based line of the first non-null node; 0 when none
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { note(m); }
+  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                const std::string&) override {
+    note(m);
+  }
+  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
+    note(m);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
+    note(m);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void note(const YAML::Mark& m) {
+    if (line == 0) line = m.line >= 0 ? m.line + 1 : 1;
+  }
+};
+
+// The line of a second document with content, 0 when there is none. A lone
+// `---` or `...` before or after the content is harmless. Only a document
+// marker at the start of a line can begin a second document, so files
+// without one are not parsed again; the parser is asked for two documents
+// at most.
+int second_document_line(const std::string& text) {
+  const bool marker = text.starts_with("---") || text.starts_with("...") ||
+                      text.find("\n---") != std::string::npos ||
+                      text.find("\n...") != std::string::npos;
+  if (!marker) return 0;
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  ContentProbe first;
+  if (!parser.HandleNextDocument(first)) return 0;
+  ContentProbe second;
+  if (!parser.HandleNextDocument(second)) return 0;
+  return second.line;
+}
+
+}  // namespace
+
 YAML::Node load_yaml(const std::string& text, const std::string& file) {
   if (text.find('\0') != std::string::npos) {
     throw InputError(file, 0, "", "file is binary (contains NUL bytes), expected YAML text");
   }
-  std::vector<YAML::Node> docs;
+  YAML::Node root;
   try {
-    docs = YAML::LoadAll(text);
+    root = YAML::Load(text);
+    // Never YAML::LoadAll: yaml-cpp 0.7 loops without end, growing, on a
+    // file that starts with ',' (fuzz/regressions/*/yaml-leading-comma-hang).
+    if (const int line = second_document_line(text)) {
+      throw InputError(file, line, "",
+                       "a second YAML document (after '---'); the file must hold one",
+                       "remove the '---' line and merge the keys into one mapping");
+    }
   } catch (const YAML::Exception& e) {
     throw InputError(file, e.mark.line >= 0 ? e.mark.line + 1 : 0, "", "not valid YAML: " + e.msg,
                      "check indentation, colons and brackets");
   }
-  // A lone `---` (or `...`) after the content is harmless; a second document with
-  // content would be silently ignored, so it is refused.
-  for (size_t i = 1; i < docs.size(); ++i) {
-    if (!docs[i].IsNull()) {
-      throw InputError(file, line_of(docs[i]), "",
-                       "a second YAML document (after '---'); the file must hold one",
-                       "remove the '---' line and merge the keys into one mapping");
-    }
-  }
-  return docs.empty() ? YAML::Node() : docs.front();
+  return root;
 }
 
 namespace {

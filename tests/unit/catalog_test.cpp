@@ -111,8 +111,8 @@ TEST(Catalog, UserFileAddsAndOverrides) {
   Catalog c = cat();
   io::read_catalog(R"(
 gpus:
-  - {id: h100-sxm, name: tuned, hbm_gib: 80, hbm_bw_gbyte_s: 3000, tflops: {bf16: 900}, source: mine}
-  - {id: my-gpu, hbm_gib: 64, hbm_bw_gbyte_s: 2000, tflops: {bf16: 500}, source: mine}
+  - {id: h100-sxm, name: tuned, hbm_gib: 80, hbm_bw_gbyte_s: 3000, tflops: {bf16: 900}, tdp_w: 700, source: mine}
+  - {id: my-gpu, hbm_gib: 64, hbm_bw_gbyte_s: 2000, tflops: {bf16: 500}, tdp_w: 500, source: mine}
 servers:
   - {id: my-box, gpu: my-gpu, gpus_per_node: 4, source: mine}
 )",

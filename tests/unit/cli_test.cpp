@@ -229,12 +229,13 @@ TEST(Cli, UserCatalogUnknownKey) {
                                       "gpus:\n"
                                       "  - id: test-gpu\n"
                                       "    hbm_gib: 80\n"
+                                      "    tdp_w: 700\n"
                                       "    hbm_bw_gbyte_s: 3000\n"
                                       "    tflops: {bf16: 900}\n"
                                       "    source: unit test\n"
                                       "    notes: misspelt\n");
   expect_bad_input({"--catalog", path, "catalog", "gpus"},
-                   "scaleout: " + path + ":7: gpus[0].notes: unknown key (did you mean 'note'?)\n");
+                   "scaleout: " + path + ":8: gpus[0].notes: unknown key (did you mean 'note'?)\n");
 }
 
 TEST(Cli, UserCatalogServerWithUnknownGpu) {
@@ -395,6 +396,7 @@ const std::string kTestGpu =
     "  - id: test-gpu-200g\n"
     "    name: Test GPU 200 GiB\n"
     "    hbm_gib: 200\n"
+    "    tdp_w: 700\n"
     "    hbm_bw_gbyte_s: 5000\n"
     "    tflops: {bf16: 1000}\n"
     "    source: unit test\n";
@@ -433,6 +435,7 @@ TEST(Cli, UserCatalogOverridesAGpu) {
                                      "gpus:\n"
                                      "  - id: h100-sxm\n"
                                      "    hbm_gib: 16\n"
+                                     "    tdp_w: 700\n"
                                      "    hbm_bw_gbyte_s: 3350\n"
                                      "    tflops: {bf16: 989}\n"
                                      "    source: unit test (shrunk H100)\n");
@@ -740,6 +743,7 @@ const std::string kNoRateGpu =
     "gpus:\n"
     "  - id: norate\n"
     "    hbm_gib: 80\n"
+    "    tdp_w: 700\n"
     "    hbm_bw_gbyte_s: 3350\n"
     "    tflops: {}\n"
     "    source: unit test\n"

@@ -70,7 +70,7 @@ bool contains(const std::string& text, const std::string& part) {
 }
 
 const std::string kGpu =
-    R"({"id": "my-gpu", "hbm_gib": 80, "hbm_bw_gbyte_s": 3000, "tflops": {"bf16": 900},
+    R"({"id": "my-gpu", "hbm_gib": 80, "tdp_w": 700, "hbm_bw_gbyte_s": 3000, "tflops": {"bf16": 900},
         "source": "mine"})";
 
 // --- 1. ids are names ------------------------------------------------------------------------
@@ -220,6 +220,27 @@ TEST(StrictInput, ASecondYamlDocumentIsAnError) {
   EXPECT_EQ(workload_error("---\n" + kBase), "<no InputError>");
   EXPECT_EQ(workload_error(kBase + "---\n"), "<no InputError>");
   EXPECT_EQ(workload_error(kBase + "...\n"), "<no InputError>");
+}
+
+TEST(StrictInput, AGpuNeedsItsBoardPower) {
+  // Before: tdp_w defaulted to 0, and a server without power_w on such a GPU
+  // divided the rack budget by 0 W (UBSan: inf cast to int, found by fuzz_plan_finite).
+  EXPECT_TRUE(
+      contains(catalog_error(R"({"gpus": [{"id": "g", "hbm_gib": 80, "hbm_bw_gbyte_s": 3000,
+      "tflops": {"bf16": 900}, "source": "s"}]})"),
+               "gpus[0].tdp_w: missing required key (the GPU's board power in W, e.g. 700)"));
+  EXPECT_TRUE(contains(catalog_error(R"({"gpus": [{"id": "g", "hbm_gib": 80, "hbm_bw_gbyte_s": 3000,
+      "tflops": {"bf16": 900}, "tdp_w": 0, "source": "s"}]})"),
+                       "gpus[0].tdp_w: 0 is out of range"));
+}
+
+TEST(StrictInput, ALeadingCommaEndsWithAnErrorNotAHang) {
+  // yaml-cpp's LoadAll looped without end on these (found by fuzz_plan_finite);
+  // each read must end, with the file's own error or none.
+  for (const std::string text : {",a", ",a\n---\nb: 1\n", "---\n,a\n", ",\n...\n,"}) {
+    EXPECT_NE(workload_error(text), "") << text;
+    EXPECT_NE(jobs_error(text), "") << text;
+  }
 }
 
 TEST(StrictInput, DuplicateJsonKeysInACatalogFileAreAnError) {
