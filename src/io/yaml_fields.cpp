@@ -96,6 +96,23 @@ YAML::Node load_yaml(const std::string& text, const std::string& file) {
     throw InputError(file, e.mark.line >= 0 ? e.mark.line + 1 : 0, "", "not valid YAML: " + e.msg,
                      "check indentation, colons and brackets");
   }
+  if (root.IsNull()) {
+    // yaml-cpp reads some malformed text (",a") as an empty document; only
+    // comments, blank lines, document markers and an explicit null are empty.
+    std::istringstream lines(text);
+    std::string line;
+    for (int n = 1; std::getline(lines, line); ++n) {
+      const auto first = line.find_first_not_of(" \t\r");
+      if (first == std::string::npos || line[first] == '#') continue;
+      const std::string_view rest = std::string_view(line).substr(first);
+      if (rest.starts_with("---") || rest.starts_with("...") || rest.starts_with("~") ||
+          rest.starts_with("null")) {
+        continue;
+      }
+      throw InputError(file, n, "", "not valid YAML: no document could be read from this line",
+                       "check indentation, colons and brackets");
+    }
+  }
   return root;
 }
 
