@@ -120,7 +120,9 @@ ServingMemory serving_memory(const Workload& w, const Gpu& gpu, int batch,
   mem.capacity_bytes = gpu.hbm_bytes;
   mem.usable_bytes = gpu.hbm_bytes * k.memory_utilization;
   mem.kv_bytes_per_token = kv_bytes_per_token_per_gpu(m, kv_value_bytes(in.kv_cache), tp, pp);
-  mem.kv_pool_bytes = mem.usable_bytes - mem.weights - mem.activations - mem.overhead;
+  const double pool = mem.usable_bytes - mem.weights - mem.activations - mem.overhead;
+  mem.kv_pool_bytes = std::max(0.0, pool);
+  mem.shortfall_bytes = std::max(0.0, -pool);
   const double seq_bytes =
       mem.kv_bytes_per_token * static_cast<double>(in.prompt_tokens + in.output_tokens);
   const double seqs = mem.kv_pool_bytes > 0 ? std::floor(mem.kv_pool_bytes / seq_bytes) : 0.0;

@@ -62,7 +62,8 @@ struct ServingMemory {
   double overhead = 0;     // fixed per-GPU overhead
   double capacity_bytes = 0;
   double usable_bytes = 0;        // capacity x memory_utilization
-  double kv_pool_bytes = 0;       // usable - weights - activations - overhead (may be < 0)
+  double kv_pool_bytes = 0;       // usable - weights - activations - overhead, at least 0
+  double shortfall_bytes = 0;     // how far weights + activations + overhead exceed usable
   double kv_bytes_per_token = 0;  // one token of one sequence, this GPU
   long long max_sequences = 0;    // full-length sequences the pool holds
   bool fits = false;              // room for the weights and one full-length sequence

@@ -140,6 +140,8 @@ void check_serving(Checker& c, const ServingEstimate& e) {
   c.figure("activation memory (bytes)", m.activations, Range::non_negative);
   c.figure("memory overhead (bytes)", m.overhead, Range::non_negative);
   c.figure("memory per GPU (bytes)", m.total(), Range::non_negative);
+  c.figure("KV pool (bytes)", m.kv_pool_bytes, Range::non_negative);
+  c.figure("memory shortfall (bytes)", m.shortfall_bytes, Range::non_negative);
   c.figure("prefill time (s)", e.prefill_s, Range::non_negative);
   c.figure("decode step (s)", e.decode.step_s, Range::positive);
   c.figure("TTFT (s)", e.ttft_s, Range::positive);

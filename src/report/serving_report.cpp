@@ -41,6 +41,7 @@ ordered_json memory_json(const ServingMemory& m) {
           {"capacity_bytes", m.capacity_bytes},
           {"usable_bytes", m.usable_bytes},
           {"kv_pool_bytes", m.kv_pool_bytes},
+          {"shortfall_bytes", m.shortfall_bytes},
           {"kv_bytes_per_token", m.kv_bytes_per_token},
           {"max_sequences", m.max_sequences},
           {"fits", m.fits}};
@@ -145,6 +146,17 @@ std::string serving_estimate_text(const ServingEstimateReport& r) {
       w.layout.pp, w.layout.ep > 1 ? fmt::format(" ep {}", w.layout.ep) : std::string(),
       w.layout.tp * w.layout.pp, r.cluster_replicas, r.cluster_replicas == 1 ? "" : "s");
   o += "\n";
+  if (!e.memory.fits && e.memory.shortfall_bytes > 0) {
+    o += fmt::format(
+        "Does not fit: weights {}, activations {} and overhead {} exceed the {} usable by {}, "
+        "leaving nothing for the KV cache; one {}-token sequence needs {}.\n",
+        gib(e.memory.weights), gib(e.memory.activations), gib(e.memory.overhead),
+        gib(e.memory.usable_bytes), gib(e.memory.shortfall_bytes),
+        w.inference.prompt_tokens + w.inference.output_tokens,
+        gib(e.memory.kv_bytes_per_token *
+            static_cast<double>(w.inference.prompt_tokens + w.inference.output_tokens)));
+    return o;
+  }
   if (!e.memory.fits) {
     o += fmt::format(
         "Does not fit: weights {}, activations {} and overhead {} leave {} of the {} usable for "

@@ -97,7 +97,14 @@ TEST(ServingMemory, MaxSequencesFillThePool) {
 
 TEST(ServingMemory, Llama405bBf16DoesNotFitOneH100Node) {
   // 405e9 x 2 bytes / 8 GPUs = 101 GB per GPU > 80 GB.
-  EXPECT_FALSE(serving_memory(serve("llama3.1-405b", 8), gpu_of("dgx-h100"), 0).fits);
+  const ServingMemory bf16 = serving_memory(serve("llama3.1-405b", 8), gpu_of("dgx-h100"), 0);
+  EXPECT_FALSE(bf16.fits);
+  // The pool is empty, not negative; the deficit is its own figure (a negative
+  // pool was printed as "leave -21 GiB for the KV cache"; found by fuzz_plan_finite).
+  EXPECT_EQ(bf16.kv_pool_bytes, 0.0);
+  EXPECT_NEAR(bf16.shortfall_bytes,
+              bf16.weights + bf16.activations + bf16.overhead - bf16.usable_bytes, 1.0);
+  EXPECT_GT(bf16.shortfall_bytes, 0.0);
   // FP8 on H200: 405e9 / 8 = 51 GB of 141 GB per GPU.
   EXPECT_TRUE(
       serving_memory(serve("llama3.1-405b", 8, 1, WeightFormat::fp8), gpu_of("dgx-h200"), 0).fits);
