@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "cost/run.hpp"
 #include "hw/catalog.hpp"
 #include "io/files.hpp"
+#include "workload/run_settings.hpp"
 #include "workload/workload.hpp"
 
 namespace YAML {
