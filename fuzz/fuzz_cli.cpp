@@ -4,8 +4,10 @@
 // internal error: an exception other than InputError), a crash or a
 // sanitizer report is a bug.
 //
-// Files: the target works in fuzz/cli-files (SCALEOUT_FUZZ_CLI_DIR), whose
-// small workloads, catalog and CSVs keep every command quick. An input with a
+// Files: the target works in a private copy of fuzz/cli-files
+// (SCALEOUT_FUZZ_CLI_DIR; fuzz_util.hpp's scratch folder, removed at exit),
+// whose small workloads, catalog and CSVs keep every command quick; -o and
+// --emit write there, never into the source tree. An input with a
 // word naming an existing path outside that folder (/dev/zero, a FIFO, a big
 // file, ../..) is skipped, so no run reads arbitrary files.
 #include <unistd.h>
@@ -20,6 +22,7 @@
 #include <vector>
 
 #include "cli/cli.hpp"
+#include "fuzz_util.hpp"
 
 namespace fs = std::filesystem;
 
@@ -57,7 +60,10 @@ bool allowed(const std::string& word) {
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   std::error_code ec;
-  sandbox() = fs::canonical(SCALEOUT_FUZZ_CLI_DIR, ec);
+  const fs::path& dir = scaleout::fuzz::scratch_dir();
+  fs::copy(SCALEOUT_FUZZ_CLI_DIR, dir,
+           fs::copy_options::recursive | fs::copy_options::overwrite_existing, ec);
+  if (!ec) sandbox() = fs::canonical(dir, ec);
   if (ec || chdir(sandbox().c_str()) != 0) {
     std::fprintf(stderr, "fuzz_cli: cannot enter %s\n", SCALEOUT_FUZZ_CLI_DIR);
     std::abort();
