@@ -146,26 +146,20 @@ std::string serving_estimate_text(const ServingEstimateReport& r) {
       w.layout.pp, w.layout.ep > 1 ? fmt::format(" ep {}", w.layout.ep) : std::string(),
       w.layout.tp * w.layout.pp, r.cluster_replicas, r.cluster_replicas == 1 ? "" : "s");
   o += "\n";
-  if (!e.memory.fits && e.memory.shortfall_bytes > 0) {
-    o += fmt::format(
-        "Does not fit: weights {}, activations {} and overhead {} exceed the {} usable by {}, "
-        "leaving nothing for the KV cache; one {}-token sequence needs {}.\n",
-        gib(e.memory.weights), gib(e.memory.activations), gib(e.memory.overhead),
-        gib(e.memory.usable_bytes), gib(e.memory.shortfall_bytes),
-        w.inference.prompt_tokens + w.inference.output_tokens,
-        gib(e.memory.kv_bytes_per_token *
-            static_cast<double>(w.inference.prompt_tokens + w.inference.output_tokens)));
-    return o;
-  }
   if (!e.memory.fits) {
+    const ServingMemory& m = e.memory;
+    const long long seq = w.inference.prompt_tokens + w.inference.output_tokens;
+    const std::string room =
+        m.shortfall_bytes > 0
+            ? fmt::format("exceed the {} usable by {}, leaving nothing for the KV cache",
+                          gib(m.usable_bytes), gib(m.shortfall_bytes))
+            : fmt::format("leave {} of the {} usable for the KV cache", gib(m.kv_pool_bytes),
+                          gib(m.usable_bytes));
     o += fmt::format(
-        "Does not fit: weights {}, activations {} and overhead {} leave {} of the {} usable for "
-        "the KV cache; one {}-token sequence needs {}.\n",
-        gib(e.memory.weights), gib(e.memory.activations), gib(e.memory.overhead),
-        gib(e.memory.kv_pool_bytes), gib(e.memory.usable_bytes),
-        w.inference.prompt_tokens + w.inference.output_tokens,
-        gib(e.memory.kv_bytes_per_token *
-            static_cast<double>(w.inference.prompt_tokens + w.inference.output_tokens)));
+        "Does not fit: weights {}, activations {} and overhead {} {}; one {}-token sequence "
+        "needs {}.\n",
+        gib(m.weights), gib(m.activations), gib(m.overhead), room, seq,
+        gib(m.kv_bytes_per_token * static_cast<double>(seq)));
     return o;
   }
   estimate_lines(o, e, "");
