@@ -45,11 +45,6 @@ namespace {
 
 int stage_layers(const ModelShape& m, int pp) { return (m.layers + pp - 1) / pp; }
 
-// K/V heads one TP rank keeps: k / tp, at least one (replicated when tp > k).
-double local_kv_heads(const ModelShape& m, int tp) {
-  return std::max(1.0, static_cast<double>(m.kv_heads) / tp);
-}
-
 // Matmuls run in FP8 when the weights are FP8 and the GPU has FP8 units;
 // weight-only INT8/INT4 dequantise to 16-bit (docs/model.md, "Inference").
 Precision compute_precision(const Workload& w, const Gpu& gpu) {
@@ -168,42 +163,31 @@ DecodeStep decode_step(const Workload& w, const Server& server, const Gpu& gpu,
     core.s = std::max(core.bytes / bw, core.flops / (compute_peak_flops(gpu, Precision::bf16) *
                                                      cc.attention_efficiency));
   };
+  // The layer's matmuls from its description; MLA decodes weight-absorbed
+  // (DeepSeek-V2 §2.1.2): queries and outputs pass through the latent and
+  // attention reads the latent cache only.
+  LayerSplit split;
+  split.tp = tp;
+  split.ep = ep;
+  split.absorbed_mla = true;
+  const int moe_layers = moe_layer_count(m);
+  const LayerOps dense_ops = describe_layer(m, false, split);
+  for_each_matmul(dense_ops, [&](const LayerOp& op, double n) {
+    if (op.block == OpBlock::attention) gemm(proj, mb, n, op.k, wb);
+    if (op.block == OpBlock::mlp && m.layers - moe_layers > 0) gemm(dense, mb, n, op.k, wb);
+  });
   if (m.is_mla()) {
-    // Weight-absorbed MLA decode (DeepSeek-V2 §2.1.2): queries and outputs
-    // pass through the latent; attention reads the latent cache only.
     const MlaShape& x = m.mla;
-    const double qk = x.qk_nope_head_dim + x.qk_rope_head_dim;
-    if (x.q_lora_rank > 0) {
-      gemm(proj, mb, x.q_lora_rank, h, wb);
-      gemm(proj, mb, heads * qk, x.q_lora_rank, wb);
-    } else {
-      gemm(proj, mb, heads * qk, h, wb);
-    }
-    gemm(proj, mb, x.kv_lora_rank + x.qk_rope_head_dim, h, wb);
-    gemm(proj, mb, heads * x.kv_lora_rank, x.qk_nope_head_dim, wb);  // absorbed W_UK
-    gemm(proj, mb, heads * x.v_head_dim, x.kv_lora_rank, wb);        // absorbed W_UV
-    gemm(proj, mb, h, heads * x.v_head_dim, wb);                     // output
     const double latent = x.kv_lora_rank + x.qk_rope_head_dim;
     attention(context * latent * kvb, 2.0 * context * heads * (latent + x.kv_lora_rank));
   } else {
+    // QK^T and AV: 2 * 2 * context * d FLOPs per head and token.
     const double d_head = m.head_size();
     const double kv_local = local_kv_heads(m, tp) * d_head;
-    gemm(proj, mb, heads * d_head + 2.0 * kv_local, h, wb);  // fused QKV
-    gemm(proj, mb, h, heads * d_head, wb);                   // output
-    // QK^T and AV: 2 * 2 * context * d FLOPs per head and token.
     attention(context * 2.0 * kv_local * kvb, 2.0 * context * heads * 2.0 * d_head);
-  }
-  const double mats_in = m.mlp == MlpKind::swiglu ? 2.0 : 1.0;
-  const int moe_layers = moe_layer_count(m);
-  if (m.layers - moe_layers > 0) {
-    const double f = static_cast<double>(m.ffn) / tp;
-    gemm(dense, mb, mats_in * f, h, wb);
-    gemm(dense, mb, h, f, wb);
   }
   if (moe_layers > 0) {
     const MoeShape& e = m.moe;
-    const double fe = static_cast<double>(e.expert_ffn) / tp;
-    gemm(moe, mb, e.experts, h, 2.0);  // router
     // Distinct experts the batch's tokens reach under uniform routing,
     // E * (1 - (1 - top_k/E)^tokens); each is read once. Split over TP, every
     // GPU holds a 1/tp slice of each; with EP, 1/ep of the experts at ep/tp
@@ -211,13 +195,26 @@ DecodeStep decode_step(const Workload& w, const Server& server, const Gpu& gpu,
     const double reached =
         e.experts * (1.0 - std::pow(1.0 - static_cast<double>(e.top_k) / e.experts, mb));
     const double per_expert = mb * e.top_k / std::max(1.0, reached);
-    const double width = fe * ep;
-    gemm(moe, per_expert, mats_in * width, h, wb, reached / ep);
-    gemm(moe, per_expert, h, width, wb, reached / ep);
-    if (e.shared_experts > 0) {
-      gemm(moe, mb, mats_in * fe * e.shared_experts, h, wb);
-      gemm(moe, mb, h, fe * e.shared_experts, wb);
-    }
+    for_each_matmul(describe_layer(m, true, split), [&](const LayerOp& op, double n) {
+      switch (op.block) {
+        case OpBlock::router:
+          gemm(moe, mb, n, op.k, 2.0);  // 16-bit router
+          break;
+        case OpBlock::experts:
+          // fc1 (with the gate) widens n, fc2 its input k.
+          if (op.split == TpSplit::column) {
+            gemm(moe, per_expert, n * ep, op.k, wb, reached / ep);
+          } else {
+            gemm(moe, per_expert, n, op.k * ep, wb, reached / ep);
+          }
+          break;
+        case OpBlock::shared_experts:
+          gemm(moe, mb, n, op.k, wb);
+          break;
+        default:
+          break;
+      }
+    });
   }
   gemm(head, mb, static_cast<double>(m.vocab) / tp, h, 2.0);  // LM head, last stage
 

@@ -1,8 +1,8 @@
 #include "memory/memory.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
-#include <vector>
 
 #include "model/params.hpp"
 
@@ -73,83 +73,41 @@ double optimizer_moment_bytes(const Workload& w) {
   return 8.0;
 }
 
-// Per-token bytes of the tensors the MLP of one layer stores, for
-// intermediate size f (already divided by TP), with the fc2 input stored at
-// `fc2_input` bytes per element.
-double mlp_tensor_bytes(MlpKind kind, double f_local, double fc2_input = kAct) {
-  // GELU: fc1 output (activation input) and activation output (fc2 input).
-  // SwiGLU: gate and up outputs and their product (fc2 input).
-  return (kind == MlpKind::swiglu ? 2.0 * kAct : kAct) * f_local + fc2_input * f_local;
+// Bytes per element of a stored tensor (model/layer.hpp `Stored`).
+double stored_bytes(const Workload& w, const StoredTensor& t) {
+  switch (t.kind) {
+    case Stored::none:
+      return 0.0;
+    case Stored::act16:
+      return kAct * t.elems;
+    case Stored::gemm_input:
+      return gemm_input_bytes(w) * t.elems;
+    case Stored::mask:
+      return kMask * t.elems;
+    case Stored::fp32:
+      return 4.0 * t.elems;
+  }
+  return 0.0;
 }
 
-struct TensorShares {
-  double seq_div;  // divisor of tensors that are TP-replicated unless SP shards them
-  double tp;       // TP degree
-  double kv_div;   // divisor of K/V heads (GQA heads are replicated when k < t)
-};
-
-// Bytes per local token stored by one layer with nothing recomputed, or with
-// the attention core dropped when `core_recomputed` (selective recompute or
-// FlashAttention, which never materialises the s x s scores).
-double layer_bytes_per_token(const Workload& w, bool moe_layer, bool core_recomputed,
-                             const TensorShares& sh) {
-  const ModelShape& m = w.model;
-  const double h = static_cast<double>(m.hidden);
-  const double a = m.heads;
-  const double t = sh.tp;
-  const double gemm_in = gemm_input_bytes(w);
-  double bytes = 0;
-
-  // Attention block (Korthikanti et al. 2022 §4.1: 11sbh + 5as^2b with dropout).
-  bytes += kAct * h / sh.seq_div;     // norm input (residual stream)
-  bytes += gemm_in * h / sh.seq_div;  // QKV projection input (norm output)
-  double attn_out_dim;
-  if (m.is_mla()) {
-    const MlaShape& x = m.mla;
-    const double qk = x.qk_nope_head_dim + x.qk_rope_head_dim;
-    bytes += kAct * (x.q_lora_rank * 2.0 + (x.kv_lora_rank + x.qk_rope_head_dim) * 2.0) /
-             sh.seq_div;                   // latents and their norms
-    bytes += kAct * a * qk / t;            // queries
-    bytes += kAct * a * qk / t;            // keys (decompressed)
-    bytes += kAct * a * x.v_head_dim / t;  // values
-    attn_out_dim = a * x.v_head_dim;
-  } else {
-    const double d = m.head_size();
-    bytes += kAct * a * d / t;                         // Q
-    bytes += 2.0 * kAct * m.kv_heads * d / sh.kv_div;  // K and V
-    attn_out_dim = a * d;
-  }
+// Bytes per local token stored by one described layer with nothing
+// recomputed, or with the attention core dropped when `core_recomputed`
+// (selective recompute or FlashAttention, which never materialises the
+// s x s scores): every operation's saved input and output (Korthikanti et al.
+// 2022 §4.1: 34sbh + 5as^2b for GPT with dropout), and the attention core's
+// softmax (and dropout) or FlashAttention's log-sum-exp.
+double layer_bytes_per_token(const Workload& w, const LayerOps& ops, bool core_recomputed) {
   const double s_kv = static_cast<double>(w.seq_len);
-  if (core_recomputed) {
-    if (w.layout.flash_attention) bytes += 4.0 * a / t;  // fp32 log-sum-exp per head
-  } else {
-    bytes += kAct * a * s_kv / t;                           // softmax output
-    if (m.dropout) bytes += (kMask + kAct) * a * s_kv / t;  // dropout mask and output
-  }
-  bytes += gemm_in * attn_out_dim / t;             // output projection input
-  if (m.dropout) bytes += kMask * h / sh.seq_div;  // attention output dropout mask
-
-  // MLP block (Korthikanti §4.1: 19sbh for f = 4h).
-  bytes += kAct * h / sh.seq_div;                          // norm input
-  bytes += (moe_layer ? kAct : gemm_in) * h / sh.seq_div;  // MLP / router input
-  if (moe_layer) {
-    const MoeShape& e = m.moe;
-    const double copies = e.top_k * e.capacity_factor;  // routed token copies per token
-    bytes += 4.0 * e.experts / sh.seq_div;              // fp32 router probabilities
-    bytes += copies * kAct * h / sh.seq_div;            // dispatched expert inputs
-    bytes += copies * mlp_tensor_bytes(m.mlp, static_cast<double>(e.expert_ffn) / t);
-    bytes += copies * kAct * h / sh.seq_div;  // expert outputs before combine
-    if (e.shared_experts > 0) {
-      bytes += mlp_tensor_bytes(m.mlp, static_cast<double>(e.expert_ffn) * e.shared_experts / t);
+  double bytes = 0;
+  for (const LayerOp& op : ops) {
+    bytes += stored_bytes(w, op.input) + stored_bytes(w, op.output);
+    if (op.kind != OpKind::attention) continue;
+    if (core_recomputed) {
+      if (w.layout.flash_attention) bytes += 4.0 * op.heads;  // fp32 log-sum-exp per head
+    } else {
+      bytes += kAct * op.heads * s_kv;                                 // softmax output
+      if (w.model.dropout) bytes += (kMask + kAct) * op.heads * s_kv;  // dropout mask and output
     }
-  } else {
-    bytes += mlp_tensor_bytes(m.mlp, static_cast<double>(m.ffn) / t, gemm_in);
-  }
-  if (m.dropout) bytes += kMask * h / sh.seq_div;  // MLP output dropout mask
-
-  // LoRA: each adapter stores its rank-r intermediate (x A) for the backward.
-  if (is_lora(w)) {
-    bytes += lora_adapters_per_layer(w) * kAct * w.finetune.rank;
   }
   return bytes;
 }
@@ -158,50 +116,55 @@ double layer_bytes_per_token(const Workload& w, bool moe_layer, bool core_recomp
 // layer input, the attention output with its log-sum-exp and every second
 // matmul output, and recomputes the rest (torchtitan
 // activation_checkpoint.py, `_save_list`, "every second mm").
-double torchtitan_sac_bytes_per_token(const Workload& w, const TensorShares& sh) {
-  const ModelShape& m = w.model;
-  const double h = static_cast<double>(m.hidden);
-  const double a = m.heads;
-  const double d = m.head_size();
-  const double t = sh.tp;
-  const double f = static_cast<double>(m.ffn) / t;
-  double bytes = kAct * h / sh.seq_div;     // layer input
-  bytes += kAct * a * d / t + 4.0 * a / t;  // attention output and log-sum-exp
-  // Matmul outputs in execution order; every second one (from the first) is kept.
-  const double kv = m.kv_heads * d / sh.kv_div;
-  std::vector<double> mm = {a * d / t, kv, kv, h / sh.seq_div, f};
-  if (m.mlp == MlpKind::swiglu) mm.push_back(f);
-  mm.push_back(h / sh.seq_div);
-  for (size_t i = 0; i < mm.size(); i += 2) bytes += kAct * mm[i];
-  return bytes;
-}
-
-TensorShares shares(const Workload& w) {
-  const double t = w.layout.tp;
-  TensorShares sh;
-  sh.tp = t;
-  sh.seq_div = (w.layout.sp && w.layout.tp > 1) ? t : 1.0;
-  sh.kv_div = std::min<double>(t, std::max(1, w.model.kv_heads));
-  return sh;
+double torchtitan_sac_bytes_per_token(const Workload& w, const LayerOps& ops) {
+  const LayerSplit sp = layer_split(w);
+  const double h = static_cast<double>(w.model.hidden);
+  double bytes = kAct * h / sp.seq_div;  // layer input
+  double heads = 0;
+  int matmul = 0;  // matmul outputs in execution order; every second one (from the first) is kept
+  for (const LayerOp& op : ops) {
+    if (op.kind == OpKind::attention) heads = op.heads;
+    if (op.kind != OpKind::gemm || (op.block != OpBlock::attention && op.block != OpBlock::mlp))
+      continue;
+    // A row-parallel output is reduce-scattered to the residual stream's share.
+    const double out = op.split == TpSplit::row ? h / sp.seq_div : op.n;
+    if (matmul++ % 2 == 0) bytes += kAct * out;
+  }
+  return bytes + kAct * ops.attn_out_local + 4.0 * heads;  // attention output and log-sum-exp
 }
 
 double local_tokens(const Workload& w) {
   return static_cast<double>(w.seq_len) * w.layout.micro_batch / w.layout.cp;
 }
 
-// LoRA adapters of one layer: r * (in + out) per adapted linear.
-double lora_layer_params(const Workload& w, bool moe_layer) {
-  const ModelShape& m = w.model;
-  const double r = w.finetune.rank;
-  const double h = static_cast<double>(m.hidden);
-  const double d = m.head_size();
-  double n = r * (h + m.heads * d) * 2.0 + r * (h + m.kv_heads * d) * 2.0;  // q, o, k, v
-  if (!w.finetune.attention_only) {
-    const double f = static_cast<double>(moe_layer ? m.moe.expert_ffn : m.ffn);
-    const double mats = m.mlp == MlpKind::swiglu ? 3.0 : 2.0;
-    n += mats * r * (h + f);
+// Parameters one GPU holds for one layer of a kind, by how they are stored.
+struct LayerParams {
+  double dense = 0;        // everything but routed experts (norms included)
+  double quantisable = 0;  // dense without the norms (QLoRA quantises these)
+  double experts = 0;      // routed experts, split over EP x TP
+  double adapters = 0;     // LoRA adapters
+};
+
+LayerParams layer_params(const LayerOps& ops) {
+  LayerParams p;
+  for (const LayerOp& op : ops) {
+    switch (op.block) {
+      case OpBlock::experts:
+        p.experts += op.local_params;
+        break;
+      case OpBlock::adapter:
+        p.adapters += op.local_params;
+        break;
+      case OpBlock::norm:
+        p.dense += op.local_params;
+        break;
+      default:
+        p.dense += op.local_params;
+        p.quantisable += op.local_params;
+        break;
+    }
   }
-  return n;
+  return p;
 }
 
 }  // namespace
@@ -209,9 +172,12 @@ double lora_layer_params(const Workload& w, bool moe_layer) {
 double trainable_params(const Workload& w) {
   if (!is_lora(w)) return count_params(w.model).total();
   const ModelShape& m = w.model;
-  const int moe_first = m.is_moe() ? m.moe.dense_layers : m.layers;
-  double n = 0;
-  for (int l = 0; l < m.layers; ++l) n += lora_layer_params(w, l >= moe_first);
+  const int moe_layers = moe_layer_count(m);
+  double n = (m.layers - moe_layers) *
+             block_params(describe_layer(m, false, {}, adapter_spec(w)), OpBlock::adapter);
+  if (moe_layers > 0) {
+    n += moe_layers * block_params(describe_layer(m, true, {}, adapter_spec(w)), OpBlock::adapter);
+  }
   return n;
 }
 
@@ -259,26 +225,34 @@ StatePolicy state_policy(const Workload& w) {
   return p;
 }
 
-double activation_bytes_per_layer(const Workload& w, bool moe_layer) {
-  const TensorShares sh = shares(w);
+namespace {
+
+double activation_bytes(const Workload& w, const LayerOps& ops) {
   const double tokens = local_tokens(w);
   switch (w.layout.recompute) {
     case Recompute::full:
       // Only the layer input is kept (2sbh, /t with SP).
-      return tokens * kAct * static_cast<double>(w.model.hidden) / sh.seq_div;
+      return tokens * kAct * static_cast<double>(w.model.hidden) / layer_split(w).seq_div;
     case Recompute::selective:
-      if (w.framework == Framework::torchtitan && !moe_layer && !w.model.is_mla()) {
-        return tokens * torchtitan_sac_bytes_per_token(w, sh);
+      if (w.framework == Framework::torchtitan && !ops.moe && !w.model.is_mla()) {
+        return tokens * torchtitan_sac_bytes_per_token(w, ops);
       }
-      return tokens * layer_bytes_per_token(w, moe_layer, true, sh);
+      return tokens * layer_bytes_per_token(w, ops, true);
     case Recompute::none:
-      return tokens * layer_bytes_per_token(w, moe_layer, w.layout.flash_attention, sh);
+      return tokens * layer_bytes_per_token(w, ops, w.layout.flash_attention);
   }
   return 0;
 }
 
+}  // namespace
+
+double activation_bytes_per_layer(const Workload& w, bool moe_layer) {
+  return activation_bytes(w, describe_layer(w, moe_layer));
+}
+
 double full_layer_activation_bytes(const Workload& w, bool moe_layer) {
-  return local_tokens(w) * layer_bytes_per_token(w, moe_layer, w.layout.flash_attention, shares(w));
+  return local_tokens(w) *
+         layer_bytes_per_token(w, describe_layer(w, moe_layer), w.layout.flash_attention);
 }
 
 MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const OverheadModel& ovh) {
@@ -292,20 +266,8 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
   const bool lora = is_lora(w);
   const bool qlora = lora && w.finetune.method == FinetuneMethod::qlora;
 
-  const ParamCounts pc = count_params(m);
   const double h = static_cast<double>(m.hidden);
   const double norm_params = m.norm == NormKind::layernorm ? 2.0 * h : h;
-  // Attention weights one GPU holds: Q and O split over TP; K and V split over
-  // min(t, kv_heads) (GQA heads are replicated when TP exceeds them).
-  double attn_layer = attention_params_per_layer(m);
-  if (!m.is_mla() && m.kv_heads < ly.tp) {
-    const double kv = 2.0 * h * m.kv_heads * m.head_size();
-    attn_layer = (attn_layer - kv) + kv * ly.tp / m.kv_heads;  // the /t below leaves kv/k
-  }
-  const double dense_mlp_layer = mlp_params(m, m.ffn);
-  const double expert_layer = m.is_moe() ? m.moe.experts * mlp_params(m, m.moe.expert_ffn) : 0.0;
-  const double shared_layer =
-      m.is_moe() ? m.moe.shared_experts * mlp_params(m, m.moe.expert_ffn) + m.moe.experts * h : 0.0;
 
   // Micro-batches per step: B / (b * D); unknown global batch -> enough to fill the pipeline.
   const double m_steps =
@@ -313,13 +275,23 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
           ? std::max(1.0, static_cast<double>(w.global_batch) / (ly.micro_batch * ly.dp))
           : static_cast<double>(p);
 
-  auto lora_params_per_layer = [&](bool moe_layer) {
-    return lora ? lora_layer_params(w, moe_layer) : 0.0;
-  };
-
+  // The two kinds of layer (dense, MoE), described once: the parameters one
+  // GPU holds and the activations it stores per layer.
   const int moe_first = m.is_moe() ? m.moe.dense_layers : m.layers;
-  const double act_dense = activation_bytes_per_layer(w, false);
-  const double act_moe = m.is_moe() ? activation_bytes_per_layer(w, true) : 0.0;
+  const LayerOps dense_ops = describe_layer(w, false);
+  const LayerParams dense_p = layer_params(dense_ops);
+  const double act_dense = activation_bytes(w, dense_ops);
+  LayerParams moe_p;
+  double act_moe = 0;
+  double full_dense = 0, full_moe = 0;  // full recompute: the working set of one layer
+  const bool full = ly.recompute == Recompute::full;
+  if (full) full_dense = local_tokens(w) * layer_bytes_per_token(w, dense_ops, ly.flash_attention);
+  if (m.is_moe()) {
+    const LayerOps moe_ops = describe_layer(w, true);
+    moe_p = layer_params(moe_ops);
+    act_moe = activation_bytes(w, moe_ops);
+    if (full) full_moe = local_tokens(w) * layer_bytes_per_token(w, moe_ops, ly.flash_attention);
+  }
 
   auto stage_memory = [&](int s) {
     StageMemory st;
@@ -333,24 +305,22 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
     st.has_output = s == p - 1;
 
     // Parameters held by one GPU of this stage, split into frozen/trainable and expert/dense.
-    double dense = 0, experts = 0, moe_layers_here = 0, lora_here = 0, quantisable = 0;
-    double block_params = 0;  // transformer blocks only (no embedding or output layer)
-    for (int l = first_layer; l < first_layer + st.layers; ++l) {
-      const bool moe_layer = l >= moe_first;
-      dense += (attn_layer + (moe_layer ? shared_layer : dense_mlp_layer)) / t + 2.0 * norm_params;
-      quantisable += (attn_layer + (moe_layer ? shared_layer : dense_mlp_layer)) / t;
-      if (moe_layer) {
-        experts += expert_layer / (ly.ep * t);
-        moe_layers_here += 1;
-      }
-      lora_here += lora_params_per_layer(moe_layer) / t;
-    }
-    block_params = dense + experts;
+    const double moe_layers_here =
+        std::max(0, first_layer + st.layers - std::max(first_layer, moe_first));
+    const double dense_layers_here = st.layers - moe_layers_here;
+    double dense = dense_layers_here * dense_p.dense + moe_layers_here * moe_p.dense;
+    double quantisable =
+        dense_layers_here * dense_p.quantisable + moe_layers_here * moe_p.quantisable;
+    const double experts = moe_layers_here * moe_p.experts;
+    const double lora_here =
+        lora ? dense_layers_here * dense_p.adapters + moe_layers_here * moe_p.adapters : 0.0;
+    // Transformer blocks only (no embedding or output layer).
+    const double block_params = dense + experts;
     if (st.has_embedding) {
       // Token embedding split over TP (vocab-parallel); a learned position table is replicated.
       const double positions =
           m.position == PositionKind::learned ? static_cast<double>(m.max_position) * h : 0.0;
-      dense += (pc.embedding - positions) / t + positions;
+      dense += static_cast<double>(m.vocab) * h / t + positions;
     }
     if (st.has_output)
       dense +=
@@ -404,11 +374,10 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
                            m_steps * 1.0 + static_cast<double>(p - 1) / ly.interleave);
     }
     st.microbatches_in_flight = in_flight;
-    const double dense_layers_here = st.layers - moe_layers_here;
     st.activations = in_flight * (dense_layers_here * act_dense + moe_layers_here * act_moe);
     if (ly.recompute == Recompute::full && st.layers > 0) {
       // The layer being recomputed holds its full activations during its backward.
-      st.activations += full_layer_activation_bytes(w, moe_layers_here > 0);
+      st.activations += moe_layers_here > 0 ? full_moe : full_dense;
     }
     const double tokens = local_tokens(w);
     const double seq_div = (ly.sp && ly.tp > 1) ? t : 1.0;
@@ -454,14 +423,11 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
   est.activation_bytes_per_layer = act_dense;
   // The most loaded stage is the first (most activations in flight, embedding)
   // or the last (logits, output layer); check every stage when p is small.
-  std::vector<int> candidates;
-  if (p <= 4) {
-    for (int s = 0; s < p; ++s) candidates.push_back(s);
-  } else {
-    candidates = {0, 1, p - 2, p - 1};
-  }
+  const std::array<int, 4> candidates =
+      p <= 4 ? std::array<int, 4>{0, 1, 2, 3} : std::array<int, 4>{0, 1, p - 2, p - 1};
   bool first = true;
   for (int s : candidates) {
+    if (s >= p) break;
     StageMemory st = stage_memory(s);
     double host = 0;
     if (ly.offload_optimizer) {  // optimizer state lives in host memory

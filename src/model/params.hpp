@@ -3,6 +3,7 @@
 // or 3*h*f (SwiGLU), MoE experts and router, embeddings, norms.
 #pragma once
 
+#include "model/layer.hpp"
 #include "model/transformer.hpp"
 
 namespace scaleout {
@@ -26,9 +27,8 @@ struct ParamCounts {
 
 // Parameters of one layer's attention block (Q, K, V, O, with MLA when set).
 double attention_params_per_layer(const ModelShape& m);
-// Parameters of one dense MLP of intermediate size f.
-double mlp_params(const ModelShape& m, long long f);
-int moe_layer_count(const ModelShape& m);
+// Parameters of one dense layer's MLP.
+double mlp_params_per_layer(const ModelShape& m);
 
 ParamCounts count_params(const ModelShape& m);
 

@@ -61,133 +61,106 @@ double elementwise_s(double bytes, const Gpu& gpu, const ComputeConstants& k, do
   return count * std::max(moved / count / (gpu.hbm_bw_Bps * k.hbm_efficiency), k.kernel_floor_s);
 }
 
-struct LayerDims {
-  double tokens;  // T, local tokens of one micro-batch
-  double h, t;
-  double q_dim, kv_dim, out_dim;  // per GPU (already divided by TP)
-  double f_local;
-  double seq_kv;  // keys each query attends to
-};
-
-LayerDims dims(const Workload& w) {
-  const ModelShape& m = w.model;
-  LayerDims d;
-  d.tokens = static_cast<double>(w.seq_len) * w.layout.micro_batch / w.layout.cp;
-  d.h = static_cast<double>(m.hidden);
-  d.t = w.layout.tp;
-  if (m.is_mla()) {
-    const double qk = m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim;
-    d.q_dim = m.heads * qk / d.t;
-    d.kv_dim = m.heads * qk / d.t;  // keys decompressed per head
-    d.out_dim = m.heads * m.mla.v_head_dim / d.t;
-  } else {
-    d.q_dim = m.heads * static_cast<double>(m.head_size()) / d.t;
-    d.kv_dim = std::max(1.0, m.kv_heads / d.t) * m.head_size();
-    d.out_dim = d.q_dim;
-  }
-  d.f_local = static_cast<double>(m.ffn) / d.t;
-  d.seq_kv = static_cast<double>(w.seq_len);
-  return d;
+// Local tokens of one micro-batch on one GPU.
+double local_tokens(const Workload& w) {
+  return static_cast<double>(w.seq_len) * w.layout.micro_batch / w.layout.cp;
 }
 
-// Matmuls of one layer's forward pass; `scale` multiplies FLOPs (2 for a
-// backward pass's dgrad + wgrad).
-OpTimes layer_gemms(const Workload& w, const Gpu& gpu, const ComputeConstants& k, bool moe_layer,
-                    double frozen_scale, double trained_scale) {
-  const ModelShape& m = w.model;
-  const LayerDims d = dims(w);
-  const double pk = peak(gpu, w.precision);
-  const double eff = w.precision == Precision::fp8 && gpu.fp8_flops > 0 ? k.fp8_gemm_efficiency
-                                                                        : k.gemm_efficiency;
-  const double bw = gpu.hbm_bw_Bps;
+// The attention core of a described layer (one micro-batch, forward).
+OpTimes core_forward(const Workload& w, const Gpu& gpu, const ComputeConstants& k,
+                     const LayerOp& op) {
+  const double tokens = local_tokens(w);
+  const double seq_kv = static_cast<double>(w.seq_len);  // keys each query attends to
+  const double pk = peak(gpu, w.precision == Precision::fp8 ? Precision::bf16 : w.precision);
   OpTimes o;
-  auto gemm = [&](double mm, double nn, double kk, double scale) {
-    o.gemm_s += scale * std::max(gemm_time_s(mm, nn, kk, pk, bw, k, eff), k.kernel_floor_s);
-    o.flops += scale * 2.0 * mm * nn * kk;
-    o.kernels += scale;
-  };
-  const bool lora = is_lora(w);
-  const double s_base = lora ? frozen_scale : trained_scale;
-  if (m.is_mla()) {
-    const MlaShape& x = m.mla;
-    if (x.q_lora_rank > 0) {
-      gemm(d.tokens, x.q_lora_rank, d.h, s_base);
-      gemm(d.tokens, d.q_dim, x.q_lora_rank, s_base);
-    } else {
-      gemm(d.tokens, d.q_dim, d.h, s_base);
-    }
-    gemm(d.tokens, x.kv_lora_rank + x.qk_rope_head_dim, d.h, s_base);
-    gemm(d.tokens, m.heads * (x.qk_nope_head_dim + x.v_head_dim) / d.t, x.kv_lora_rank, s_base);
+  // QK^T and AV over the keys each query sees; causal FlashAttention skips the
+  // masked half, the unfused kernels compute the full s x s scores.
+  const double causal = w.layout.flash_attention ? 0.5 : 1.0;
+  o.flops = 2.0 * tokens * seq_kv * op.heads * (op.qk_dim + op.v_dim) * causal;
+  if (w.layout.flash_attention) {
+    o.attention_s = std::max(o.flops / (pk * k.attention_efficiency), k.kernel_floor_s);
+    o.kernels = 1;
   } else {
-    gemm(d.tokens, d.q_dim + 2.0 * d.kv_dim, d.h, s_base);  // fused QKV
-  }
-  gemm(d.tokens, d.h, d.out_dim, s_base);  // output projection
-  const double mats_in = m.mlp == MlpKind::swiglu ? 2.0 : 1.0;
-  if (moe_layer) {
-    const MoeShape& e = m.moe;
-    gemm(d.tokens, e.experts, d.h, s_base);  // router
-    // Each GPU runs its experts on top_k * capacity_factor token copies
-    // (balanced routing), split into E/ep local experts.
-    const double local_experts = std::max(1.0, static_cast<double>(e.experts) / w.layout.ep);
-    const double tokens_per_expert = d.tokens * e.top_k * e.capacity_factor / local_experts;
-    const double fe = static_cast<double>(e.expert_ffn) / d.t;
-    for (int i = 0; i < static_cast<int>(local_experts); ++i) {
-      gemm(tokens_per_expert, mats_in * fe, d.h, s_base);
-      gemm(tokens_per_expert, d.h, fe, s_base);
-    }
-    if (e.shared_experts > 0) {
-      gemm(d.tokens, mats_in * fe * e.shared_experts, d.h, s_base);
-      gemm(d.tokens, d.h, fe * e.shared_experts, s_base);
-    }
-  } else {
-    gemm(d.tokens, mats_in * d.f_local, d.h, s_base);
-    gemm(d.tokens, d.h, d.f_local, s_base);
-  }
-  if (lora) {
-    // Adapters: x A (r columns) and (x A) B on each adapted linear, trained.
-    const double r = w.finetune.rank;
-    for (int i = 0; i < lora_adapters_per_layer(w); ++i) {
-      gemm(d.tokens, r, d.h, trained_scale);
-      gemm(d.tokens, d.h, r, trained_scale);
-    }
+    // Batched GEMMs of shape (s x d) * (d x s) and (s x s) * (s x d), and the
+    // scores written, soft-maxed (and dropped out) through HBM.
+    const bool dropout = w.model.dropout;
+    const double batches = w.layout.micro_batch * op.heads;
+    const double sq = tokens / w.layout.micro_batch;
+    o.attention_s =
+        batches * (gemm_time_s(sq, seq_kv, op.qk_dim, pk, gpu.hbm_bw_Bps, k, k.gemm_efficiency) +
+                   gemm_time_s(sq, op.v_dim, seq_kv, pk, gpu.hbm_bw_Bps, k, k.gemm_efficiency));
+    const double score_bytes = (dropout ? 9.0 : 4.0) * tokens * seq_kv * op.heads;
+    o.elementwise_s = elementwise_s(score_bytes, gpu, k, dropout ? 2.0 : 1.0);
+    o.kernels = 2.0 + (dropout ? 2.0 : 1.0);
   }
   return o;
 }
 
-// Element-wise kernels of one layer's forward pass: bytes moved per token
-// (16-bit values; read + write) and kernel count.
-struct Elementwise {
-  double bytes_per_token = 0;
-  double kernels = 0;
+}  // namespace
+
+LayerTimes layer_times(const Workload& w, const Gpu& gpu, const ComputeConstants& k,
+                       const LayerOps& ops) {
+  const double tokens = local_tokens(w);
+  const double pk = peak(gpu, w.precision);
+  const double eff = w.precision == Precision::fp8 && gpu.fp8_flops > 0 ? k.fp8_gemm_efficiency
+                                                                        : k.gemm_efficiency;
+  LayerTimes t;
+  OpTimes base, adapters;  // forward matmuls of the base weights and of LoRA adapters
+  double ew_bytes = 0, ew_kernels = 0;
+  for_each_matmul(ops, [&](const LayerOp& op, double n) {
+    const double m = tokens * op.rows;
+    OpTimes& o = op.frozen_under_lora ? base : adapters;
+    o.gemm_s +=
+        op.count * std::max(gemm_time_s(m, n, op.k, pk, gpu.hbm_bw_Bps, k, eff), k.kernel_floor_s);
+    o.flops += op.count * 2.0 * m * n * op.k;
+    o.kernels += op.count;
+  });
+  for (const LayerOp& op : ops) {
+    if (op.kind == OpKind::attention) t.core = core_forward(w, gpu, k, op);
+    if (op.kind != OpKind::elementwise) continue;
+    ew_bytes += op.bytes_per_token;
+    ew_kernels += 1;
+  }
+  const double ew = elementwise_s(tokens * ew_bytes, gpu, k, ew_kernels);
+  // Forward: every matmul, the core, the element-wise kernels.
+  t.forward = base;
+  t.forward.gemm_s += adapters.gemm_s;
+  t.forward.flops += adapters.flops;
+  t.forward.kernels += adapters.kernels;
+  t.forward.attention_s += t.core.attention_s;
+  t.forward.elementwise_s += t.core.elementwise_s + ew;
+  t.forward.flops += t.core.flops;
+  t.forward.kernels += t.core.kernels + ew_kernels;
+  // Backward: dgrad + wgrad, twice the forward matmuls; frozen LoRA bases only
+  // dgrad. FlashAttention's backward recomputes the scores: 5 matmuls to the
+  // forward's 2 (2.5x); the unfused backward is twice its forward.
+  const double base_scale = adapter_spec(w).rank > 0 ? 1.0 : 2.0;
+  const double attn_scale = w.layout.flash_attention ? 2.5 : 2.0;
+  OpTimes& b = t.backward;
+  b.gemm_s = base_scale * base.gemm_s + 2.0 * adapters.gemm_s;
+  b.flops = base_scale * base.flops + 2.0 * adapters.flops + attn_scale * t.core.flops;
+  b.kernels =
+      base_scale * base.kernels + 2.0 * adapters.kernels + 2.0 * (t.core.kernels + ew_kernels);
+  b.attention_s = attn_scale * t.core.attention_s;
+  b.elementwise_s = 2.0 * t.core.elementwise_s + 2.0 * ew;
+  t.elementwise_s = ew;
+  return t;
+}
+
+LayerTimes layer_times(const Workload& w, const Gpu& gpu, const ComputeConstants& k,
+                       bool moe_layer) {
+  return layer_times(w, gpu, k, describe_layer(w, moe_layer));
+}
+
+namespace {
+
+struct LayerDims {
+  double tokens;  // T, local tokens of one micro-batch
+  double h, t;
 };
 
-Elementwise elementwise_per_token(const Workload& w, bool moe_layer) {
-  const ModelShape& m = w.model;
-  const LayerDims d = dims(w);
-  const double seq_div = (w.layout.sp && w.layout.tp > 1) ? d.t : 1.0;
-  Elementwise e;
-  auto op = [&](double bytes) {
-    e.bytes_per_token += bytes;
-    e.kernels += 1;
-  };
-  op(4.0 * d.h / seq_div);  // norm before attention
-  op(4.0 * d.h / seq_div);  // norm before the MLP
-  op(6.0 * d.h / seq_div);  // residual add after attention
-  op(6.0 * d.h / seq_div);  // residual add after the MLP
-  if (m.dropout) {
-    op(5.0 * d.h / seq_div);  // dropout after attention, with its mask
-    op(5.0 * d.h / seq_div);  // dropout after the MLP
-  }
-  const double f =
-      moe_layer ? static_cast<double>(m.moe.expert_ffn) / d.t * m.moe.top_k * m.moe.capacity_factor
-                : d.f_local;
-  op((m.mlp == MlpKind::swiglu ? 6.0 : 4.0) * f);                        // activation function
-  if (m.position == PositionKind::rope) op(4.0 * (d.q_dim + d.kv_dim));  // rotary on q, k
-  if (moe_layer) {
-    op(4.0 * d.h * m.moe.top_k);  // permute
-    op(4.0 * d.h * m.moe.top_k);  // unpermute
-  }
-  return e;
+LayerDims dims(const Workload& w) {
+  return {local_tokens(w), static_cast<double>(w.model.hidden), static_cast<double>(w.layout.tp)};
 }
 
 }  // namespace
@@ -206,64 +179,17 @@ double gemm_time_s(double m, double n, double kdim, double peak_flops, double hb
 }
 
 OpTimes attention_core_forward(const Workload& w, const Gpu& gpu, const ComputeConstants& k) {
-  const ModelShape& m = w.model;
-  const LayerDims d = dims(w);
-  const double pk = peak(gpu, w.precision == Precision::fp8 ? Precision::bf16 : w.precision);
-  const double heads = m.heads / d.t;
-  const double qk_dim = m.is_mla() ? m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim
-                                   : static_cast<double>(m.head_size());
-  const double v_dim = m.is_mla() ? m.mla.v_head_dim : static_cast<double>(m.head_size());
-  OpTimes o;
-  // QK^T and AV over the keys each query sees; causal FlashAttention skips the
-  // masked half, the unfused kernels compute the full s x s scores.
-  const double causal = w.layout.flash_attention ? 0.5 : 1.0;
-  o.flops = 2.0 * d.tokens * d.seq_kv * heads * (qk_dim + v_dim) * causal;
-  if (w.layout.flash_attention) {
-    o.attention_s = std::max(o.flops / (pk * k.attention_efficiency), k.kernel_floor_s);
-    o.kernels = 1;
-  } else {
-    // Batched GEMMs of shape (s x d) * (d x s) and (s x s) * (s x d), and the
-    // scores written, soft-maxed (and dropped out) through HBM.
-    const double batches = w.layout.micro_batch * heads;
-    const double sq = d.tokens / w.layout.micro_batch;
-    o.attention_s =
-        batches * (gemm_time_s(sq, d.seq_kv, qk_dim, pk, gpu.hbm_bw_Bps, k, k.gemm_efficiency) +
-                   gemm_time_s(sq, v_dim, d.seq_kv, pk, gpu.hbm_bw_Bps, k, k.gemm_efficiency));
-    const double score_bytes = (m.dropout ? 9.0 : 4.0) * d.tokens * d.seq_kv * heads;
-    o.elementwise_s = elementwise_s(score_bytes, gpu, k, m.dropout ? 2.0 : 1.0);
-    o.kernels = 2.0 + (m.dropout ? 2.0 : 1.0);
-  }
-  return o;
+  return layer_times(w, gpu, k, false).core;
 }
 
 OpTimes layer_forward(const Workload& w, const Gpu& gpu, const ComputeConstants& k,
                       bool moe_layer) {
-  OpTimes o = layer_gemms(w, gpu, k, moe_layer, 1.0, 1.0);
-  const OpTimes a = attention_core_forward(w, gpu, k);
-  o.attention_s += a.attention_s;
-  o.elementwise_s += a.elementwise_s;
-  o.flops += a.flops;
-  const Elementwise e = elementwise_per_token(w, moe_layer);
-  o.elementwise_s += elementwise_s(dims(w).tokens * e.bytes_per_token, gpu, k, e.kernels);
-  o.kernels += a.kernels + e.kernels;
-  return o;
+  return layer_times(w, gpu, k, moe_layer).forward;
 }
 
 OpTimes layer_backward(const Workload& w, const Gpu& gpu, const ComputeConstants& k,
                        bool moe_layer) {
-  // dgrad + wgrad: twice the forward matmuls; frozen LoRA bases only dgrad.
-  OpTimes o = layer_gemms(w, gpu, k, moe_layer, 1.0, 2.0);
-  // FlashAttention's backward recomputes the scores: 5 matmuls to the
-  // forward's 2 (2.5x); the unfused backward is twice its forward.
-  const OpTimes a = attention_core_forward(w, gpu, k);
-  const double attn_scale = w.layout.flash_attention ? 2.5 : 2.0;
-  o.attention_s += attn_scale * a.attention_s;
-  o.elementwise_s += 2.0 * a.elementwise_s;
-  o.flops += attn_scale * a.flops;
-  const Elementwise e = elementwise_per_token(w, moe_layer);
-  o.elementwise_s += 2.0 * elementwise_s(dims(w).tokens * e.bytes_per_token, gpu, k, e.kernels);
-  o.kernels += 2.0 * (a.kernels + e.kernels);
-  return o;
+  return layer_times(w, gpu, k, moe_layer).backward;
 }
 
 OpTimes logits_forward_backward(const Workload& w, const Gpu& gpu, const ComputeConstants& k) {

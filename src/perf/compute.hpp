@@ -61,6 +61,20 @@ struct OpTimes {
   double total() const { return gemm_s + attention_s + elementwise_s; }
 };
 
+// One layer of one micro-batch on one GPU, timed from its description
+// (model/layer.hpp): forward and backward passes, the attention core alone
+// (what selective recomputation repeats) and the element-wise kernels' time.
+struct LayerTimes {
+  OpTimes forward;
+  OpTimes backward;          // dgrad and wgrad; LoRA skips the frozen wgrad
+  OpTimes core;              // attention core, forward
+  double elementwise_s = 0;  // the layer's element-wise kernels (attention core's not included)
+};
+LayerTimes layer_times(const Workload& w, const Gpu& gpu, const ComputeConstants& k,
+                       const LayerOps& ops);
+LayerTimes layer_times(const Workload& w, const Gpu& gpu, const ComputeConstants& k,
+                       bool moe_layer);
+
 // Forward pass of one transformer layer (moe_layer: the MLP is a MoE block).
 OpTimes layer_forward(const Workload& w, const Gpu& gpu, const ComputeConstants& k, bool moe_layer);
 // Backward pass of one layer (dgrad and wgrad; LoRA skips the frozen wgrad).

@@ -145,23 +145,27 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
   const double act_bytes = 2.0;
   const bool lora = is_lora(w);
 
-  // Per-layer times of one micro-batch.
+  // Per-layer times of one micro-batch, from the layer's description.
   auto layer_time = [&](bool moe_layer, StageTime& st) {
-    const OpTimes f = layer_forward(w, gpu, k.compute, moe_layer);
-    const OpTimes b = layer_backward(w, gpu, k.compute, moe_layer);
+    const LayerOps ops = describe_layer(w, moe_layer);
+    const LayerTimes lt = layer_times(w, gpu, k.compute, ops);
+    const OpTimes& f = lt.forward;
+    const OpTimes& b = lt.backward;
     double compute = f.total() + b.total();
     double flops = f.flops + b.flops;
-    // TP: two all-reduces (or reduce-scatter + all-gather pairs with SP) of
-    // T*h 16-bit values forward and two backward (Megatron-LM).
+    // TP: an all-reduce (or reduce-scatter + all-gather pair with SP) of T*h
+    // 16-bit values after each row-parallel matmul forward, and one for each
+    // column-parallel input backward (Megatron-LM: two of each per layer).
+    const double reductions = ops.tp_reductions;
     const double tp_one =
         collective_time_s(Collective::all_reduce, tokens_mb * h * act_bytes, tp_g, links);
-    // Backward: the two column-parallel layers (QKV, MLP in) all-reduce their
+    // Backward: the column-parallel layers (QKV, MLP in) all-reduce their
     // input gradients; overlapped, they hide behind the weight-gradient GEMMs,
     // about half of the forward GEMM time (QKV + MLP in: 7/12 of its FLOPs).
     const double tp_backward = k.framework.tp_backward_overlap
-                                   ? std::max(0.0, 2.0 * tp_one - 0.5 * f.gemm_s)
-                                   : 2.0 * tp_one;
-    double tp = 2.0 * tp_one + tp_backward;
+                                   ? std::max(0.0, reductions * tp_one - 0.5 * f.gemm_s)
+                                   : reductions * tp_one;
+    double tp = reductions * tp_one + tp_backward;
     double ep = 0;
     if (moe_layer && ly.ep > 1) {
       const double a2a_bytes = tokens_mb * m.moe.top_k * m.moe.capacity_factor * h * act_bytes;
@@ -171,29 +175,27 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
     if (ly.cp > 1) {
       // Ring attention passes K and V blocks cp-1 times forward (and K, V and
       // their gradients backward), hidden behind the attention kernels.
-      const double kv_local = std::max(1.0, static_cast<double>(m.kv_heads) / ly.tp) *
-                              m.head_size() * 2.0 * act_bytes * tokens_mb;
+      const double kv_local =
+          local_kv_heads(m, ly.tp) * m.head_size() * 2.0 * act_bytes * tokens_mb;
       const double hop = collective_time_s(Collective::send_recv, kv_local, cp_g, links);
       const double comm = (ly.cp - 1) * hop * 3.0;
-      const double attn = attention_core_forward(w, gpu, k.compute).total() * 3.5;
+      const double attn = lt.core.total() * 3.5;
       cp = std::max(0.0, comm - attn);
     }
     if (ly.recompute == Recompute::full) {
       compute += f.total();
       flops += f.flops;
-      tp += 2.0 * tp_one;
+      tp += reductions * tp_one;
       if (moe_layer && ly.ep > 1) ep *= 1.5;
     } else if (ly.recompute == Recompute::selective) {
       if (w.framework == Framework::torchtitan) {
         // Op-level SAC keeps every second matmul output: the others and all
         // element-wise ops run again; the attention output is kept.
-        const OpTimes a = attention_core_forward(w, gpu, k.compute);
-        compute += 0.5 * f.gemm_s + (f.elementwise_s - a.elementwise_s);
-        flops += 0.5 * (f.flops - a.flops);
+        compute += 0.5 * f.gemm_s + lt.elementwise_s;
+        flops += 0.5 * (f.flops - lt.core.flops);
       } else {
-        const OpTimes a = attention_core_forward(w, gpu, k.compute);
-        compute += a.total();
-        flops += a.flops;
+        compute += lt.core.total();
+        flops += lt.core.flops;
       }
     }
     st.compute += compute;
@@ -204,11 +206,10 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
     // ZeRO-3 / FSDP: gather the layer's weights forward and backward, reduce-
     // scatter its gradients; prefetching hides them behind the layer's compute.
     if (ly.zero >= 3 && ly.dp * ly.cp > 1) {
-      const double layer_params =
-          (attention_params_per_layer(m) +
-           (moe_layer ? m.moe.experts * mlp_params(m, m.moe.expert_ffn) / ly.ep
-                      : mlp_params(m, m.ffn))) /
-          ly.tp;
+      const double layer_params = (block_params(ops, OpBlock::attention) +
+                                   (moe_layer ? block_params(ops, OpBlock::experts) / ly.ep
+                                              : block_params(ops, OpBlock::mlp))) /
+                                  ly.tp;
       // FSDP gathers one flat buffer per block; DeepSpeed ZeRO-3 one collective
       // per weight tensor (QKV, output, the MLP matrices), each paying the
       // ring's latency across all shard ranks.

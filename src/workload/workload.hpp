@@ -7,6 +7,7 @@
 #include <string>
 
 #include "hw/hardware.hpp"
+#include "model/layer.hpp"
 #include "model/transformer.hpp"
 
 namespace scaleout {
@@ -122,6 +123,30 @@ inline bool is_lora(const Workload& w) {
 inline int lora_adapters_per_layer(const Workload& w) {
   if (w.finetune.attention_only) return 4;
   return w.model.mlp == MlpKind::swiglu ? 7 : 6;
+}
+
+// How the workload's layout splits a layer (model/layer.hpp).
+inline LayerSplit layer_split(const Workload& w) {
+  LayerSplit s;
+  s.tp = w.layout.tp;
+  s.seq_div = (w.layout.sp && w.layout.tp > 1) ? w.layout.tp : 1.0;
+  s.ep = w.layout.ep;
+  return s;
+}
+
+// The workload's LoRA adapters (rank 0 unless LoRA or QLoRA).
+inline AdapterSpec adapter_spec(const Workload& w) {
+  AdapterSpec a;
+  if (is_lora(w)) {
+    a.rank = w.finetune.rank;
+    a.attention_only = w.finetune.attention_only;
+  }
+  return a;
+}
+
+// One layer of the workload's model under its layout.
+inline LayerOps describe_layer(const Workload& w, bool moe_layer) {
+  return describe_layer(w.model, moe_layer, layer_split(w), adapter_spec(w));
 }
 
 const char* to_string(Task t);

@@ -192,7 +192,7 @@ TEST(ModelState, TransformerEngineFp8KeepsWeightCopiesUnlessParamsAreFp8) {
   const Gpu& gpu = *io::builtin_catalog().find_gpu("h100-sxm");
   const double psi = count_params(w.model).total();
   const ModelShape& m = w.model;
-  const double linears = m.layers * (attention_params_per_layer(m) + mlp_params(m, m.ffn));
+  const double linears = m.layers * (attention_params_per_layer(m) + mlp_params_per_layer(m));
   w.precision = Precision::fp8;
   EXPECT_NEAR(model_state(estimate_memory(w, gpu)), 18 * psi + 2 * linears, 1e-6 * psi);
   // --fp8-param-gather: the FP8 weights replace the 16-bit copy (18 B/param).
@@ -244,7 +244,7 @@ TEST(ModelState, QloraStoresNf4WithItsScales) {
   const Gpu& gpu = *io::builtin_catalog().find_gpu("h100-sxm");
   const MemoryEstimate e = estimate_memory(w, gpu);
   const ModelShape& m = w.model;
-  const double linears = m.layers * (attention_params_per_layer(m) + mlp_params(m, m.ffn));
+  const double linears = m.layers * (attention_params_per_layer(m) + mlp_params_per_layer(m));
   const double other = count_params(m).total() - linears;
   const double nf4 = 0.5 + 1.0 / 64 + 4.0 / (64 * 256);
   EXPECT_NEAR(e.peak.weights, linears * nf4 + other * 2 + 4 * e.peak.trainable_params, 1.0);

@@ -27,7 +27,7 @@ ModelShape gpt(int layers, long long h, int heads, long long vocab) {
 TEST(Params, GptLayerIs12hSquaredPlus13h) {
   // Narayanan et al. 2021 eq. (2): per layer 12h^2 + 13h with biases and two LayerNorms.
   const ModelShape m = gpt(1, 1024, 16, 0);
-  const double per_layer = attention_params_per_layer(m) + mlp_params(m, m.ffn) + 2 * 2 * 1024.0;
+  const double per_layer = attention_params_per_layer(m) + mlp_params_per_layer(m) + 2 * 2 * 1024.0;
   EXPECT_DOUBLE_EQ(per_layer, 12.0 * 1024 * 1024 + 13.0 * 1024);
 }
 
@@ -42,7 +42,7 @@ TEST(Params, GqaAndSwigluLlama3_8b) {
   // 32 layers -> 6.98B, embeddings 2*128256*4096 = 1.05B, total 8.03B.
   const ModelShape& m = *io::builtin_catalog().find_model("llama3-8b");
   EXPECT_DOUBLE_EQ(attention_params_per_layer(m), 4096.0 * 4096 * 2 + 2.0 * 4096 * 1024);
-  EXPECT_DOUBLE_EQ(mlp_params(m, m.ffn), 3.0 * 4096 * 14336);
+  EXPECT_DOUBLE_EQ(mlp_params_per_layer(m), 3.0 * 4096 * 14336);
   EXPECT_NEAR(count_params(m).total(), 8.030e9, 0.001e9);
 }
 

@@ -1,0 +1,304 @@
+#include "model/layer.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace scaleout {
+
+double local_kv_heads(const ModelShape& m, double tp) {
+  return std::max(1.0, static_cast<double>(m.kv_heads) / tp);
+}
+
+int moe_layer_count(const ModelShape& m) {
+  return m.is_moe() ? std::max(0, m.layers - m.moe.dense_layers) : 0;
+}
+
+namespace {
+
+// Appends operations to a LayerOps; each helper fills one kind.
+class Builder {
+ public:
+  Builder(LayerOps& out, const ModelShape& m, const LayerSplit& s)
+      : out_(out), h_(static_cast<double>(m.hidden)), s_(s) {}
+
+  LayerOp& add(OpKind kind, OpBlock block) {
+    LayerOp& op = out_.ops[static_cast<std::size_t>(out_.size++)];
+    op.kind = kind;
+    op.block = block;
+    return op;
+  }
+  // A matmul of k -> n per GPU (already split), owning `params` weights of
+  // which one GPU holds `local`.
+  LayerOp& gemm(OpBlock block, TpSplit split, double n, double k, double params, double local,
+                int fuse = 0) {
+    LayerOp& op = add(OpKind::gemm, block);
+    op.split = split;
+    op.n = n;
+    op.k = k;
+    op.params = params;
+    op.local_params = local;
+    op.fuse = fuse;
+    // Shared experts' outputs are reduced with the routed experts' (one all-reduce).
+    if (split == TpSplit::row && block != OpBlock::shared_experts) ++out_.tp_reductions;
+    return op;
+  }
+  LayerOp& elementwise(OpBlock block, double bytes_per_token, double params = 0) {
+    LayerOp& op = add(OpKind::elementwise, block);
+    op.bytes_per_token = bytes_per_token;
+    op.params = params;
+    op.local_params = params;
+    return op;
+  }
+  // Norm (reads and writes the residual stream; stores its input).
+  void norm(double params) {
+    LayerOp& op = elementwise(OpBlock::norm, 4.0 * h_ / s_.seq_div, params);
+    op.input = {h_ / s_.seq_div, Stored::act16};
+  }
+  void residual() { elementwise(OpBlock::other, 6.0 * h_ / s_.seq_div); }
+  void dropout() {
+    LayerOp& op = elementwise(OpBlock::other, 5.0 * h_ / s_.seq_div);
+    op.output = {h_ / s_.seq_div, Stored::mask};
+  }
+
+ private:
+  LayerOps& out_;
+  double h_;
+  const LayerSplit& s_;
+};
+
+// Parameters of a linear in -> out with an optional bias.
+double linear(double in, double out, bool bias) { return in * out + (bias ? out : 0.0); }
+
+void describe_attention(Builder& b, const ModelShape& m, const LayerSplit& s, LayerOps& out) {
+  const double h = static_cast<double>(m.hidden);
+  const double a = m.heads;
+  const double t = s.tp;
+  const double sd = s.seq_div;
+  if (m.is_mla()) {
+    // DeepSeek-V2 §2.1: queries through a low-rank latent (with its norm),
+    // keys/values through a shared latent plus a decoupled RoPE key.
+    const MlaShape& x = m.mla;
+    const double qk = x.qk_nope_head_dim + x.qk_rope_head_dim;
+    const double latent = x.kv_lora_rank + x.qk_rope_head_dim;
+    bool first = true;
+    auto input = [&](LayerOp& op) {
+      if (first) op.input = {h / sd, Stored::gemm_input};  // the projections' input
+      first = false;
+    };
+    if (x.q_lora_rank > 0) {
+      const double qa = h * x.q_lora_rank + x.q_lora_rank;
+      LayerOp& q_a = b.gemm(OpBlock::attention, TpSplit::none, x.q_lora_rank, h, qa, qa / t);
+      input(q_a);
+      q_a.output = {2.0 * x.q_lora_rank / sd, Stored::act16};  // latent and its norm
+      const double qb = x.q_lora_rank * a * qk;
+      LayerOp& q_b =
+          b.gemm(OpBlock::attention, TpSplit::column, a * qk / t, x.q_lora_rank, qb, qb / t);
+      q_b.output = {a * qk / t, Stored::act16};  // queries
+    } else {
+      const double q = h * a * qk;
+      LayerOp& op = b.gemm(OpBlock::attention, TpSplit::column, a * qk / t, h, q, q / t);
+      input(op);
+      op.output = {a * qk / t, Stored::act16};
+    }
+    const double kva = h * latent + x.kv_lora_rank;
+    LayerOp& kv_a = b.gemm(OpBlock::attention, TpSplit::none, latent, h, kva, kva / t);
+    input(kv_a);
+    kv_a.output = {2.0 * latent / sd, Stored::act16};  // latent and its norm
+    if (s.absorbed_mla) {
+      // W_UK absorbed into the queries, W_UV into the output (decode).
+      const double uk = x.kv_lora_rank * a * x.qk_nope_head_dim;
+      const double uv = x.kv_lora_rank * a * x.v_head_dim;
+      b.gemm(OpBlock::attention, TpSplit::column, a / t * x.kv_lora_rank, x.qk_nope_head_dim, uk,
+             uk / t);
+      b.gemm(OpBlock::attention, TpSplit::column, a / t * x.v_head_dim, x.kv_lora_rank, uv, uv / t);
+    } else {
+      const double kvb = x.kv_lora_rank * a * (x.qk_nope_head_dim + x.v_head_dim);
+      LayerOp& kv_b =
+          b.gemm(OpBlock::attention, TpSplit::column, a * (x.qk_nope_head_dim + x.v_head_dim) / t,
+                 x.kv_lora_rank, kvb, kvb / t);
+      kv_b.output = {a * (qk + x.v_head_dim) / t, Stored::act16};  // keys and values
+    }
+    if (m.position == PositionKind::rope) b.elementwise(OpBlock::other, 4.0 * 2.0 * a * qk / t);
+    LayerOp& core = b.add(OpKind::attention, OpBlock::attention);
+    core.heads = a / t;
+    core.qk_dim = qk;
+    core.v_dim = x.v_head_dim;
+    out.attn_out_local = a * x.v_head_dim / t;
+    const double o = a * x.v_head_dim * h;
+    LayerOp& op = b.gemm(OpBlock::attention, TpSplit::row, h, out.attn_out_local, o, o / t);
+    op.input = {out.attn_out_local, Stored::gemm_input};
+    return;
+  }
+  const double d = m.head_size();
+  const double k = m.kv_heads;
+  const double kv_local = local_kv_heads(m, t) * d;
+  const bool qkv_bias = m.linear_bias || m.qkv_bias;
+  // Q, K and V run as one fused matmul; a GQA K/V head is replicated when tp
+  // exceeds the K/V heads, so each rank holds max(1, k/t) of them.
+  const double q = linear(h, a * d, qkv_bias);
+  LayerOp& q_op = b.gemm(OpBlock::attention, TpSplit::column, a * d / t, h, q, q / t, 1);
+  q_op.input = {h / s.seq_div, Stored::gemm_input};
+  q_op.output = {a * d / t, Stored::act16};
+  const double kv = linear(h, k * d, qkv_bias);
+  const double kv_share = local_kv_heads(m, t) / std::max(1.0, k);
+  for (int i = 0; i < 2; ++i) {
+    LayerOp& op = b.gemm(OpBlock::attention, TpSplit::column, kv_local, h, kv, kv * kv_share, 1);
+    op.output = {kv_local, Stored::act16};
+  }
+  if (m.position == PositionKind::rope) {
+    b.elementwise(OpBlock::other, 4.0 * (a * d / t + kv_local));  // rotary on q, k
+  }
+  LayerOp& core = b.add(OpKind::attention, OpBlock::attention);
+  core.heads = a / t;
+  core.qk_dim = d;
+  core.v_dim = d;
+  out.attn_out_local = a * d / t;
+  const double o = linear(a * d, h, m.linear_bias);
+  LayerOp& o_op = b.gemm(OpBlock::attention, TpSplit::row, h, out.attn_out_local, o, o / t);
+  o_op.input = {out.attn_out_local, Stored::gemm_input};
+}
+
+// A dense MLP of intermediate size f (whole model) split over t: fc1 (and
+// the gate, fused with it), the activation, fc2. `copies`: token copies per
+// token (routed experts), `count` identical matmuls of `rows` rows per token.
+struct MlpSpec {
+  OpBlock block;
+  double f;            // intermediate size of one expert (or of the dense MLP)
+  double experts = 1;  // experts the parameters count (routed or shared), 1 for dense
+  double local_div;    // divisor of the parameters one GPU holds
+  double width = 1;    // experts run as one matmul (shared experts)
+  double rows = 1, count = 1;
+  double copies = 1;                // token copies per token (stored tensors)
+  Stored fc1_input = Stored::none;  // the MLP input, when this MLP stores it
+  Stored fc2_input = Stored::act16;
+  int fuse = 0;
+};
+
+// Appends fc1 (and the gate), fc2; returns fc2.
+LayerOp& describe_mlp(Builder& b, const ModelShape& m, const LayerSplit& s, const MlpSpec& x) {
+  const double h = static_cast<double>(m.hidden);
+  const double f_local = x.f * x.width / s.tp;
+  const bool swiglu = m.mlp == MlpKind::swiglu;
+  const double up = x.experts * linear(h, x.f, m.linear_bias);
+  LayerOp& fc1 = b.gemm(x.block, TpSplit::column, f_local, h, up, up / x.local_div, x.fuse);
+  fc1.rows = x.rows;
+  fc1.count = x.count;
+  fc1.input = {x.fc1_input == Stored::none ? 0.0 : h / s.seq_div, x.fc1_input};
+  fc1.output = {x.copies * f_local, Stored::act16};
+  if (swiglu) {
+    LayerOp& gate = b.gemm(x.block, TpSplit::column, f_local, h, up, up / x.local_div, x.fuse);
+    gate.rows = x.rows;
+    gate.count = x.count;
+    gate.output = {x.copies * f_local, Stored::act16};
+  }
+  const double down = x.experts * linear(x.f, h, m.linear_bias);
+  LayerOp& fc2 = b.gemm(x.block, TpSplit::row, h, f_local, down, down / x.local_div);
+  fc2.rows = x.rows;
+  fc2.count = x.count;
+  fc2.input = {x.copies * f_local, x.fc2_input};
+  return fc2;
+}
+
+void describe_adapters(Builder& b, const ModelShape& m, bool moe_layer, const LayerSplit& s,
+                       const AdapterSpec& ad) {
+  // Adapters x A (r columns) then (x A) B on each adapted linear, trained:
+  // r * (in + out) parameters each.
+  const double r = ad.rank;
+  const double h = static_cast<double>(m.hidden);
+  const double d = m.head_size();
+  auto adapter = [&](double in, double out) {
+    const double p = r * (in + out);
+    LayerOp& a = b.gemm(OpBlock::adapter, TpSplit::none, r, h, p, p / s.tp);
+    a.frozen_under_lora = false;
+    a.output = {r, Stored::act16};  // the rank-r intermediate
+    LayerOp& bb = b.gemm(OpBlock::adapter, TpSplit::none, h, r, 0, 0);
+    bb.frozen_under_lora = false;
+  };
+  adapter(h, m.heads * d);     // q
+  adapter(h, m.kv_heads * d);  // k
+  adapter(h, m.kv_heads * d);  // v
+  adapter(m.heads * d, h);     // o
+  if (ad.attention_only) return;
+  const double f = static_cast<double>(moe_layer ? m.moe.expert_ffn : m.ffn);
+  const int mats = m.mlp == MlpKind::swiglu ? 3 : 2;
+  for (int i = 0; i < mats; ++i) adapter(h, f);
+}
+
+}  // namespace
+
+LayerOps describe_layer(const ModelShape& m, bool moe_layer, const LayerSplit& s,
+                        const AdapterSpec& adapters) {
+  LayerOps out;
+  out.moe = moe_layer;
+  Builder b(out, m, s);
+  const double h = static_cast<double>(m.hidden);
+  const double norm_params = m.norm == NormKind::layernorm ? 2.0 * h : h;
+
+  // Attention block (Korthikanti et al. 2022 §4.1).
+  b.norm(norm_params);
+  describe_attention(b, m, s, out);
+  if (m.dropout) b.dropout();
+  b.residual();
+
+  // MLP block.
+  b.norm(norm_params);
+  const bool swiglu = m.mlp == MlpKind::swiglu;
+  if (moe_layer) {
+    const MoeShape& e = m.moe;
+    const double copies = e.top_k * e.capacity_factor;  // routed token copies per token
+    const double router = e.experts * h;
+    LayerOp& r = b.gemm(OpBlock::router, TpSplit::none, e.experts, h, router, router / s.tp);
+    r.input = {h / s.seq_div, Stored::act16};
+    r.output = {e.experts / s.seq_div, Stored::fp32};  // router probabilities
+    LayerOp& permute = b.elementwise(OpBlock::other, 4.0 * h * e.top_k);
+    permute.output = {copies * h / s.seq_div, Stored::act16};  // dispatched expert inputs
+    // Each GPU runs its E/ep experts on top_k * capacity_factor token copies
+    // (balanced routing).
+    const double local_experts = std::max(1.0, static_cast<double>(e.experts) / s.ep);
+    const double fe = static_cast<double>(e.expert_ffn);
+    MlpSpec routed{OpBlock::experts, fe, static_cast<double>(e.experts), s.ep * s.tp};
+    routed.rows = copies / local_experts;
+    routed.count = std::floor(local_experts);
+    routed.copies = copies;
+    routed.fuse = 2;
+    describe_mlp(b, m, s, routed).output = {copies * h / s.seq_div,
+                                            Stored::act16};  // outputs before combine
+    b.elementwise(OpBlock::other, (swiglu ? 6.0 : 4.0) * fe / s.tp * copies);  // activation
+    if (e.shared_experts > 0) {
+      MlpSpec shared{OpBlock::shared_experts, fe, static_cast<double>(e.shared_experts), s.tp};
+      shared.width = e.shared_experts;
+      shared.fuse = 3;
+      describe_mlp(b, m, s, shared);
+    }
+    b.elementwise(OpBlock::other, 4.0 * h * e.top_k);  // unpermute
+  } else {
+    MlpSpec dense{OpBlock::mlp, static_cast<double>(m.ffn), 1.0, s.tp};
+    dense.fc1_input = Stored::gemm_input;
+    dense.fc2_input = Stored::gemm_input;
+    dense.fuse = 2;
+    describe_mlp(b, m, s, dense);
+    b.elementwise(OpBlock::other,
+                  (swiglu ? 6.0 : 4.0) * static_cast<double>(m.ffn) / s.tp);  // activation
+  }
+  if (m.dropout) b.dropout();
+  b.residual();
+
+  if (adapters.rank > 0) describe_adapters(b, m, moe_layer, s, adapters);
+  return out;
+}
+
+double block_params(const LayerOps& ops, OpBlock block) {
+  double p = 0;
+  for (const LayerOp& op : ops)
+    if (op.block == block) p += op.params;
+  return p;
+}
+
+double block_local_params(const LayerOps& ops, OpBlock block) {
+  double p = 0;
+  for (const LayerOp& op : ops)
+    if (op.block == block) p += op.local_params;
+  return p;
+}
+
+}  // namespace scaleout

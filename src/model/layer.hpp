@@ -1,0 +1,148 @@
+// One description of a transformer layer's work: the operations of its
+// forward pass in execution order, each with the matmul or kernel it runs,
+// the parameters it owns, the tensors it stores for the backward pass and the
+// collective it needs under tensor parallelism. Parameter counts
+// (`model/params`), memory (`memory/memory`), training compute
+// (`perf/compute`), step time (`perf/step`) and serving (`inference/serving`)
+// are all derived from this list (docs/model.md, "The layer description").
+//
+// The list is a fixed-size array: describing a layer allocates nothing, so
+// the planner's hot path can describe each candidate's layers.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "model/transformer.hpp"
+
+namespace scaleout {
+
+// What an operation runs.
+enum class OpKind : std::uint8_t {
+  gemm,         // a matmul [rows x k] * [k x n] per token row
+  attention,    // the attention core (QK^T, softmax, AV)
+  elementwise,  // a memory-bound kernel (norm, activation, residual, dropout, rotary, permute)
+};
+
+// The part of the layer an operation belongs to (what parameter counts sum).
+enum class OpBlock : std::uint8_t {
+  attention,       // Q, K, V, O projections, MLA latents, the attention core
+  mlp,             // the dense MLP
+  router,          // the MoE router
+  experts,         // routed experts (every expert's weights; top_k of them per token)
+  shared_experts,  // always-active experts (DeepSeek)
+  adapter,         // LoRA adapters
+  norm,            // layer norms
+  other,           // parameter-free kernels (residual adds, dropout, rotary, permutes)
+};
+
+// How a matmul's weight is split over tensor parallelism (Megatron-LM):
+// column-parallel layers split their output, row-parallel layers their input
+// and all-reduce (reduce-scatter with SP) their output.
+enum class TpSplit : std::uint8_t { none, column, row };
+
+// What a stored tensor is, which sets its bytes per element in the memory
+// model (docs/model.md, "Activations").
+enum class Stored : std::uint8_t {
+  none,
+  act16,       // a 16-bit activation
+  gemm_input,  // the saved input of a trained linear (FP8 under Transformer Engine)
+  mask,        // a 1-byte dropout mask
+  fp32,        // a 32-bit value (router probabilities, log-sum-exp)
+};
+
+// A tensor an operation keeps for the backward pass, per local token.
+struct StoredTensor {
+  double elems = 0;  // elements per token on one GPU (after TP/SP division)
+  Stored kind = Stored::none;
+};
+
+struct LayerOp {
+  OpKind kind = OpKind::gemm;
+  OpBlock block = OpBlock::other;
+  TpSplit split = TpSplit::none;
+  // gemm: one matmul of rows x k by k x n on one GPU, `count` identical ones;
+  // `rows` is token rows per local token (routed experts: top_k x capacity
+  // copies shared among the local experts). `fuse` groups consecutive
+  // matmuls with the same input that run as one kernel (fused QKV, fused
+  // gate and up); 0 = alone.
+  double rows = 1, n = 0, k = 0, count = 1;
+  int fuse = 0;
+  // elementwise: bytes moved per local token (16-bit values, read + write).
+  double bytes_per_token = 0;
+  // attention: query heads on one GPU and the Q/K and V widths per head.
+  double heads = 0, qk_dim = 0, v_dim = 0;
+  // Parameters the operation owns: in the whole model (per layer) and on one
+  // GPU under the split (before ZeRO sharding).
+  double params = 0, local_params = 0;
+  // Tensors kept for the backward pass: the input (stored once per fused
+  // group) and the output.
+  StoredTensor input, output;
+  // A frozen base weight under LoRA (no weight gradient).
+  bool frozen_under_lora = true;
+};
+
+// How the layer is split across GPUs.
+struct LayerSplit {
+  double tp = 1;       // tensor-parallel degree
+  double seq_div = 1;  // divisor of the residual stream (tp with sequence parallelism, else 1)
+  int ep = 1;          // expert-parallel degree
+  // MLA decode absorbs the key/value up-projections into the query and
+  // output (DeepSeek-V2 §2.1.2); training decompresses keys and values.
+  bool absorbed_mla = false;
+};
+
+// LoRA adapters on the layer's linears (rank 0: none).
+struct AdapterSpec {
+  int rank = 0;
+  bool attention_only = false;  // adapters on Q, K, V, O only
+};
+
+inline constexpr int kMaxLayerOps = 40;
+
+struct LayerOps {
+  std::array<LayerOp, kMaxLayerOps> ops{};
+  int size = 0;
+  bool moe = false;
+  // Row-parallel matmuls: the all-reduces (reduce-scatter + all-gather with
+  // SP) of the layer's forward pass under tensor parallelism.
+  int tp_reductions = 0;
+  // Attention output width per GPU (input of the output projection).
+  double attn_out_local = 0;
+  const LayerOp* begin() const { return ops.data(); }
+  const LayerOp* end() const { return ops.data() + size; }
+};
+
+// K/V heads one tensor-parallel rank keeps: k / tp, at least one (a GQA head
+// is replicated when tp exceeds the K/V heads).
+double local_kv_heads(const ModelShape& m, double tp);
+
+// The operations of one layer (moe_layer: the MLP is a MoE block) under a split.
+LayerOps describe_layer(const ModelShape& m, bool moe_layer, const LayerSplit& split = {},
+                        const AdapterSpec& adapters = {});
+
+// Calls f(op, n) for each matmul as it runs: a single gemm operation, or a
+// fused group of consecutive ones (`op` is the group's first, `n` the
+// group's summed output width).
+template <class F>
+void for_each_matmul(const LayerOps& ops, F&& f) {
+  for (int i = 0; i < ops.size; ++i) {
+    const LayerOp& op = ops.ops[static_cast<std::size_t>(i)];
+    if (op.kind != OpKind::gemm) continue;
+    double n = op.n;
+    while (op.fuse != 0 && i + 1 < ops.size &&
+           ops.ops[static_cast<std::size_t>(i + 1)].fuse == op.fuse) {
+      n += ops.ops[static_cast<std::size_t>(++i)].n;
+    }
+    f(op, n);
+  }
+}
+
+// Sums over a description (parameters per block, whole model or one GPU).
+double block_params(const LayerOps& ops, OpBlock block);
+double block_local_params(const LayerOps& ops, OpBlock block);
+
+// Layers of the model that are MoE layers (the first `dense_layers` stay dense).
+int moe_layer_count(const ModelShape& m);
+
+}  // namespace scaleout

@@ -1,0 +1,126 @@
+#include "model/layer.hpp"
+
+#include <gtest/gtest.h>
+
+#include "io/catalog_reader.hpp"
+#include "model/params.hpp"
+
+namespace scaleout {
+namespace {
+
+const ModelShape& zoo(const char* id) { return *io::builtin_catalog().find_model(id); }
+
+int count(const LayerOps& ops, OpKind kind) {
+  int n = 0;
+  for (const LayerOp& op : ops)
+    if (op.kind == kind) ++n;
+  return n;
+}
+
+TEST(Layer, DenseLlamaHasFusedQkvAndGatedMlp) {
+  const LayerOps ops = describe_layer(zoo("llama3-8b"), false);
+  int matmuls = 0;
+  double qkv = 0;
+  for_each_matmul(ops, [&](const LayerOp& op, double n) {
+    if (matmuls++ == 0) qkv = n;
+    EXPECT_GT(op.k, 0);
+  });
+  // QKV, O, gate+up, down: four matmuls as they run.
+  EXPECT_EQ(matmuls, 4);
+  EXPECT_DOUBLE_EQ(qkv, (32 + 2 * 8) * 128.0);
+  EXPECT_EQ(count(ops, OpKind::attention), 1);
+  EXPECT_EQ(ops.tp_reductions, 2);
+}
+
+TEST(Layer, BlocksSumToTheModelsParameters) {
+  for (const char* id : {"llama3-8b", "gpt3-175b", "deepseek-v3", "mixtral-8x7b"}) {
+    const ModelShape& m = zoo(id);
+    const ParamCounts pc = count_params(m);
+    const LayerOps dense = describe_layer(m, false);
+    double layers = 0;
+    for (const LayerOp& op : dense) layers += op.params;
+    const int moe = moe_layer_count(m);
+    layers *= m.layers - moe;
+    if (moe > 0) {
+      const LayerOps e = describe_layer(m, true);
+      double one = 0;
+      for (const LayerOp& op : e) one += op.params;
+      layers += moe * one;
+    }
+    const double h = static_cast<double>(m.hidden);
+    const double final_norm = m.norm == NormKind::layernorm ? 2.0 * h : h;
+    EXPECT_NEAR(layers + final_norm, pc.total() - pc.embedding - pc.output, 1e-6 * pc.total())
+        << id;
+  }
+}
+
+TEST(Layer, GqaHeadsAreReplicatedBeyondTheirCount) {
+  const ModelShape& m = zoo("llama3-8b");  // 8 K/V heads
+  LayerSplit s;
+  s.tp = 16;
+  const LayerOps ops = describe_layer(m, false, s);
+  // K and V keep one head each per rank: h * d weights each.
+  const double kv_local = 2.0 * static_cast<double>(m.hidden) * m.head_size();
+  double attn = block_local_params(ops, OpBlock::attention);
+  const double qo = 2.0 * static_cast<double>(m.hidden) * m.heads * m.head_size() / 16;
+  EXPECT_DOUBLE_EQ(attn, qo + kv_local);
+  EXPECT_DOUBLE_EQ(local_kv_heads(m, 16), 1.0);
+  EXPECT_DOUBLE_EQ(local_kv_heads(m, 4), 2.0);
+}
+
+TEST(Layer, ExpertsSplitOverEpAndTp) {
+  const ModelShape& m = zoo("mixtral-8x7b");
+  LayerSplit s;
+  s.tp = 2;
+  s.ep = 4;
+  const LayerOps ops = describe_layer(m, true, s);
+  EXPECT_DOUBLE_EQ(block_local_params(ops, OpBlock::experts),
+                   block_params(ops, OpBlock::experts) / 8);
+  EXPECT_EQ(ops.tp_reductions, 2);
+  for (const LayerOp& op : ops) {
+    if (op.block != OpBlock::experts) continue;
+    EXPECT_DOUBLE_EQ(op.count, 2.0);  // 8 experts over EP 4
+    EXPECT_DOUBLE_EQ(op.rows, m.moe.top_k * m.moe.capacity_factor / 2.0);
+  }
+}
+
+TEST(Layer, AdaptersAreTrainedAndOwnRTimesInPlusOut) {
+  const ModelShape& m = zoo("llama3-8b");
+  AdapterSpec a;
+  a.rank = 16;
+  const LayerOps ops = describe_layer(m, false, {}, a);
+  const double h = static_cast<double>(m.hidden);
+  const double d = m.head_size();
+  const double f = static_cast<double>(m.ffn);
+  const double expect = 16.0 * (2.0 * (h + m.heads * d) + 2.0 * (h + m.kv_heads * d) + 3 * (h + f));
+  EXPECT_DOUBLE_EQ(block_params(ops, OpBlock::adapter), expect);
+  for (const LayerOp& op : ops) EXPECT_EQ(op.frozen_under_lora, op.block != OpBlock::adapter);
+  a.attention_only = true;
+  EXPECT_LT(block_params(describe_layer(m, false, {}, a), OpBlock::adapter), expect);
+}
+
+TEST(Layer, AbsorbedMlaReplacesTheKeyValueUpProjection) {
+  const ModelShape& m = zoo("deepseek-v3");
+  LayerSplit s;
+  const LayerOps train = describe_layer(m, false, s);
+  s.absorbed_mla = true;
+  const LayerOps decode = describe_layer(m, false, s);
+  // Same weights, one more matmul (W_UK and W_UV apart).
+  EXPECT_DOUBLE_EQ(block_params(train, OpBlock::attention),
+                   block_params(decode, OpBlock::attention));
+  EXPECT_EQ(count(decode, OpKind::gemm), count(train, OpKind::gemm) + 1);
+}
+
+TEST(Layer, EveryDescriptionFitsTheFixedArray) {
+  // The largest description: MoE with shared experts, dropout, GELU biases and adapters.
+  ModelShape m = zoo("deepseek-v3");
+  m.dropout = true;
+  AdapterSpec a;
+  a.rank = 8;
+  const LayerOps ops = describe_layer(m, true, {}, a);
+  EXPECT_LE(ops.size, kMaxLayerOps);
+  EXPECT_GT(ops.size, 20);
+}
+
+}  // namespace
+}  // namespace scaleout
