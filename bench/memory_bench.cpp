@@ -47,7 +47,10 @@ BENCHMARK(BM_EstimateMemory);
 
 namespace {
 
-// One full evaluation the planner makes per candidate: memory, then step time.
+// One full evaluation the planner makes per candidate: memory, then step
+// time, with the layers described once per (tp, sp, ep) as the planner does
+// (micro-batch, interleaving, ZeRO stage, recompute and offload leave the
+// description unchanged).
 void BM_EstimateMemoryAndStep(benchmark::State& state) {
   const scaleout::Catalog& c = scaleout::io::builtin_catalog();
   scaleout::Workload w = llama70_candidate();
@@ -55,16 +58,30 @@ void BM_EstimateMemoryAndStep(benchmark::State& state) {
   const scaleout::Server& server = *c.find_server("dgx-h100");
   const scaleout::Fabric* fabric = c.find_fabric("ib-ndr");
   const scaleout::PerfConstants k = scaleout::perf_constants(gpu, w.framework);
+  const scaleout::DescribedLayers layers = scaleout::describe_layers(w);
   int mb = 1;
   for (auto _ : state) {
     w.layout.micro_batch = mb;
     mb = mb % 4 + 1;
-    const scaleout::MemoryEstimate mem = scaleout::estimate_memory(w, gpu);
-    benchmark::DoNotOptimize(scaleout::estimate_step(w, server, gpu, fabric, k, mem));
+    const scaleout::MemoryEstimate mem = scaleout::estimate_memory(w, gpu, {}, layers);
+    benchmark::DoNotOptimize(scaleout::estimate_step(w, server, gpu, fabric, k, mem, layers));
   }
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_EstimateMemoryAndStep);
+
+// Describing a candidate's layers (once per tp, sp and ep in the planner).
+void BM_DescribeLayers(benchmark::State& state) {
+  scaleout::Workload w = llama70_candidate();
+  int tp = 1;
+  for (auto _ : state) {
+    w.layout.tp = tp;
+    tp = tp % 8 + 1;
+    benchmark::DoNotOptimize(scaleout::describe_layers(w));
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_DescribeLayers);
 
 }  // namespace
 

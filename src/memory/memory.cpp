@@ -73,23 +73,6 @@ double optimizer_moment_bytes(const Workload& w) {
   return 8.0;
 }
 
-// Bytes per element of a stored tensor (model/layer.hpp `Stored`).
-double stored_bytes(const Workload& w, const StoredTensor& t) {
-  switch (t.kind) {
-    case Stored::none:
-      return 0.0;
-    case Stored::act16:
-      return kAct * t.elems;
-    case Stored::gemm_input:
-      return gemm_input_bytes(w) * t.elems;
-    case Stored::mask:
-      return kMask * t.elems;
-    case Stored::fp32:
-      return 4.0 * t.elems;
-  }
-  return 0.0;
-}
-
 // Bytes per local token stored by one described layer with nothing
 // recomputed, or with the attention core dropped when `core_recomputed`
 // (selective recompute or FlashAttention, which never materialises the
@@ -97,17 +80,16 @@ double stored_bytes(const Workload& w, const StoredTensor& t) {
 // 2022 §4.1: 34sbh + 5as^2b for GPT with dropout), and the attention core's
 // softmax (and dropout) or FlashAttention's log-sum-exp.
 double layer_bytes_per_token(const Workload& w, const LayerOps& ops, bool core_recomputed) {
+  double bytes = kAct * stored_elems(ops, Stored::act16) +
+                 gemm_input_bytes(w) * stored_elems(ops, Stored::gemm_input) +
+                 kMask * stored_elems(ops, Stored::mask) + 4.0 * stored_elems(ops, Stored::fp32);
+  const double heads = ops.core_heads;
   const double s_kv = static_cast<double>(w.seq_len);
-  double bytes = 0;
-  for (const LayerOp& op : ops) {
-    bytes += stored_bytes(w, op.input) + stored_bytes(w, op.output);
-    if (op.kind != OpKind::attention) continue;
-    if (core_recomputed) {
-      if (w.layout.flash_attention) bytes += 4.0 * op.heads;  // fp32 log-sum-exp per head
-    } else {
-      bytes += kAct * op.heads * s_kv;                                 // softmax output
-      if (w.model.dropout) bytes += (kMask + kAct) * op.heads * s_kv;  // dropout mask and output
-    }
+  if (core_recomputed) {
+    if (w.layout.flash_attention) bytes += 4.0 * heads;  // fp32 log-sum-exp per head
+  } else {
+    bytes += kAct * heads * s_kv;                                 // softmax output
+    if (w.model.dropout) bytes += (kMask + kAct) * heads * s_kv;  // dropout mask and output
   }
   return bytes;
 }
@@ -147,21 +129,16 @@ struct LayerParams {
 
 LayerParams layer_params(const LayerOps& ops) {
   LayerParams p;
-  for (const LayerOp& op : ops) {
-    switch (op.block) {
-      case OpBlock::experts:
-        p.experts += op.local_params;
-        break;
-      case OpBlock::adapter:
-        p.adapters += op.local_params;
-        break;
-      case OpBlock::norm:
-        p.dense += op.local_params;
-        break;
-      default:
-        p.dense += op.local_params;
-        p.quantisable += op.local_params;
-        break;
+  for (int b = 0; b < kOpBlocks; ++b) {
+    const OpBlock block = static_cast<OpBlock>(b);
+    const double local = block_local_params(ops, block);
+    if (block == OpBlock::experts) {
+      p.experts += local;
+    } else if (block == OpBlock::adapter) {
+      p.adapters += local;
+    } else {
+      p.dense += local;
+      if (block != OpBlock::norm) p.quantisable += local;
     }
   }
   return p;
@@ -256,6 +233,11 @@ double full_layer_activation_bytes(const Workload& w, bool moe_layer) {
 }
 
 MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const OverheadModel& ovh) {
+  return estimate_memory(w, gpu, ovh, describe_layers(w));
+}
+
+MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const OverheadModel& ovh,
+                               const DescribedLayers& layers) {
   const ModelShape& m = w.model;
   const Layout& ly = w.layout;
   const double t = ly.tp;
@@ -278,7 +260,7 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
   // The two kinds of layer (dense, MoE), described once: the parameters one
   // GPU holds and the activations it stores per layer.
   const int moe_first = m.is_moe() ? m.moe.dense_layers : m.layers;
-  const LayerOps dense_ops = describe_layer(w, false);
+  const LayerOps& dense_ops = layers.dense;
   const LayerParams dense_p = layer_params(dense_ops);
   const double act_dense = activation_bytes(w, dense_ops);
   LayerParams moe_p;
@@ -287,7 +269,7 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
   const bool full = ly.recompute == Recompute::full;
   if (full) full_dense = local_tokens(w) * layer_bytes_per_token(w, dense_ops, ly.flash_attention);
   if (m.is_moe()) {
-    const LayerOps moe_ops = describe_layer(w, true);
+    const LayerOps& moe_ops = layers.moe;
     moe_p = layer_params(moe_ops);
     act_moe = activation_bytes(w, moe_ops);
     if (full) full_moe = local_tokens(w) * layer_bytes_per_token(w, moe_ops, ly.flash_attention);

@@ -79,5 +79,8 @@ double full_layer_activation_bytes(const Workload& w, bool moe_layer);
 
 MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu,
                                const OverheadModel& overhead = {});
+// The same with the workload's layers already described (describe_layers(w)).
+MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const OverheadModel& overhead,
+                               const DescribedLayers& layers);
 
 }  // namespace scaleout

@@ -22,7 +22,7 @@ class Builder {
       : out_(out), h_(static_cast<double>(m.hidden)), s_(s) {}
 
   LayerOp& add(OpKind kind, OpBlock block) {
-    LayerOp& op = out_.ops[static_cast<std::size_t>(out_.size++)];
+    LayerOp& op = out_.push();
     op.kind = kind;
     op.block = block;
     return op;
@@ -284,21 +284,15 @@ LayerOps describe_layer(const ModelShape& m, bool moe_layer, const LayerSplit& s
   b.residual();
 
   if (adapters.rank > 0) describe_adapters(b, m, moe_layer, s, adapters);
+
+  for (const LayerOp& op : out) {
+    out.params[static_cast<std::size_t>(op.block)] += op.params;
+    out.local_params[static_cast<std::size_t>(op.block)] += op.local_params;
+    out.stored[static_cast<std::size_t>(op.input.kind)] += op.input.elems;
+    out.stored[static_cast<std::size_t>(op.output.kind)] += op.output.elems;
+    if (op.kind == OpKind::attention) out.core_heads += op.heads;
+  }
   return out;
-}
-
-double block_params(const LayerOps& ops, OpBlock block) {
-  double p = 0;
-  for (const LayerOp& op : ops)
-    if (op.block == block) p += op.params;
-  return p;
-}
-
-double block_local_params(const LayerOps& ops, OpBlock block) {
-  double p = 0;
-  for (const LayerOp& op : ops)
-    if (op.block == block) p += op.local_params;
-  return p;
 }
 
 }  // namespace scaleout

@@ -12,6 +12,8 @@
 
 #include <array>
 #include <cstdint>
+#include <new>
+#include <type_traits>
 
 #include "model/transformer.hpp"
 
@@ -36,6 +38,8 @@ enum class OpBlock : std::uint8_t {
   other,           // parameter-free kernels (residual adds, dropout, rotary, permutes)
 };
 
+inline constexpr int kOpBlocks = 8;
+
 // How a matmul's weight is split over tensor parallelism (Megatron-LM):
 // column-parallel layers split their output, row-parallel layers their input
 // and all-reduce (reduce-scatter with SP) their output.
@@ -50,6 +54,8 @@ enum class Stored : std::uint8_t {
   mask,        // a 1-byte dropout mask
   fp32,        // a 32-bit value (router probabilities, log-sum-exp)
 };
+
+inline constexpr int kStoredKinds = 5;
 
 // A tensor an operation keeps for the backward pass, per local token.
 struct StoredTensor {
@@ -99,9 +105,14 @@ struct AdapterSpec {
 };
 
 inline constexpr int kMaxLayerOps = 40;
+static_assert(std::is_trivially_copyable_v<LayerOp> && std::is_trivially_destructible_v<LayerOp>);
 
-struct LayerOps {
-  std::array<LayerOp, kMaxLayerOps> ops{};
+// The operations of one layer. Storage is left uninitialised: only the
+// `size` operations added are constructed (describing a layer writes about
+// a third of the array).
+class LayerOps {
+ public:
+  LayerOps() {}  // NOLINT: storage deliberately uninitialised
   int size = 0;
   bool moe = false;
   // Row-parallel matmuls: the all-reduces (reduce-scatter + all-gather with
@@ -109,8 +120,27 @@ struct LayerOps {
   int tp_reductions = 0;
   // Attention output width per GPU (input of the output projection).
   double attn_out_local = 0;
-  const LayerOp* begin() const { return ops.data(); }
-  const LayerOp* end() const { return ops.data() + size; }
+  // Sums over the operations, filled when the description is complete:
+  // parameters by block (whole model and one GPU), stored elements per token
+  // by kind, and the attention core's query heads per GPU.
+  std::array<double, kOpBlocks> params{}, local_params{};
+  std::array<double, kStoredKinds> stored{};
+  double core_heads = 0;
+
+  const LayerOp& operator[](int i) const { return data()[i]; }
+  const LayerOp* begin() const { return data(); }
+  const LayerOp* end() const { return data() + size; }
+  // Appends a default operation (at most kMaxLayerOps).
+  LayerOp& push() { return *new (&storage_[static_cast<std::size_t>(size++)]) LayerOp{}; }
+
+ private:
+  struct alignas(LayerOp) Slot {
+    unsigned char bytes[sizeof(LayerOp)];
+  };
+  const LayerOp* data() const {
+    return std::launder(reinterpret_cast<const LayerOp*>(storage_.data()));
+  }
+  std::array<Slot, kMaxLayerOps> storage_;
 };
 
 // K/V heads one tensor-parallel rank keeps: k / tp, at least one (a GQA head
@@ -127,20 +157,25 @@ LayerOps describe_layer(const ModelShape& m, bool moe_layer, const LayerSplit& s
 template <class F>
 void for_each_matmul(const LayerOps& ops, F&& f) {
   for (int i = 0; i < ops.size; ++i) {
-    const LayerOp& op = ops.ops[static_cast<std::size_t>(i)];
+    const LayerOp& op = ops[i];
     if (op.kind != OpKind::gemm) continue;
     double n = op.n;
-    while (op.fuse != 0 && i + 1 < ops.size &&
-           ops.ops[static_cast<std::size_t>(i + 1)].fuse == op.fuse) {
-      n += ops.ops[static_cast<std::size_t>(++i)].n;
-    }
+    while (op.fuse != 0 && i + 1 < ops.size && ops[i + 1].fuse == op.fuse) n += ops[++i].n;
     f(op, n);
   }
 }
 
-// Sums over a description (parameters per block, whole model or one GPU).
-double block_params(const LayerOps& ops, OpBlock block);
-double block_local_params(const LayerOps& ops, OpBlock block);
+// Parameters of a block in one layer: whole model, or one GPU under the split.
+inline double block_params(const LayerOps& ops, OpBlock block) {
+  return ops.params[static_cast<std::size_t>(block)];
+}
+inline double block_local_params(const LayerOps& ops, OpBlock block) {
+  return ops.local_params[static_cast<std::size_t>(block)];
+}
+// Elements per token the layer stores of one kind.
+inline double stored_elems(const LayerOps& ops, Stored kind) {
+  return ops.stored[static_cast<std::size_t>(kind)];
+}
 
 // Layers of the model that are MoE layers (the first `dense_layers` stay dense).
 int moe_layer_count(const ModelShape& m);

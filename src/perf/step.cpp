@@ -63,29 +63,62 @@ FrameworkConstants framework_constants(Framework framework, const Gpu& gpu) {
 namespace {
 
 // Matmul weights every token passes through once: active parameters without
-// the input embedding (a lookup), with a tied output projection.
-double matmul_weights(const ModelShape& m) {
-  const ParamCounts pc = count_params(m);
-  const double vh = static_cast<double>(m.vocab) * static_cast<double>(m.hidden);
-  return pc.active - pc.embedding + (m.tied_embeddings ? vh : 0.0);
+// the input embedding (a lookup), with the output projection (also when
+// tied): every layer block but the adapters, top_k of the E routed experts.
+double matmul_weights(const ModelShape& m, const DescribedLayers& d) {
+  auto layer = [](const LayerOps& ops, double expert_share) {
+    double p = 0;
+    for (int b = 0; b < kOpBlocks; ++b) {
+      const OpBlock block = static_cast<OpBlock>(b);
+      if (block == OpBlock::adapter) continue;
+      p += block_params(ops, block) * (block == OpBlock::experts ? expert_share : 1.0);
+    }
+    return p;
+  };
+  const int moe_layers = moe_layer_count(m);
+  const double h = static_cast<double>(m.hidden);
+  const double final_norm = m.norm == NormKind::layernorm ? 2.0 * h : h;
+  double n =
+      (m.layers - moe_layers) * layer(d.dense, 1.0) + final_norm + static_cast<double>(m.vocab) * h;
+  if (moe_layers > 0) {
+    n += moe_layers * layer(d.moe, static_cast<double>(m.moe.top_k) / m.moe.experts);
+  }
+  return n;
+}
+
+// Attention's 12 L w s per token (no weights).
+double attention_flops_per_token(const ModelShape& m, long long seq_len) {
+  const double width =
+      m.is_mla()
+          ? m.heads * (m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim + m.mla.v_head_dim) / 2.0
+          : static_cast<double>(m.heads) * m.head_size();
+  return 12.0 * m.layers * width * static_cast<double>(seq_len);
 }
 
 }  // namespace
 
 double model_flops_per_token(const ModelShape& m, long long seq_len) {
-  const double width =
-      m.is_mla()
-          ? m.heads * (m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim + m.mla.v_head_dim) / 2.0
-          : static_cast<double>(m.heads) * m.head_size();
-  return 6.0 * matmul_weights(m) + 12.0 * m.layers * width * static_cast<double>(seq_len);
+  DescribedLayers d;
+  d.dense = describe_layer(m, false);
+  if (m.is_moe()) d.moe = describe_layer(m, true);
+  return 6.0 * matmul_weights(m, d) + attention_flops_per_token(m, seq_len);
 }
 
 double model_flops_per_token(const Workload& w) {
-  const double full = model_flops_per_token(w.model, w.seq_len);
-  if (!is_lora(w)) return full;
+  return model_flops_per_token(w, describe_layers(w));
+}
+
+double model_flops_per_token(const Workload& w, const DescribedLayers& d) {
+  const ModelShape& m = w.model;
+  const double weights = matmul_weights(m, d);
+  const double attention = attention_flops_per_token(m, w.seq_len);
+  if (!is_lora(w)) return 6.0 * weights + attention;
   // Frozen weights: forward and input gradient (4 N, not 6 N); the adapters
-  // train (6 N_a). Attention's 12 L w s has no weights and stays.
-  return full - 2.0 * matmul_weights(w.model) + 6.0 * trainable_params(w);
+  // train (6 N_a). Attention has no weights and stays.
+  const int moe_layers = moe_layer_count(m);
+  double adapters = (m.layers - moe_layers) * block_params(d.dense, OpBlock::adapter);
+  if (moe_layers > 0) adapters += moe_layers * block_params(d.moe, OpBlock::adapter);
+  return 4.0 * weights + 6.0 * adapters + attention;
 }
 
 namespace {
@@ -123,6 +156,12 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
 StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& gpu,
                            const Fabric* fabric, const PerfConstants& k,
                            const MemoryEstimate& mem) {
+  return estimate_step(w, server, gpu, fabric, k, mem, describe_layers(w));
+}
+
+StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& gpu,
+                           const Fabric* fabric, const PerfConstants& k, const MemoryEstimate& mem,
+                           const DescribedLayers& layers) {
   const ModelShape& m = w.model;
   const Layout& ly = w.layout;
   const int p = std::max(1, ly.pp);
@@ -147,7 +186,7 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
 
   // Per-layer times of one micro-batch, from the layer's description.
   auto layer_time = [&](bool moe_layer, StageTime& st) {
-    const LayerOps ops = describe_layer(w, moe_layer);
+    const LayerOps& ops = moe_layer ? layers.moe : layers.dense;
     const LayerTimes lt = layer_times(w, gpu, k.compute, ops);
     const OpTimes& f = lt.forward;
     const OpTimes& b = lt.backward;
@@ -335,7 +374,7 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
   const double gpus = static_cast<double>(ly.gpus());
   out.tokens_per_s = out.tokens_per_step / out.step_s;
   out.tokens_per_s_per_gpu = out.tokens_per_s / gpus;
-  out.model_flops_per_step = out.tokens_per_step * model_flops_per_token(w);
+  out.model_flops_per_step = out.tokens_per_step * model_flops_per_token(w, layers);
   // Executed FLOPs: every micro-batch on every stage, data-parallel replicas.
   out.hardware_flops_per_step = mb * slowest.flops * p * ly.dp * ly.cp * ly.tp;
   double peak = gpu.peak_flops(w.precision);

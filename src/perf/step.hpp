@@ -95,6 +95,8 @@ double model_flops_per_token(const ModelShape& m, long long seq_len);
 // compute no weight gradient for the frozen base (4 N instead of 6 N) and
 // train the adapters (6 N_a), so MFU counts only FLOPs the run needs.
 double model_flops_per_token(const Workload& w);
+// The same from the workload's described layers.
+double model_flops_per_token(const Workload& w, const DescribedLayers& layers);
 
 StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& gpu,
                            const Fabric* fabric, const PerfConstants& k);
@@ -103,5 +105,9 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
 StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& gpu,
                            const Fabric* fabric, const PerfConstants& k,
                            const MemoryEstimate& memory);
+// The same with the layers described once for memory and step (describe_layers(w)).
+StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& gpu,
+                           const Fabric* fabric, const PerfConstants& k,
+                           const MemoryEstimate& memory, const DescribedLayers& layers);
 
 }  // namespace scaleout

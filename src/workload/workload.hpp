@@ -149,6 +149,21 @@ inline LayerOps describe_layer(const Workload& w, bool moe_layer) {
   return describe_layer(w.model, moe_layer, layer_split(w), adapter_spec(w));
 }
 
+// The workload's two kinds of layer under its layout, each described once:
+// memory and step time of one candidate read the same descriptions, and the
+// planner describes them once per (tp, sp, ep) for every candidate that
+// shares them.
+struct DescribedLayers {
+  LayerOps dense;
+  LayerOps moe;  // empty for a dense model
+};
+inline DescribedLayers describe_layers(const Workload& w) {
+  DescribedLayers d;
+  d.dense = describe_layer(w, false);
+  if (w.model.is_moe()) d.moe = describe_layer(w, true);
+  return d;
+}
+
 const char* to_string(Task t);
 const char* to_string(WeightFormat f);
 const char* to_string(Optimizer o);
