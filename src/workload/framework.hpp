@@ -3,7 +3,9 @@
 // the parallelisms and ZeRO stages the planner searches, how it keeps model
 // state, the bytes of a logit, what selective recompute recomputes, and how
 // it schedules kernels and communication. A new framework is a new enum value
-// and a new row here; no other code switches on `Framework`.
+// and a new row here; the code reads the rows, not the enum (two exceptions
+// name DeepSpeed itself: memory.cpp's ZeRO-3 gather and bucket caps, and the
+// calibration's DeepSpeed-only ZeRO-3 hidden share in validation.cpp).
 #pragma once
 
 #include <array>
