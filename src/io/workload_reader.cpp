@@ -17,6 +17,7 @@
 #include "io/hf_config.hpp"
 #include "io/yaml_fields.hpp"
 #include "workload/checks.hpp"
+#include "workload/framework.hpp"
 
 namespace scaleout::io {
 
