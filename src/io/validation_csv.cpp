@@ -12,6 +12,7 @@
 #include "core/ids.hpp"
 #include "core/spelling.hpp"
 #include "io/files.hpp"
+#include "workload/framework.hpp"
 
 namespace scaleout::io {
 
@@ -309,8 +310,7 @@ std::vector<ValidationRow> read_validation_csv(const std::string& text, const st
                        "the speed of one NIC in Gb/s, e.g. 400");
     }
     r.fabric = c.choice(32, {"ib", "roce", "eth"});
-    r.framework =
-        c.choice(33, {"megatron", "deepspeed", "fsdp", "torchtitan", "nemo", "mosaic", "other"});
+    r.framework = c.choice(33, framework_names());
     r.metric = c.choice(34, {"step_time_s", "tokens_per_s_per_gpu", "peak_mem_gib", "mfu"});
     if (r.metric.empty()) {
       throw InputError(file, line, "metric", "empty metric",

@@ -17,6 +17,7 @@
 #include "io/hf_config.hpp"
 #include "io/yaml_fields.hpp"
 #include "workload/checks.hpp"
+#include "workload/framework.hpp"
 
 namespace scaleout::io {
 
@@ -71,11 +72,6 @@ const std::vector<std::pair<std::string, FinetuneMethod>> kMethods = {
     {"qlora", FinetuneMethod::qlora}};
 const std::vector<std::pair<std::string, Recompute>> kRecompute = {
     {"none", Recompute::none}, {"selective", Recompute::selective}, {"full", Recompute::full}};
-const std::vector<std::pair<std::string, Framework>> kFrameworks = {
-    {"megatron", Framework::megatron}, {"deepspeed", Framework::deepspeed},
-    {"fsdp", Framework::fsdp},         {"torchtitan", Framework::torchtitan},
-    {"nemo", Framework::nemo},         {"mosaic", Framework::mosaic},
-    {"other", Framework::other}};
 
 template <typename E>
 std::optional<E> read_enum(Fields& f, const std::string& key,
@@ -184,7 +180,8 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
   }
   w.precision = read_enum(top, "precision", kPrecisions).value_or(Precision::bf16);
   w.optimizer = read_enum(top, "optimizer", kOptimizers).value_or(Optimizer::adam);
-  w.framework = read_enum(top, "framework", kFrameworks).value_or(Framework::megatron);
+  // The names are the rows of workload/framework.hpp; an unknown one is an error.
+  if (auto fw = top.choice("framework", framework_names())) w.framework = *framework_from_name(*fw);
   for (const char* k : {"model", "global_batch", "precision", "seq_len"})
     lines[k] = line_of(top.node(k));
   lines["layout"] = line_of(root);
@@ -253,8 +250,9 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
     }
     if (ly.fp8_param_gather && !te_fp8(w)) {
       f.fail("fp8_param_gather",
-             "needs precision: fp8 with framework megatron or nemo (Megatron-LM's "
-             "--fp8-param-gather)",
+             fmt::format("needs precision: fp8 with framework {} (Megatron-LM's "
+                         "--fp8-param-gather)",
+                         transformer_engine_fp8_names()),
              "remove it, or set precision: fp8 and framework: megatron");
     }
     if (auto order = f.string("order")) {

@@ -13,29 +13,9 @@ namespace {
 // NF4 with double quantisation (Dettmers et al. 2023, QLoRA §3): 4 bits per
 // weight, an 8-bit scale per 64 weights and an fp32 scale per 256 scales.
 constexpr double kNf4BytesPerParam = 0.5 + 1.0 / 64.0 + 4.0 / (64.0 * 256.0);
-// Bytes per logit alive at the peak of the loss computation, by how the
-// framework computes cross-entropy (docs/model.md, "Logits and loss"):
-// - Megatron-LM's fused vocab-parallel cross-entropy keeps an fp32 softmax
-//   and writes the gradient into it in place, beside the bf16 logits: 4 + 2.
-// - llm-foundry's fused cross-entropy (flash-attn xentropy) works on the
-//   bf16 logits and writes the gradient in place: 2 + 2.
-// - PyTorch's log_softmax + nll_loss on upcast logits holds the fp32
-//   log-softmax, its gradient and the input gradient at once: 4 + 4 + 4.
-double logit_bytes(Framework f) {
-  switch (f) {
-    case Framework::megatron:
-    case Framework::deepspeed:
-    case Framework::nemo:
-      return 6.0;
-    case Framework::mosaic:
-      return 4.0;
-    case Framework::fsdp:
-    case Framework::torchtitan:
-    case Framework::other:
-      return 12.0;
-  }
-  return 12.0;
-}
+// Bytes per logit alive at the peak of the loss computation: the framework's
+// (workload/framework.hpp, docs/model.md "Logits and loss").
+double logit_bytes(Framework f) { return framework_traits(f).logit_bytes; }
 // Activations are stored in 16-bit; dropout masks are 1 byte per element.
 constexpr double kAct = 2.0;
 constexpr double kMask = 1.0;
@@ -169,30 +149,22 @@ double checkpoint_bytes(const Workload& w) {
 
 StatePolicy state_policy(const Workload& w) {
   StatePolicy p;
-  switch (w.framework) {
-    case Framework::megatron:
-    case Framework::nemo:
-      // Megatron-LM mixed precision (docs/distrib_optimizer.md): BF16 keeps
-      // fp32 main gradients that are all-reduced in fp32 (18 B/param; the
-      // default --accumulate-allreduce-grads-in-fp32 under bf16); FP16 keeps
-      // and all-reduces fp16 gradients, and the optimizer holds an fp32 copy
-      // of them beside the fp32 master weights (20 B/param).
+  // The kinds are described in workload/framework.hpp (StateKind).
+  switch (framework_traits(w.framework).state) {
+    case StateKind::megatron_mixed:
+      // BF16: fp32 main gradients (the default
+      // --accumulate-allreduce-grads-in-fp32 under bf16), 18 B/param; FP16:
+      // fp16 gradients and an fp32 copy of them in the optimizer, 20 B/param.
       p = w.precision == Precision::fp16 ? StatePolicy{2.0, 2.0, 8.0, 8.0}
                                          : StatePolicy{2.0, 4.0, 4.0, 8.0};
       break;
-    case Framework::deepspeed:
-      // ZeRO paper (Rajbhandari et al. 2020): 2 + 2 + 12 = 16 B/param.
+    case StateKind::zero_16bit_grads:
       p = {2.0, 2.0, 4.0, 8.0};
       break;
-    case Framework::fsdp:
-    case Framework::torchtitan:
-    case Framework::mosaic:
-    case Framework::other:
-      // PyTorch FSDP / AMP: fp32 parameters and gradients, 16-bit compute
-      // copies gathered per layer; no separate master copy. With ZeRO-1/2
-      // (FSDP SHARD_GRAD_OP: parameters not resharded after forward) the fp32
-      // parameters are sharded like optimizer state and an unsharded 16-bit
-      // copy stays resident.
+    case StateKind::fsdp_fp32:
+      // With ZeRO-1/2 (FSDP SHARD_GRAD_OP: parameters not resharded after
+      // forward) the fp32 parameters are sharded like optimizer state and an
+      // unsharded 16-bit copy stays resident.
       p = (w.layout.zero == 1 || w.layout.zero == 2) ? StatePolicy{2.0, 4.0, 4.0, 8.0}
                                                      : StatePolicy{4.0, 4.0, 0.0, 8.0};
       break;
@@ -211,7 +183,8 @@ double activation_bytes(const Workload& w, const LayerOps& ops) {
       // Only the layer input is kept (2sbh, /t with SP).
       return tokens * kAct * static_cast<double>(w.model.hidden) / layer_split(w).seq_div;
     case Recompute::selective:
-      if (w.framework == Framework::torchtitan && !ops.moe && !w.model.is_mla()) {
+      if (framework_traits(w.framework).selective == SelectiveRecompute::op_level_sac &&
+          !ops.moe && !w.model.is_mla()) {
         return tokens * torchtitan_sac_bytes_per_token(w, ops);
       }
       return tokens * layer_bytes_per_token(w, ops, true);

@@ -17,46 +17,20 @@ PerfConstants perf_constants(const Gpu& gpu, Framework framework) {
   return k;
 }
 
+double eager_efficiency(const Gpu& gpu) {
+  return gpu.family == "ampere" || gpu.family == "volta" ? kAmpereEagerEfficiency
+                                                         : kHopperEagerEfficiency;
+}
+
 FrameworkConstants framework_constants(Framework framework, const Gpu& gpu) {
+  const FrameworkTraits& t = framework_traits(framework);
   FrameworkConstants f;
-  switch (framework) {
-    case Framework::megatron:
-    case Framework::nemo:
-      // Fused kernels: the reference the GPU-family constants describe.
-      // Megatron-LM overlaps the backward TP all-reduce of a column-parallel
-      // layer's input gradient with its weight-gradient GEMM
-      // (--async-tensor-model-parallel-allreduce, on by default since 2022).
-      f.tp_backward_overlap = true;
-      break;
-    case Framework::deepspeed:
-      f.tp_backward_overlap = true;  // Megatron-DeepSpeed: Megatron-LM's layers
-      // Megatron-DeepSpeed: Megatron's kernels under DeepSpeed's engine; small
-      // kernels wait on the host (fitted on the even rows of vtrain-single: 60 us).
-      f.kernel_floor_s = kDeepSpeedKernelFloor_s;
-      // ZeRO-3 gathers of 2021-era DeepSpeed hide only partly behind compute
-      // (Narayanan et al. 2021, Table 2: no speed-up from 768 to 1536 GPUs,
-      // where the per-GPU traffic stays and the compute halves).
-      f.zero3_hidden_share = kDeepSpeedZero3HiddenShare;
-      f.zero3_per_tensor = true;
-      // ZeRO-0/1: the engine all-reduces (reduce-scatters) the gradients
-      // after the whole backward pass; no backward hook reduces buckets early
-      // (DeepSpeed PR #1246; the pipeline engine's ReduceGrads runs after the
-      // last micro-batch).
-      f.dp_overlap = false;
-      break;
-    case Framework::fsdp:
-    case Framework::torchtitan:
-    case Framework::mosaic:
-    case Framework::other:
-      // Eager PyTorch with FSDP: unfused element-wise ops, casts and
-      // communication kernels competing for SMs (fitted: on Ampere on every
-      // other A100 row of mosaic, torchtitan and flashattn, on Hopper on every
-      // other H100 row of mosaic, in data/validation/training.csv).
-      f.compute_efficiency = gpu.family == "ampere" || gpu.family == "volta"
-                                 ? kAmpereEagerEfficiency
-                                 : kHopperEagerEfficiency;
-      break;
-  }
+  f.compute_efficiency = t.eager ? eager_efficiency(gpu) : 1.0;
+  f.kernel_floor_s = t.kernel_floor_s;
+  f.zero3_hidden_share = t.zero3_hidden_share;
+  f.zero3_per_tensor = t.zero3_per_tensor;
+  f.dp_overlap = t.dp_overlap;
+  f.tp_backward_overlap = t.tp_backward_overlap;
   return f;
 }
 
@@ -227,7 +201,7 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
       tp += reductions * tp_one;
       if (moe_layer && ly.ep > 1) ep *= 1.5;
     } else if (ly.recompute == Recompute::selective) {
-      if (w.framework == Framework::torchtitan) {
+      if (framework_traits(w.framework).selective == SelectiveRecompute::op_level_sac) {
         // Op-level SAC keeps every second matmul output: the others and all
         // element-wise ops run again; the attention output is kept.
         compute += 0.5 * f.gemm_s + lt.elementwise_s;

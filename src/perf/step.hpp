@@ -42,7 +42,8 @@ struct StepEstimate {
   double network_wait_fraction = 0;
 };
 
-// How a training framework runs the same model (docs/model.md, "Frameworks").
+// How a training framework runs the same model (docs/model.md, "Frameworks";
+// the values are the rows of workload/framework.hpp).
 struct FrameworkConstants {
   double compute_efficiency = 1.0;  // multiplies the GPU family's kernel efficiencies
   double kernel_floor_s = 0.0;      // shortest kernel, host-bound
@@ -58,22 +59,26 @@ struct FrameworkConstants {
   bool tp_backward_overlap = false;
 };
 
-// Fitted constants (docs/validation.md gives the fit and held-out errors).
+// Fitted constants (docs/validation.md gives the fit and held-out errors;
+// the framework ones, kDeepSpeedKernelFloor_s and kDeepSpeedZero3HiddenShare,
+// are in workload/framework.hpp).
 // Eager PyTorch (FSDP, torchtitan, llm-foundry) against fused kernels on the
 // same GPU: unfused element-wise ops, casts and communication kernels sharing
 // the SMs weigh more the faster the tensor cores run against HBM. Ampere's
 // value also serves Volta (about 150 dense FLOPs per HBM byte, both); Hopper's
 // every other family (Hopper about 300; Blackwell, Ada, CDNA3 and Gaudi are
-// closer to Hopper than to Ampere).
+// closer to Hopper than to Ampere). Fitted: on Ampere on every other A100 row
+// of mosaic, torchtitan and flashattn, on Hopper on every other H100 row of
+// mosaic, in data/validation/training.csv.
 inline constexpr double kAmpereEagerEfficiency = 0.84;
 inline constexpr double kHopperEagerEfficiency = 0.70;
-inline constexpr double kDeepSpeedKernelFloor_s = 60e-6;
-// DeepSpeed ZeRO-3 (2021) prefetches parameters, but its per-tensor gathers
-// and gradient reduce-scatters hide behind under half of the compute
-// (fitted on the GPT-3 175B ZeRO-3 rows of Narayanan et al. 2021, Table 2).
-inline constexpr double kDeepSpeedZero3HiddenShare = 0.45;
 
-// How `framework` runs on `gpu` (the eager efficiency depends on the family).
+// The compute efficiency of an eager-PyTorch framework (its row's `eager`) on
+// `gpu`'s family.
+double eager_efficiency(const Gpu& gpu);
+
+// How `framework` runs on `gpu`: its row of workload/framework.hpp, with the
+// eager efficiency of the GPU's family where the row is eager.
 FrameworkConstants framework_constants(Framework framework, const Gpu& gpu);
 
 struct PerfConstants {

@@ -117,12 +117,11 @@ CellResult search_cell(const PlanRequest& r, int hw_index, int nodes, long long 
   auto fp8_gather_at = [&fx, te](int zero) {
     return fx.fp8_param_gather.value_or(te && zero >= 1);
   };
-  const bool plain_fsdp =
-      fw == Framework::fsdp || fw == Framework::mosaic || fw == Framework::other;
+  // The stages and parallelisms are the framework's row (workload/framework.hpp).
   auto zero_options = [fw](int pp) {
-    if (fw == Framework::megatron || fw == Framework::nemo) return std::vector<int>{0, 1};
-    if (fw == Framework::deepspeed && pp > 1) return std::vector<int>{0, 1};
-    return std::vector<int>{0, 1, 2, 3};
+    std::vector<int> stages;
+    for (int z = 0; z <= max_zero_stage(fw, pp); ++z) stages.push_back(z);
+    return stages;
   };
   // One workload, its layout rewritten per candidate (no copy on the hot path).
   Workload w = base;
@@ -136,7 +135,7 @@ CellResult search_cell(const PlanRequest& r, int hw_index, int nodes, long long 
         if (gpus % mp != 0) continue;
         const int dp = static_cast<int>(gpus / mp);
         if (fx.dp && *fx.dp != dp) continue;
-        if (plain_fsdp && (pp > 1 || tp > 1 || cp > 1)) {
+        if (!framework_allows(fw, tp, pp, cp)) {
           out.rejected["framework"] += 1;
           continue;
         }
@@ -358,8 +357,7 @@ PlanResult plan(const PlanRequest& r) {
                   "{}, full recompute, FlashAttention and optimizer offload; one "
                   "node's GPUs have {}",
                   gib(single_min_memory),
-                  r.workload.framework == Framework::megatron ||
-                          r.workload.framework == Framework::nemo
+                  max_zero_stage(r.workload.framework, 1) == 1
                       ? "the distributed optimizer (ZeRO-1)"
                       : "ZeRO-3",
                   gib(single_capacity))

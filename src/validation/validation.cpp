@@ -46,20 +46,6 @@ std::optional<Fabric> fabric_of(const ValidationRow& r, const Server& server) {
 
 namespace {
 
-Framework framework_of(const std::string& s) {
-  if (s == "megatron") return Framework::megatron;
-  if (s == "deepspeed") return Framework::deepspeed;
-  if (s == "fsdp") return Framework::fsdp;
-  if (s == "torchtitan") return Framework::torchtitan;
-  if (s == "nemo") return Framework::nemo;
-  if (s == "mosaic") return Framework::mosaic;
-  return Framework::other;
-}
-
-bool megatron_family(Framework f) {
-  return f == Framework::megatron || f == Framework::deepspeed || f == Framework::nemo;
-}
-
 // The model shape a row describes. Cells the schema does not carry follow the
 // row's architecture: GELU rows are GPT-style (tied embeddings, LayerNorm,
 // biases), SwiGLU rows Llama-style; Megatron-family frameworks train GPT with
@@ -82,7 +68,7 @@ ModelShape model_of(const ValidationRow& r, Framework fw) {
   // GPT-style rows learn a position table as long as the sequence; Llama-style use RoPE.
   m.position = swiglu ? PositionKind::rope : PositionKind::learned;
   m.max_position = r.seq_len.value_or(2048);
-  m.dropout = !swiglu && megatron_family(fw);
+  m.dropout = !swiglu && framework_traits(fw).megatron_family;
   if (r.moe_experts && *r.moe_experts > 0) {
     m.moe.experts = static_cast<int>(*r.moe_experts);
     m.moe.top_k = static_cast<int>(r.moe_top_k.value_or(2));
@@ -119,8 +105,15 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
     return out;
   }
 
+  // The CSV reader refuses unknown words; an empty cell is `other`.
+  const std::optional<Framework> framework =
+      r.framework.empty() ? Framework::other : framework_from_name(r.framework);
+  if (!framework) {
+    out.skipped = fmt::format("framework '{}' is not known", r.framework);
+    return out;
+  }
   Workload w;
-  w.framework = framework_of(r.framework);
+  w.framework = *framework;
   w.model = model_of(r, w.framework);
   w.seq_len = *r.seq_len;
   w.global_batch = r.global_batch.value_or(0);
@@ -142,7 +135,7 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
   // fused softmax; on Hopper and later, and in the other frameworks, runs use
   // FlashAttention / cuDNN fused attention kernels.
   const bool modern = gpu->family == "hopper" || gpu->family == "blackwell";
-  ly.flash_attention = !megatron_family(w.framework) || modern;
+  ly.flash_attention = !framework_traits(w.framework).megatron_family || modern;
 
   std::vector<std::string> filled;
   if (!ly.flash_attention) filled.push_back("flash_attention=off (unfused softmax of the era)");
@@ -194,7 +187,7 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
   // frameworks without gradient accumulation run B / dp per GPU.
   if (r.micro_batch) {
     ly.micro_batch = static_cast<int>(*r.micro_batch);
-  } else if (megatron_family(w.framework) || !r.global_batch) {
+  } else if (framework_traits(w.framework).megatron_family || !r.global_batch) {
     ly.micro_batch = 1;
     filled.push_back("micro_batch=1 (Megatron-LM default --micro-batch-size 1)");
   } else {
@@ -205,7 +198,7 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
     }
     unknowns.push_back(std::move(u));
   }
-  if (r.recompute.empty() && megatron_family(w.framework) && !modern) {
+  if (r.recompute.empty() && framework_traits(w.framework).megatron_family && !modern) {
     // The Megatron-LM papers and 2020 README scripts on A100/V100 recompute
     // every layer (Narayanan et al. 2021 §3.5, --checkpoint-activations).
     ly.recompute = Recompute::full;

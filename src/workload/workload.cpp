@@ -66,26 +66,6 @@ const char* to_string(Recompute r) {
   return "?";
 }
 
-const char* to_string(Framework f) {
-  switch (f) {
-    case Framework::megatron:
-      return "megatron";
-    case Framework::deepspeed:
-      return "deepspeed";
-    case Framework::fsdp:
-      return "fsdp";
-    case Framework::torchtitan:
-      return "torchtitan";
-    case Framework::nemo:
-      return "nemo";
-    case Framework::mosaic:
-      return "mosaic";
-    case Framework::other:
-      return "other";
-  }
-  return "?";
-}
-
 const char* to_string(Dim d) {
   switch (d) {
     case Dim::tp:

@@ -9,6 +9,7 @@
 #include "hw/hardware.hpp"
 #include "model/layer.hpp"
 #include "model/transformer.hpp"
+#include "workload/framework.hpp"
 
 namespace scaleout {
 
@@ -16,10 +17,6 @@ enum class Task { pretrain, finetune, inference };
 enum class Optimizer { adam, adam8bit, sgd, adafactor };
 enum class FinetuneMethod { full, lora, qlora };
 enum class Recompute { none, selective, full };
-// Who runs the job decides how many bytes each parameter costs (docs/model.md,
-// "Model state"): Megatron keeps fp32 gradient buffers, FSDP keeps fp32
-// sharded parameters, DeepSpeed ZeRO keeps 16-bit gradients.
-enum class Framework { megatron, deepspeed, fsdp, torchtitan, nemo, mosaic, other };
 
 struct FinetuneSpec {
   FinetuneMethod method = FinetuneMethod::full;
@@ -107,10 +104,10 @@ struct Workload {
   InferenceSpec inference;  // task: inference only
 };
 
-// FP8 through Transformer Engine: Megatron-LM or NeMo with precision fp8.
+// FP8 through Transformer Engine: precision fp8 under a framework whose row
+// says so (Megatron-LM, NeMo).
 inline bool te_fp8(const Workload& w) {
-  return (w.framework == Framework::megatron || w.framework == Framework::nemo) &&
-         w.precision == Precision::fp8;
+  return framework_traits(w.framework).transformer_engine_fp8 && w.precision == Precision::fp8;
 }
 
 // LoRA or QLoRA: frozen base weights with trained rank-r adapters.
@@ -169,7 +166,6 @@ const char* to_string(WeightFormat f);
 const char* to_string(Optimizer o);
 const char* to_string(FinetuneMethod m);
 const char* to_string(Recompute r);
-const char* to_string(Framework f);
 const char* to_string(Dim d);
 // "tp-cp-dp-pp"
 std::string order_string(const std::array<Dim, 4>& order);

@@ -1,0 +1,298 @@
+// Training frameworks as one table (docs/model.md, "Frameworks"): one row per
+// framework holds everything the model tells frameworks apart by: its name,
+// the parallelisms and ZeRO stages the planner searches, how it keeps model
+// state, the bytes of a logit, what selective recompute recomputes, and how
+// it schedules kernels and communication. A new framework is a new enum value
+// and a new row here; the code reads the rows, not the enum (two exceptions
+// name DeepSpeed itself: memory.cpp's ZeRO-3 gather and bucket caps, and the
+// calibration's DeepSpeed-only ZeRO-3 hidden share in validation.cpp).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace scaleout {
+
+// Who runs the job. `other` stays last: the table's size is checked against it.
+enum class Framework { megatron, deepspeed, fsdp, torchtitan, nemo, mosaic, other };
+
+// How the framework keeps each trainable parameter (memory.cpp `state_policy`,
+// docs/model.md "Model state").
+enum class StateKind {
+  // Megatron-LM mixed precision (docs/distrib_optimizer.md): 16-bit weights,
+  // fp32 main gradients all-reduced in fp32, fp32 master weights (18 B/param);
+  // with fp16, fp16 gradients and an fp32 copy of them beside the master
+  // weights (20 B/param).
+  megatron_mixed,
+  // DeepSpeed ZeRO (Rajbhandari et al. 2020): 16-bit weights and gradients,
+  // fp32 master weights: 2 + 2 + 12 = 16 B/param.
+  zero_16bit_grads,
+  // PyTorch FSDP / AMP: fp32 parameters and gradients, 16-bit compute copies
+  // gathered per layer, no separate master copy (with ZeRO-1/2, i.e. FSDP
+  // SHARD_GRAD_OP, an unsharded 16-bit copy stays resident).
+  fsdp_fp32,
+};
+
+// What `recompute: selective` recomputes (memory.cpp activations, step.cpp
+// recompute time; docs/model.md "Activations per layer", "Backward pass").
+enum class SelectiveRecompute {
+  // Megatron-LM --recompute-activations: the attention core (scores, softmax,
+  // dropout) runs again in the backward pass.
+  attention_core,
+  // torchtitan's op-level selective activation checkpointing: every second
+  // matmul output and the attention output are kept, the rest runs again.
+  op_level_sac,
+};
+
+// Fitted constants (docs/validation.md gives the fit and held-out errors).
+// Megatron-DeepSpeed: Megatron's kernels under DeepSpeed's engine; small
+// kernels wait on the host (fitted on the even rows of vtrain-single: 60 us).
+inline constexpr double kDeepSpeedKernelFloor_s = 60e-6;
+// DeepSpeed ZeRO-3 (2021) prefetches parameters, but its per-tensor gathers
+// and gradient reduce-scatters hide behind under half of the compute
+// (fitted on the GPT-3 175B ZeRO-3 rows of Narayanan et al. 2021, Table 2:
+// no speed-up from 768 to 1536 GPUs, where the per-GPU traffic stays and the
+// compute halves).
+inline constexpr double kDeepSpeedZero3HiddenShare = 0.45;
+
+struct FrameworkTraits {
+  Framework framework;
+  std::string_view name;     // the input word (workload `framework:`, validation CSV)
+  std::string_view display;  // what the row stands for, in words
+  // Runs Megatron-LM's transformer layers and training loop defaults
+  // (Megatron-LM, NeMo, Megatron-DeepSpeed): GPT dropout 0.1, unfused
+  // softmax before Hopper, gradient accumulation (validation.cpp).
+  bool megatron_family;
+  // FP8 runs through Transformer Engine under Megatron-Core, with
+  // --fp8-param-gather (workload.hpp `te_fp8`).
+  bool transformer_engine_fp8;
+  // Parallelisms besides data and expert parallelism that the framework
+  // implements (the planner searches only these; docs/model.md "Search space").
+  bool tp, pp, cp;
+  // Highest ZeRO stage the planner tries, without and with pipeline
+  // parallelism: Megatron-LM's distributed optimizer is ZeRO-1; DeepSpeed's
+  // pipeline engine runs ZeRO-1 at most.
+  int max_zero, max_zero_with_pp;
+  StateKind state;
+  // Bytes per logit alive at the peak of the loss computation, by how the
+  // framework computes cross-entropy (docs/model.md, "Logits and loss"):
+  // - Megatron-LM's fused vocab-parallel cross-entropy keeps an fp32 softmax
+  //   and writes the gradient into it in place, beside the bf16 logits: 4 + 2.
+  // - llm-foundry's fused cross-entropy (flash-attn xentropy) works on the
+  //   bf16 logits and writes the gradient in place: 2 + 2.
+  // - PyTorch's log_softmax + nll_loss on upcast logits holds the fp32
+  //   log-softmax, its gradient and the input gradient at once: 4 + 4 + 4.
+  double logit_bytes;
+  SelectiveRecompute selective;
+  // Step-time scheduling (perf/step.cpp `framework_constants`; docs/model.md
+  // "Constants per framework").
+  // Eager PyTorch: unfused element-wise ops, casts and communication kernels
+  // competing for SMs; takes the GPU family's eager efficiency (perf
+  // `eager_efficiency`). Fused kernels (false) are the reference the
+  // GPU-family constants describe.
+  bool eager;
+  double kernel_floor_s;  // shortest kernel, host-bound; 0 = none
+  // Share of a layer's compute behind which its ZeRO-3/FSDP gathers and
+  // gradient reduce-scatters run (prefetching).
+  double zero3_hidden_share;
+  // One ZeRO-3 gather per weight tensor over a flat ring (DeepSpeed 2021)
+  // instead of one per block, hierarchical.
+  bool zero3_per_tensor;
+  // ZeRO-0/1 gradient reduction overlapped with the backward pass (bucketed
+  // hooks); DeepSpeed's engine reduces only after the whole backward (PR
+  // #1246; the pipeline engine's ReduceGrads runs after the last micro-batch).
+  bool dp_overlap;
+  // The backward TP all-reduces of the column-parallel layers' input
+  // gradients run behind their weight-gradient GEMMs (Megatron-LM
+  // --async-tensor-model-parallel-allreduce, on by default since 2022;
+  // Megatron-DeepSpeed runs Megatron-LM's layers).
+  bool tp_backward_overlap;
+};
+
+// One row per framework, in enum order.
+inline constexpr std::array<FrameworkTraits, 7> kFrameworkTable = {{
+    {.framework = Framework::megatron,
+     .name = "megatron",
+     .display = "Megatron-LM",
+     .megatron_family = true,
+     .transformer_engine_fp8 = true,
+     .tp = true,
+     .pp = true,
+     .cp = true,
+     .max_zero = 1,
+     .max_zero_with_pp = 1,
+     .state = StateKind::megatron_mixed,
+     .logit_bytes = 6.0,
+     .selective = SelectiveRecompute::attention_core,
+     .eager = false,
+     .kernel_floor_s = 0.0,
+     .zero3_hidden_share = 1.0,
+     .zero3_per_tensor = false,
+     .dp_overlap = true,
+     .tp_backward_overlap = true},
+    {.framework = Framework::deepspeed,
+     .name = "deepspeed",
+     .display = "DeepSpeed (ZeRO, Megatron-DeepSpeed)",
+     .megatron_family = true,
+     .transformer_engine_fp8 = false,
+     .tp = true,
+     .pp = true,
+     .cp = true,
+     .max_zero = 3,
+     .max_zero_with_pp = 1,
+     .state = StateKind::zero_16bit_grads,
+     .logit_bytes = 6.0,
+     .selective = SelectiveRecompute::attention_core,
+     .eager = false,
+     .kernel_floor_s = kDeepSpeedKernelFloor_s,
+     .zero3_hidden_share = kDeepSpeedZero3HiddenShare,
+     .zero3_per_tensor = true,
+     .dp_overlap = false,
+     .tp_backward_overlap = true},
+    {.framework = Framework::fsdp,
+     .name = "fsdp",
+     .display = "PyTorch FSDP",
+     .megatron_family = false,
+     .transformer_engine_fp8 = false,
+     .tp = false,
+     .pp = false,
+     .cp = false,
+     .max_zero = 3,
+     .max_zero_with_pp = 3,
+     .state = StateKind::fsdp_fp32,
+     .logit_bytes = 12.0,
+     .selective = SelectiveRecompute::attention_core,
+     .eager = true,
+     .kernel_floor_s = 0.0,
+     .zero3_hidden_share = 1.0,
+     .zero3_per_tensor = false,
+     .dp_overlap = true,
+     .tp_backward_overlap = false},
+    {.framework = Framework::torchtitan,
+     .name = "torchtitan",
+     .display = "torchtitan (PyTorch FSDP2, TP, PP, CP)",
+     .megatron_family = false,
+     .transformer_engine_fp8 = false,
+     .tp = true,
+     .pp = true,
+     .cp = true,
+     .max_zero = 3,
+     .max_zero_with_pp = 3,
+     .state = StateKind::fsdp_fp32,
+     .logit_bytes = 12.0,
+     .selective = SelectiveRecompute::op_level_sac,
+     .eager = true,
+     .kernel_floor_s = 0.0,
+     .zero3_hidden_share = 1.0,
+     .zero3_per_tensor = false,
+     .dp_overlap = true,
+     .tp_backward_overlap = false},
+    {.framework = Framework::nemo,
+     .name = "nemo",
+     .display = "NeMo (Megatron-Core)",
+     .megatron_family = true,
+     .transformer_engine_fp8 = true,
+     .tp = true,
+     .pp = true,
+     .cp = true,
+     .max_zero = 1,
+     .max_zero_with_pp = 1,
+     .state = StateKind::megatron_mixed,
+     .logit_bytes = 6.0,
+     .selective = SelectiveRecompute::attention_core,
+     .eager = false,
+     .kernel_floor_s = 0.0,
+     .zero3_hidden_share = 1.0,
+     .zero3_per_tensor = false,
+     .dp_overlap = true,
+     .tp_backward_overlap = true},
+    {.framework = Framework::mosaic,
+     .name = "mosaic",
+     .display = "MosaicML llm-foundry (PyTorch FSDP)",
+     .megatron_family = false,
+     .transformer_engine_fp8 = false,
+     .tp = false,
+     .pp = false,
+     .cp = false,
+     .max_zero = 3,
+     .max_zero_with_pp = 3,
+     .state = StateKind::fsdp_fp32,
+     .logit_bytes = 4.0,
+     .selective = SelectiveRecompute::attention_core,
+     .eager = true,
+     .kernel_floor_s = 0.0,
+     .zero3_hidden_share = 1.0,
+     .zero3_per_tensor = false,
+     .dp_overlap = true,
+     .tp_backward_overlap = false},
+    {.framework = Framework::other,
+     .name = "other",
+     .display = "another framework, taken as plain PyTorch FSDP",
+     .megatron_family = false,
+     .transformer_engine_fp8 = false,
+     .tp = false,
+     .pp = false,
+     .cp = false,
+     .max_zero = 3,
+     .max_zero_with_pp = 3,
+     .state = StateKind::fsdp_fp32,
+     .logit_bytes = 12.0,
+     .selective = SelectiveRecompute::attention_core,
+     .eager = true,
+     .kernel_floor_s = 0.0,
+     .zero3_hidden_share = 1.0,
+     .zero3_per_tensor = false,
+     .dp_overlap = true,
+     .tp_backward_overlap = false},
+}};
+
+static_assert(kFrameworkTable.size() == static_cast<std::size_t>(Framework::other) + 1,
+              "one row per Framework value");
+static_assert(
+    [] {
+      for (std::size_t i = 0; i < kFrameworkTable.size(); ++i) {
+        if (static_cast<std::size_t>(kFrameworkTable[i].framework) != i) return false;
+        for (std::size_t j = 0; j < i; ++j) {
+          if (kFrameworkTable[j].name == kFrameworkTable[i].name) return false;
+        }
+      }
+      return true;
+    }(),
+    "rows in enum order, names unique");
+
+// The row of `f`.
+constexpr const FrameworkTraits& framework_traits(Framework f) {
+  return kFrameworkTable[static_cast<std::size_t>(f)];
+}
+
+// The framework an input word names; nullopt for an unknown word.
+std::optional<Framework> framework_from_name(std::string_view name);
+
+// Every framework's name, in table order (the allowed values of the input
+// readers and their spelling suggestions).
+const std::vector<std::string>& framework_names();
+
+const char* to_string(Framework f);
+
+// The names of the frameworks that run FP8 through Transformer Engine, joined
+// by " or " ("megatron or nemo"), for messages.
+std::string transformer_engine_fp8_names();
+
+// Whether the framework implements tensor, pipeline and context parallelism
+// of these degrees (1 is always allowed).
+constexpr bool framework_allows(Framework f, int tp, int pp, int cp) {
+  const FrameworkTraits& t = framework_traits(f);
+  return (tp <= 1 || t.tp) && (pp <= 1 || t.pp) && (cp <= 1 || t.cp);
+}
+
+// The highest ZeRO stage the framework runs with `pp` pipeline stages.
+constexpr int max_zero_stage(Framework f, int pp) {
+  const FrameworkTraits& t = framework_traits(f);
+  return pp > 1 ? t.max_zero_with_pp : t.max_zero;
+}
+
+}  // namespace scaleout
