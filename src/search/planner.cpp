@@ -53,12 +53,9 @@ std::vector<int> ladder_node_counts(int max_nodes) {
 }
 
 double step_time_band(const Gpu& gpu) {
-  // The largest held-out error of comparable runs, ZeRO-3 baselines aside:
-  // A100 15 % (Megatron rows of training.csv), H100 20 % (mosaic/torchtitan);
-  // other families have no validation data: 30 %.
-  if (gpu.family == "ampere") return 0.15;
-  if (gpu.family == "hopper") return 0.20;
-  return 0.30;
+  // The family's largest held-out error of comparable runs, ZeRO-3 baselines
+  // aside (data/catalog/families.json; docs/validation.md).
+  return gpu.family_data.step_time_band;
 }
 
 namespace {
