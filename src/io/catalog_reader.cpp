@@ -6,7 +6,6 @@
 #include "core/ids.hpp"
 #include "core/spelling.hpp"
 #include "core/units.hpp"
-#include "io/embedded_catalog.hpp"
 
 namespace scaleout::io {
 
@@ -418,15 +417,6 @@ void read_catalog(const std::string& text, const std::string& file, Catalog& int
                                     : fmt::format("did you mean '{}'? or add it under gpus", near));
     }
   }
-}
-
-const Catalog& builtin_catalog() {
-  static const Catalog catalog = [] {
-    Catalog c;
-    for (const EmbeddedFile& f : embedded_catalog_files()) read_catalog(f.text, f.name, c);
-    return c;
-  }();
-  return catalog;
 }
 
 }  // namespace scaleout::io
