@@ -10,10 +10,10 @@ BUILD_DIR/calibration/ and runs BUILD_DIR/bench/scaleout_calibrate over a grid
 around each constant. Each grid scales one constant and holds every other at
 its built-in value, so the built-in values are a fixed point of the fits:
   vtrain-multi (even / odd rows; korthikanti22 + narayanan21 and the A100
-               rows of megatron2020 held out whole) -> kAmpereSustainedFactor
+               rows of megatron2020 held out whole) -> ampere sustained_factor (families.json)
   vtrain-single (even / odd rows) -> kDeepSpeedKernelFloor_s
   inference.csv (even / odd rows: serving on H100/H200 and one A100 row, which
-               the scale also moves) -> kHopperSustainedFactor
+               the scale also moves) -> hopper sustained_factor (families.json)
   eager-a100:  A100 rows of the eager PyTorch frameworks (mosaic, torchtitan,
                fsdp, other; every other row) -> kAmpereEagerEfficiency
   hopper:      H100 rows of mosaic (every other row) -> kHopperEagerEfficiency

@@ -38,7 +38,17 @@ std::vector<std::string> keys(const std::map<std::string, T>& m) {
 }
 }  // namespace
 
-void Catalog::add(Gpu g) { gpus_[g.id] = std::move(g); }
+void Catalog::add(GpuFamily f) {
+  for (auto& [id, g] : gpus_) {
+    if (g.family == f.id) g.family_data = f;
+  }
+  families_[f.id] = std::move(f);
+}
+
+void Catalog::add(Gpu g) {
+  if (const GpuFamily* f = find_family(g.family)) g.family_data = *f;
+  gpus_[g.id] = std::move(g);
+}
 void Catalog::add(Server s) { servers_[s.id] = std::move(s); }
 void Catalog::add(Fabric f) { fabrics_[f.id] = std::move(f); }
 void Catalog::add(ModelShape m) { models_[m.id] = std::move(m); }
@@ -102,6 +112,12 @@ const CloudPrice* Catalog::default_cloud_price(const std::string& gpu_id) const 
 const PurchasePrice* Catalog::find_purchase_price(const std::string& server_id) const {
   return find_in(purchase_prices_, server_id);
 }
+
+const GpuFamily* Catalog::find_family(const std::string& id) const {
+  return find_in(families_, id);
+}
+std::vector<const GpuFamily*> Catalog::families() const { return values(families_); }
+std::vector<std::string> Catalog::family_ids() const { return keys(families_); }
 
 const Gpu* Catalog::find_gpu(const std::string& id) const { return find_in(gpus_, id); }
 const Server* Catalog::find_server(const std::string& id) const { return find_in(servers_, id); }

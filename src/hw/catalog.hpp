@@ -14,6 +14,8 @@ namespace scaleout {
 
 class Catalog {
  public:
+  // A family replaces the one of its id, also in the GPUs already added.
+  void add(GpuFamily f);
   void add(Gpu g);
   void add(Server s);
   void add(Fabric f);
@@ -25,6 +27,7 @@ class Catalog {
   void add(StorageSystem s);
   void add(Facility f);
 
+  const GpuFamily* find_family(const std::string& id) const;
   const Gpu* find_gpu(const std::string& id) const;
   const Server* find_server(const std::string& id) const;
   const Fabric* find_fabric(const std::string& id) const;
@@ -52,6 +55,8 @@ class Catalog {
   std::vector<std::string> facility_ids() const;
 
   // Entries in id order.
+  std::vector<const GpuFamily*> families() const;
+  std::vector<std::string> family_ids() const;
   std::vector<const Gpu*> gpus() const;
   std::vector<const Server*> servers() const;
   std::vector<const Fabric*> fabrics() const;
@@ -63,6 +68,7 @@ class Catalog {
   std::vector<std::string> model_ids() const;
 
  private:
+  std::map<std::string, GpuFamily> families_;
   std::map<std::string, Gpu> gpus_;
   std::map<std::string, Server> servers_;
   std::map<std::string, Fabric> fabrics_;

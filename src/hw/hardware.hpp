@@ -8,6 +8,33 @@ namespace scaleout {
 
 enum class Precision { fp32, tf32, bf16, fp16, fp8 };
 
+// Constants of a GPU family (data/catalog/families.json, each with its
+// source or the data it was fitted on): the compute model's kernel shares,
+// the uncertainty band plan quotes, and how validation rows on the family are
+// networked. The defaults are those of a GPU that names no family (no
+// measurement: the common large-GEMM share).
+struct GpuFamily {
+  std::string id;  // e.g. "hopper"
+  std::string name;
+  double gemm_share = 0.80;       // large-GEMM rate / dense peak (MAMF / peak)
+  double fp8_gemm_share = 0.70;   // the same for FP8 GEMMs against the FP8 peak
+  double attention_share = 0.50;  // FlashAttention kernels / dense peak
+  // Share of those rates whole runs of fused kernels sustain (fitted; 1 without data).
+  double sustained_factor = 1.0;
+  // Eager PyTorch (FSDP, torchtitan, llm-foundry) against fused kernels (fitted).
+  double eager_efficiency = 0.70;
+  double step_time_band = 0.30;  // relative uncertainty of a predicted step time
+  // Validation rows that do not say: per-GPU inter-node Gb/s, whether the
+  // family's scale-up links are switched (NVSwitch), and whether Megatron-LM
+  // runs on it used fused attention.
+  double validation_nic_gbit_s = 400;
+  bool validation_nvswitch = true;
+  bool megatron_fused_attention = false;
+  std::string validation_source;  // where those three assumptions come from
+
+  bool operator==(const GpuFamily&) const = default;
+};
+
 struct Gpu {
   std::string id;         // e.g. "h100-sxm"
   std::string name;       // e.g. "NVIDIA H100 SXM5 80GB"
@@ -24,8 +51,10 @@ struct Gpu {
   double host_link_Bps = 0;   // PCIe to the host, one direction
   double tdp_W = 0;           // board power
   std::string source;
+  GpuFamily family_data;  // the catalog's record of `family` (defaults when none)
 
   double peak_flops(Precision p) const;
+  bool operator==(const Gpu&) const = default;
 };
 
 enum class IntraNodeKind { nvswitch, nvlink_bridge, pcie, xgmi };
@@ -45,6 +74,8 @@ struct Server {
   double local_nvme_bytes = 0;
   double power_W = 0;  // maximum system power
   std::string source;
+
+  bool operator==(const Server&) const = default;
 };
 
 enum class FabricKind { ib, roce, ethernet, efa, omnipath };
@@ -67,6 +98,8 @@ struct Fabric {
   double nic_usd = 0;
   double cable_usd = 0;
   std::string source;
+
+  bool operator==(const Fabric&) const = default;
 };
 
 // A cloud rental price for one GPU of a kind (catalog data/catalog/prices.json).
@@ -79,6 +112,8 @@ struct CloudPrice {
   std::string date;
   std::string source;
   bool is_default = false;  // the price plans use for this GPU
+
+  bool operator==(const CloudPrice&) const = default;
 };
 
 // A purchase price for a whole server.
@@ -87,6 +122,8 @@ struct PurchasePrice {
   double usd = 0;
   std::string date;
   std::string source;
+
+  bool operator==(const PurchasePrice&) const = default;
 };
 
 // Unexpected job interruptions per 1,000 node-days, a published rate
@@ -96,6 +133,8 @@ struct FailureRate {
   double per_1000_node_days = 0;
   std::string source;
   bool is_default = false;
+
+  bool operator==(const FailureRate&) const = default;
 };
 
 // Where checkpoints are written and training data is read from. A limit of
@@ -113,6 +152,8 @@ struct StorageSystem {
   double total_write_Bps = 0;
   std::string source;
   bool is_default = false;
+
+  bool operator==(const StorageSystem&) const = default;
 };
 
 // Site figures for owning hardware: power price, PUE, colocation, rack power,
@@ -127,6 +168,8 @@ struct Facility {
   double operations_share = 0;       // yearly operations cost as a share of capex
   std::string source;
   bool is_default = false;
+
+  bool operator==(const Facility&) const = default;
 };
 
 const char* to_string(Precision p);

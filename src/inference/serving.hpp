@@ -34,7 +34,7 @@ struct ServingConstants {
   // CUDA graph); 0 until a fit justifies a value (docs/validation.md).
   double step_overhead_s = 0.0;
   // Multiplies the GPU family's kernel rates (calibration experiments only:
-  // scripts/calibrate.py fits kHopperSustainedFactor through it).
+  // scripts/calibrate.py fits Hopper's sustained_factor through it).
   double gemm_efficiency_scale = 1.0;
 };
 

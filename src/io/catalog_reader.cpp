@@ -6,7 +6,6 @@
 #include "core/ids.hpp"
 #include "core/spelling.hpp"
 #include "core/units.hpp"
-#include "io/embedded_catalog.hpp"
 
 namespace scaleout::io {
 
@@ -30,13 +29,80 @@ std::string required_id(Fields& f, const std::string& key) {
   return *f.id(key);
 }
 
-Gpu read_gpu(Fields& f) {
+// A constant with its provenance, {value, source} or {value, fitted_on}; a
+// kernel share (`share`: true) is {share, source} or {mamf_tflops,
+// peak_tflops, source}, the measured rate against the dense peak.
+double read_constant(Fields& f, const std::string& key, double min, double max, bool share) {
+  const YAML::Node n = f.node(key);
+  if (!n.IsDefined() || n.IsNull()) {
+    f.fail(key, "missing required key",
+           share ? "e.g. {share: 0.8, source: ...} or {mamf_tflops: 794.5, peak_tflops: 989, "
+                   "source: ...}"
+                 : "e.g. {value: 0.9, fitted_on: ...} or {value: 0.3, source: ...}");
+  }
+  Fields c(n, f.file(), f.key_path(key));
+  double v = 0;
+  if (share && c.has("mamf_tflops")) {
+    const double mamf = *c.number("mamf_tflops", 1e-6, 1e9);
+    const auto peak = c.number("peak_tflops", 1e-6, 1e9);
+    if (!peak)
+      c.fail("peak_tflops", "missing required key", "the dense peak the MAMF is a share of");
+    if (mamf > *peak) c.fail("mamf_tflops", "larger than peak_tflops");
+    v = mamf / *peak;
+  } else {
+    const char* name = share ? "share" : "value";
+    const auto x = c.number(name, min, max);
+    if (!x) c.fail(name, "missing required key");
+    v = *x;
+  }
+  const auto source = c.text("source");
+  const auto fitted = share ? std::nullopt : c.text("fitted_on");
+  if ((!source || source->empty()) && (!fitted || fitted->empty())) {
+    c.fail("source", "missing required key",
+           share ? "where the figure comes from" : "give source, or fitted_on for a fitted value");
+  }
+  if (source && fitted) c.fail("fitted_on", "give source or fitted_on, not both");
+  c.finish();
+  return v;
+}
+
+GpuFamily read_family(Fields& f) {
+  GpuFamily x;
+  x.id = required_id(f, "id");
+  x.name = f.text("name").value_or(x.id);
+  x.gemm_share = read_constant(f, "gemm", 1e-3, 1, true);
+  x.fp8_gemm_share = read_constant(f, "fp8_gemm", 1e-3, 1, true);
+  x.attention_share = read_constant(f, "attention", 1e-3, 1, true);
+  x.sustained_factor = read_constant(f, "sustained_factor", 1e-3, 1, false);
+  x.eager_efficiency = read_constant(f, "eager_efficiency", 1e-3, 1, false);
+  x.step_time_band = read_constant(f, "step_time_band", 0, 10, false);
+  const YAML::Node vn = f.node("validation");
+  if (!vn.IsDefined() || vn.IsNull()) {
+    f.fail("validation", "missing required key",
+           "e.g. {nic_gbit_s: 400, nvswitch: true, megatron_fused_attention: true, source: ...}");
+  }
+  Fields v(vn, f.file(), f.key_path("validation"));
+  const auto nic = v.number("nic_gbit_s", 1, 1e6);
+  if (!nic) v.fail("nic_gbit_s", "missing required key", "per-GPU inter-node rate, e.g. 400");
+  x.validation_nic_gbit_s = *nic;
+  const auto sw = v.boolean("nvswitch");
+  if (!sw) v.fail("nvswitch", "missing required key", "whether NVLink GPUs sit on a switch");
+  x.validation_nvswitch = *sw;
+  const auto fa = v.boolean("megatron_fused_attention");
+  if (!fa) v.fail("megatron_fused_attention", "missing required key");
+  x.megatron_fused_attention = *fa;
+  x.validation_source = required_text(v, "source");
+  v.finish();
+  f.text("note");
+  return x;
+}
+
+Gpu read_gpu(Fields& f, const Catalog& into) {
   Gpu g;
   g.id = required_id(f, "id");
   g.name = f.text("name").value_or(g.id);
   g.vendor = f.choice("vendor", {"nvidia", "amd", "intel"}).value_or("nvidia");
-  g.family = f.choice("family", {"volta", "ampere", "ada", "hopper", "blackwell", "cdna3", "gaudi"})
-                 .value_or("");
+  g.family = f.choice("family", into.family_ids()).value_or("");
   const auto hbm = f.number("hbm_gib", 1e-3, 1e6);
   if (!hbm) f.fail("hbm_gib", "missing required key", "device memory in GiB, e.g. 80");
   g.hbm_bytes = *hbm * units::kGiB;
@@ -308,11 +374,16 @@ void read_catalog(const std::string& text, const std::string& file, Catalog& int
   const YAML::Node root = load_yaml(text, file);
   if (!root.IsDefined() || root.IsNull()) {
     throw InputError(file, 0, "", "catalog file is empty",
-                     "expected keys gpus, servers, fabrics, models, cloud, purchase, "
+                     "expected keys families, gpus, servers, fabrics, models, cloud, purchase, "
                      "failure_rates, storage or facilities");
   }
   Fields top(root, file, "");
-  if (top.has("gpus")) read_list(top.node("gpus"), file, "gpus", into, read_gpu);
+  // Families first: a GPU of this file may name one of them.
+  if (top.has("families")) read_list(top.node("families"), file, "families", into, read_family);
+  if (top.has("gpus")) {
+    read_list(top.node("gpus"), file, "gpus", into,
+              [&into](Fields& f) { return read_gpu(f, into); });
+  }
   if (top.has("servers")) read_list(top.node("servers"), file, "servers", into, read_server);
   if (top.has("fabrics")) read_list(top.node("fabrics"), file, "fabrics", into, read_fabric);
   if (top.has("models")) {
@@ -346,15 +417,6 @@ void read_catalog(const std::string& text, const std::string& file, Catalog& int
                                     : fmt::format("did you mean '{}'? or add it under gpus", near));
     }
   }
-}
-
-const Catalog& builtin_catalog() {
-  static const Catalog catalog = [] {
-    Catalog c;
-    for (const EmbeddedFile& f : embedded_catalog_files()) read_catalog(f.text, f.name, c);
-    return c;
-  }();
-  return catalog;
 }
 
 }  // namespace scaleout::io

@@ -18,6 +18,7 @@ struct MoeShape {
   long long expert_ffn = 0;      // intermediate size of one expert
   int dense_layers = 0;          // first layers that stay dense (DeepSeek-V3: 3)
   double capacity_factor = 1.0;  // tokens an expert buffers = factor * fair share
+  bool operator==(const MoeShape&) const = default;
 };
 
 // Multi-head latent attention (DeepSeek-V2/V3). kv_lora_rank == 0: not used.
@@ -27,6 +28,7 @@ struct MlaShape {
   int qk_nope_head_dim = 0;
   int qk_rope_head_dim = 0;
   int v_head_dim = 0;
+  bool operator==(const MlaShape&) const = default;
 };
 
 struct ModelShape {
@@ -55,6 +57,7 @@ struct ModelShape {
   int head_size() const { return head_dim > 0 ? head_dim : static_cast<int>(hidden / heads); }
   bool is_moe() const { return moe.experts > 0; }
   bool is_mla() const { return mla.kv_lora_rank > 0; }
+  bool operator==(const ModelShape&) const = default;
 };
 
 const char* to_string(MlpKind k);

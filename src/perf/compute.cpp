@@ -5,35 +5,13 @@
 namespace scaleout {
 
 ComputeConstants compute_constants(const Gpu& gpu) {
+  // The family's kernel shares (data/catalog/families.json: MAMF / dense
+  // peak, FlashAttention shares) times the share of them whole runs sustain.
+  const GpuFamily& f = gpu.family_data;
   ComputeConstants k;
-  // MAMF / dense peak (ml-engineering accelerator benchmarks, hardware-catalog.json
-  // measured_bf16_mamf_tflops): A100 SXM 271.2/312, H100 SXM 794.5/989,
-  // B200 1745/2250, MI300X 668.4/1307.4, Gaudi 3 1243/1835.
-  // Ampere and Hopper also carry the share of those rates that whole runs
-  // sustain (kAmpereSustainedFactor, kHopperSustainedFactor, fitted).
-  if (gpu.family == "ampere") {
-    k.gemm_efficiency = 271.2 / 312.0 * kAmpereSustainedFactor;
-    // FA2 paper: 50-73 % of peak (forward) on A100.
-    k.attention_efficiency = 0.60 * kAmpereSustainedFactor;
-  } else if (gpu.family == "hopper") {
-    k.gemm_efficiency = 794.5 / 989.0 * kHopperSustainedFactor;
-    k.fp8_gemm_efficiency = 1402.6 / 1979.0 * kHopperSustainedFactor;
-    // FA3 paper: FA2 reaches 35 % of peak on H100.
-    k.attention_efficiency = 0.35 * kHopperSustainedFactor;
-  } else if (gpu.family == "blackwell") {
-    k.gemm_efficiency = 1745.0 / 2250.0;
-    k.fp8_gemm_efficiency = 3432.5 / 4500.0;
-    k.attention_efficiency = 0.35;
-  } else if (gpu.family == "cdna3") {
-    k.gemm_efficiency = 668.4 / 1307.4;
-    k.attention_efficiency = 0.30;
-  } else if (gpu.family == "gaudi") {
-    k.gemm_efficiency = 1243.0 / 1835.0;
-    k.attention_efficiency = 0.30;
-  } else {
-    k.gemm_efficiency = 0.80;  // no measurement: the common large-GEMM share
-    k.attention_efficiency = 0.50;
-  }
+  k.gemm_efficiency = f.gemm_share * f.sustained_factor;
+  k.fp8_gemm_efficiency = f.fp8_gemm_share * f.sustained_factor;
+  k.attention_efficiency = f.attention_share * f.sustained_factor;
   return k;
 }
 

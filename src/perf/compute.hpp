@@ -32,19 +32,10 @@ struct ComputeConstants {
   double elementwise_traffic = 1.0;
 };
 
-// Share of the kernels' measured best rates (the MAMF / FlashAttention shares
-// in compute_constants) that a GPU sustains through whole training steps and
-// serving runs of fused kernels (Megatron-LM, NeMo, TensorRT-LLM), as opposed
-// to one GEMM in a micro-benchmark; compute_constants multiplies them in.
-// Fitted; docs/validation.md gives each fit and its error on data it did not
-// see:
-//   Ampere: the even rows of vtrain-multi (Megatron-DeepSpeed on A100);
-//   Hopper: the 50 even rows of inference.csv (serving throughput, TTFT and
-//   TPOT on H100 and H200).
-// Other families have no whole-run measurement and keep 1.
-inline constexpr double kAmpereSustainedFactor = 0.90;
-inline constexpr double kHopperSustainedFactor = 0.88;
-
+// The GPU family's constants (gpu.family_data, data/catalog/families.json):
+// each kernel share times the family's sustained factor, the share of those
+// micro-benchmark rates that whole training steps and serving runs of fused
+// kernels sustain (fitted on Ampere and Hopper; docs/validation.md).
 ComputeConstants compute_constants(const Gpu& gpu);
 
 // The same constants with the three tensor-core rates (GEMM, FP8 GEMM,

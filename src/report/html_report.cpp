@@ -15,6 +15,7 @@
 #include "core/units.hpp"
 #include "report/parts.hpp"
 #include "report/report.hpp"
+#include "search/frontier.hpp"
 #include "search/knee.hpp"
 
 namespace scaleout::report {
@@ -319,6 +320,9 @@ Str frontier_chart(const PlanReport& r, const Str& id, const Str& label, const S
                    const std::function<Str(double)>& tick, std::optional<Marker> limit) {
   const PlanResult& p = r.result;
   const std::vector<bool> knees = frontier_knees(p.frontier);
+  // The line runs through every point; markers only on the points the
+  // frontier table shows.
+  const std::vector<bool> shown = frontier_shown(p, r.request);
   double x_lo = 1e300, x_hi = 0, y_lo = 1e300, y_hi = 0;
   for (const PlanCandidate& c : p.frontier) {
     if (value(c) <= 0) continue;
@@ -389,7 +393,7 @@ Str frontier_chart(const PlanReport& r, const Str& id, const Str& label, const S
     o += fmt::format("<path class=\"series\" d=\"{}\" stroke=\"{}\"{}/>\n", path, colour, dash);
     for (std::size_t i = 0; i < p.frontier.size(); ++i) {
       const PlanCandidate& c = p.frontier[i];
-      if (c.hardware != hw || value(c) <= 0) continue;
+      if (c.hardware != hw || value(c) <= 0 || !shown[i]) continue;
       const double x = X(c.nodes), y = Y(value(c));
       const bool ok = feasible(c);
       const Str tip = fmt::format("{}: {} nodes, {}, {}{}{}", name, c.nodes,
@@ -586,6 +590,7 @@ Str economics_table(const PlanReport& r) {
 Str frontier_table(const PlanReport& r) {
   const PlanResult& p = r.result;
   const std::vector<bool> knees = frontier_knees(p.frontier);
+  const std::vector<bool> shown = frontier_shown(p, r.request);
   Str o =
       "<table class=\"frontier\"><thead><tr><th scope=\"col\">server</th><th "
       "scope=\"col\">network</th><th scope=\"col\">nodes</th><th scope=\"col\">GPUs</th><th "
@@ -594,6 +599,7 @@ Str frontier_table(const PlanReport& r) {
       "scope=\"col\">cost</th><th scope=\"col\">notes</th></tr></thead><tbody>\n";
   for (std::size_t i = 0; i < p.frontier.size(); ++i) {
     const PlanCandidate& c = p.frontier[i];
+    if (!shown[i]) continue;
     const HardwareOption& hw = r.request.hardware[static_cast<std::size_t>(c.hardware)];
     std::vector<Str> notes;
     if (is_recommended(p, c)) notes.emplace_back("recommended");
@@ -613,12 +619,27 @@ Str frontier_table(const PlanReport& r) {
         c.gpus(), esc(layout_parallel(c.layout)), gib(c.memory.total()), c.step.step_s,
         pct(c.step.mfu), duration(c.time_to_train_s), cost(c.cost_usd), esc(note));
   }
-  return o + "</tbody></table>\n";
+  o += "</tbody></table>\n";
+  const std::size_t n_shown =
+      static_cast<std::size_t>(std::count(shown.begin(), shown.end(), true));
+  if (n_shown < p.frontier.size()) {
+    o += fmt::format(
+        "<p class=\"note\">{} of {} points: the ladder of node counts, each server's smallest "
+        "count, knee and deadline crossing, and the recommended plan; the charts' lines run "
+        "through all of them, and <code>--format json</code> or <code>csv</code> lists "
+        "them.</p>\n",
+        n_shown, p.frontier.size());
+  }
+  return o;
 }
 
 Str search_table(const PlanReport& r) {
   const SearchStats& s = r.result.stats;
   Str o = "<table class=\"search\"><tbody>\n";
+  if (s.node_counts > 1) {
+    o += row("node counts searched", {fmt::format("1-{} ({} divide the cluster and the batch)",
+                                                  s.node_counts, s.node_counts_divisible)});
+  }
   o += row("layouts enumerated", {fmt::format("{}", s.candidates)});
   o += row("memory evaluations", {fmt::format("{}", s.evaluated)});
   for (const auto& [reason, n] : s.rejected_by_reason) {

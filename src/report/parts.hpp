@@ -31,6 +31,9 @@ std::string cost(double usd);
 bool is_recommended(const PlanResult& p, const PlanCandidate& c);
 // Whether a plan meets every constraint: deadline, budget, power and goodput.
 bool feasible(const PlanCandidate& c);
+// "Searched every node count 1-N; M divide the cluster and the batch; S of F
+// points shown ...": the frontier's closing line ("" when one count was searched).
+std::string frontier_counts_text(const PlanResult& p, std::size_t shown);
 // "Search: N layouts, M evaluations in T s" and one line per rejection reason.
 std::string search_text(const SearchStats& s, double seconds);
 

@@ -7,6 +7,7 @@
 #include "report/json_parts.hpp"
 #include "report/parts.hpp"
 #include "report/report.hpp"
+#include "search/frontier.hpp"
 #include "search/knee.hpp"
 
 namespace scaleout::report {
@@ -168,8 +169,10 @@ std::string plan_text(const PlanReport& r) {
   o += fmt::format("  {:<28} {:>5} {:>6} {:>11} {:>8} {:>6}\n", "server", "nodes", "GPUs", "time",
                    "cost", "MFU");
   const std::vector<bool> knees = frontier_knees(p.frontier);
+  const std::vector<bool> shown = frontier_shown(p, r.request);
   for (std::size_t i = 0; i < p.frontier.size(); ++i) {
     const PlanCandidate& c = p.frontier[i];
+    if (!shown[i]) continue;
     std::string marks;
     if (is_recommended(p, c)) marks += "*";
     if (knees[i]) marks += "k";
@@ -180,9 +183,12 @@ std::string plan_text(const PlanReport& r) {
                      marks.empty() ? "" : "  " + marks);
   }
   o += "  (* recommended; x misses a constraint: deadline, budget, power or goodput;\n";
-  o += fmt::format(
-      "   k knee: the fastest point within {:.0f} % of its server's least GPU-hours)\n\n",
-      100 * kKneePremium);
+  o +=
+      fmt::format("   k knee: the fastest point within {:.0f} % of its server's least GPU-hours)\n",
+                  100 * kKneePremium);
+  o += frontier_counts_text(
+           p, static_cast<std::size_t>(std::count(shown.begin(), shown.end(), true))) +
+       "\n";
   o += search_text(p.stats, r.seconds);
   return o;
 }
@@ -249,7 +255,21 @@ std::string plan_json(const PlanReport& r) {
   }
   j["frontier"] = frontier;
   j["search"] = search_json(p.stats, r.seconds);
+  j["search"]["node_counts"] = p.stats.node_counts;
+  j["search"]["node_counts_divisible"] = p.stats.node_counts_divisible;
   return j.dump(2) + "\n";
+}
+
+std::string frontier_counts_text(const PlanResult& p, std::size_t shown) {
+  const SearchStats& s = p.stats;
+  if (s.node_counts <= 1) return "";  // one node count: nothing was sampled or left out
+  std::string o = fmt::format("Searched every node count 1-{}; {} divide the cluster and the batch",
+                              s.node_counts, s.node_counts_divisible);
+  if (shown < p.frontier.size()) {
+    o += fmt::format("; {} of {} points shown (all in --format json or csv)", shown,
+                     p.frontier.size());
+  }
+  return wrap(o + ".", "  ", "  ");
 }
 
 std::string search_text(const SearchStats& s, double seconds) {

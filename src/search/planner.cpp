@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <thread>
@@ -32,6 +33,14 @@ const char* to_string(Verdict v) {
 
 std::vector<int> node_counts(int max_nodes) {
   std::vector<int> out;
+  out.reserve(static_cast<size_t>(std::max(1, max_nodes)));
+  for (int n = 1; n <= max_nodes; ++n) out.push_back(n);
+  if (out.empty()) out.push_back(1);
+  return out;
+}
+
+std::vector<int> ladder_node_counts(int max_nodes) {
+  std::vector<int> out;
   for (int n = 1; n <= std::min(8, max_nodes); ++n) out.push_back(n);
   for (int base = 8; base < max_nodes; base *= 2) {
     for (int k : {5, 6, 7, 8}) {  // 10, 12, 14, 16 then 20, 24, 28, 32, ...
@@ -39,17 +48,14 @@ std::vector<int> node_counts(int max_nodes) {
       if (n > out.back() && n <= max_nodes) out.push_back(n);
     }
   }
-  if (out.back() != max_nodes) out.push_back(max_nodes);
+  if (out.back() != max_nodes && max_nodes > 1) out.push_back(max_nodes);
   return out;
 }
 
 double step_time_band(const Gpu& gpu) {
-  // The largest held-out error of comparable runs, ZeRO-3 baselines aside:
-  // A100 15 % (Megatron rows of training.csv), H100 20 % (mosaic/torchtitan);
-  // other families have no validation data: 30 %.
-  if (gpu.family == "ampere") return 0.15;
-  if (gpu.family == "hopper") return 0.20;
-  return 0.30;
+  // The family's largest held-out error of comparable runs, ZeRO-3 baselines
+  // aside (data/catalog/families.json; docs/validation.md).
+  return gpu.family_data.step_time_band;
 }
 
 namespace {
@@ -69,31 +75,25 @@ struct CellResult {
   std::map<std::string, long long> rejected;
 };
 
+// The values each searched layout dimension takes on one hardware option
+// (a fixed value alone), built once per option before the cells.
+struct Dimensions {
+  std::vector<int> tp, cp, pp, ep, micro_batch, interleave;
+};
+
 std::vector<int> options(const std::optional<int>& fixed, std::vector<int> all) {
   if (fixed) return {*fixed};
   return all;
 }
 
-CellResult search_cell(const PlanRequest& r, int hw_index, int nodes, long long batch) {
-  CellResult out;
-  const HardwareOption& hw = r.hardware[hw_index];
-  Workload base = r.workload;
-  base.global_batch = batch;
-  const ModelShape& m = base.model;
+Dimensions dimensions(const PlanRequest& r, const HardwareOption& hw) {
+  const ModelShape& m = r.workload.model;
   const FixedLayout& fx = r.fixed;
-  const int gpn = hw.server.gpus_per_node;
-  const long long gpus = static_cast<long long>(nodes) * gpn;
-  const PerfConstants perf = perf_constants(hw.gpu, base.framework);
-  const Fabric* fabric = hw.fabric ? &*hw.fabric : nullptr;
-  if (nodes > 1 && hw.server.nics_per_node == 0) {
-    out.rejected["no scale-out network"] += 1;
-    return out;
-  }
-
+  Dimensions d;
   std::vector<int> tps;
-  for (int t = 1; t <= gpn; t *= 2) tps.push_back(t);
+  for (int t = 1; t <= hw.server.gpus_per_node; t *= 2) tps.push_back(t);
   std::vector<int> cps = {1};
-  if (base.seq_len >= 16384) cps = {1, 2, 4, 8, 16};
+  if (r.workload.seq_len >= 16384) cps = {1, 2, 4, 8, 16};
   std::vector<int> pps;
   for (int p = 1; p <= std::min(m.layers, 128); ++p) {
     if ((p & (p - 1)) == 0 || m.layers % p == 0) pps.push_back(p);
@@ -105,32 +105,113 @@ CellResult search_cell(const PlanRequest& r, int hw_index, int nodes, long long 
       if (m.moe.experts % e == 0) eps.push_back(e);
     }
   }
+  d.tp = options(fx.tp, tps);
+  d.cp = options(fx.cp, cps);
+  d.pp = options(fx.pp, pps);
+  d.ep = options(fx.ep, eps);
+  d.micro_batch = options(fx.micro_batch, {1, 2, 4, 8});
+  d.interleave = options(fx.interleave, {1, 2, 4});
+  return d;
+}
+
+// The node counts in 1..max_nodes at which some (tp, cp, pp) of `d` divides
+// the cluster with a data-parallel degree that splits `batch` into whole
+// micro-batches (checks.cpp: tp x pp x dp x cp is the cluster, and the
+// global batch a multiple of micro_batch x dp), and which the framework runs.
+// Every layout the search could call legal passes these two rules, so no
+// count with a legal layout is left out; most others fail them at once.
+std::vector<int> divisible_counts(const PlanRequest& r, const Dimensions& d, int gpus_per_node,
+                                  long long batch) {
+  const int max_nodes = std::max(1, r.constraints.max_nodes);
+  std::vector<char> hit(static_cast<size_t>(max_nodes) + 1, 0);
+  const int min_mb = *std::min_element(d.micro_batch.begin(), d.micro_batch.end());
+  const Framework fw = r.workload.framework;
+  // Data-parallel degrees that split the batch: the divisors of batch / min_mb.
+  std::vector<long long> dps;
+  if (batch > 0 && batch % min_mb == 0) {
+    const long long q = batch / min_mb;
+    for (long long i = 1; i * i <= q; ++i) {
+      if (q % i != 0) continue;
+      dps.push_back(i);
+      if (i != q / i) dps.push_back(q / i);
+    }
+  }
+  if (r.fixed.dp) std::erase_if(dps, [&](long long x) { return x != *r.fixed.dp; });
+  const long long gpn = gpus_per_node;
+  for (int tp : d.tp) {
+    for (int cp : d.cp) {
+      for (int pp : d.pp) {
+        if (!framework_allows(fw, tp, pp, cp)) continue;
+        const long long mp = static_cast<long long>(tp) * cp * pp;
+        if (batch <= 0) {  // no batch to split: any dp
+          for (long long n = 1; n <= max_nodes; ++n) {
+            const long long g = n * gpn;
+            if (g % mp == 0 && (!r.fixed.dp || g / mp == *r.fixed.dp)) hit[n] = 1;
+          }
+          continue;
+        }
+        for (long long dp : dps) {
+          const long long g = mp * dp;
+          if (g % gpn == 0 && g / gpn <= max_nodes) hit[static_cast<size_t>(g / gpn)] = 1;
+        }
+      }
+    }
+  }
+  std::vector<int> out;
+  for (int n = 1; n <= max_nodes; ++n) {
+    if (hit[static_cast<size_t>(n)]) out.push_back(n);
+  }
+  return out;
+}
+
+CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_index, int nodes,
+                       long long batch) {
+  CellResult out;
+  const HardwareOption& hw = r.hardware[hw_index];
+  const FixedLayout& fx = r.fixed;
+  const int gpn = hw.server.gpus_per_node;
+  const long long gpus = static_cast<long long>(nodes) * gpn;
+  const Fabric* fabric = hw.fabric ? &*hw.fabric : nullptr;
+  if (nodes > 1 && hw.server.nics_per_node == 0) {
+    out.rejected["no scale-out network"] += 1;
+    return out;
+  }
+  const PerfConstants perf = perf_constants(hw.gpu, r.workload.framework);
 
   // What each framework implements: Megatron-LM its distributed optimizer
   // (ZeRO-1); DeepSpeed ZeRO-3 only without pipelines; plain FSDP (fsdp,
   // mosaic, other) no tensor, pipeline or context parallelism.
-  const Framework fw = base.framework;
+  const Framework fw = r.workload.framework;
   // FP8 weights gathered in FP8 (--fp8-param-gather) save memory and traffic
   // wherever the distributed optimizer runs, so they are on there unless the
   // file says no.
-  const bool te = te_fp8(base);
+  const bool te = te_fp8(r.workload);
   auto fp8_gather_at = [&fx, te](int zero) {
     return fx.fp8_param_gather.value_or(te && zero >= 1);
   };
-  // The stages and parallelisms are the framework's row (workload/framework.hpp).
-  auto zero_options = [fw](int pp) {
-    std::vector<int> stages;
-    for (int z = 0; z <= max_zero_stage(fw, pp); ++z) stages.push_back(z);
-    return stages;
-  };
+  // The memory-saving settings, cheapest in time first (fixed arrays: nothing
+  // is allocated per candidate).
+  std::array<Recompute, 3> recomputes = {Recompute::none, Recompute::selective, Recompute::full};
+  size_t n_recomputes = 3;
+  if (fx.recompute) {
+    recomputes[0] = *fx.recompute;
+    n_recomputes = 1;
+  }
+  std::array<bool, 2> offloads = {false, true};
+  size_t n_offloads = 2;
+  if (fx.offload) {
+    offloads[0] = *fx.offload;
+    n_offloads = 1;
+  }
   // One workload, its layout rewritten per candidate (no copy on the hot path).
-  Workload w = base;
+  Workload w = r.workload;
+  w.global_batch = batch;
   w.cluster.nodes = nodes;
   Layout& ly = w.layout;
 
-  for (int tp : options(fx.tp, tps)) {
-    for (int cp : options(fx.cp, cps)) {
-      for (int pp : options(fx.pp, pps)) {
+  for (int tp : dims.tp) {
+    for (int cp : dims.cp) {
+      for (int pp : dims.pp) {
         const long long mp = static_cast<long long>(tp) * cp * pp;
         if (gpus % mp != 0) continue;
         const int dp = static_cast<int>(gpus / mp);
@@ -139,16 +220,27 @@ CellResult search_cell(const PlanRequest& r, int hw_index, int nodes, long long 
           out.rejected["framework"] += 1;
           continue;
         }
-        std::vector<int> zeros =
-            options(fx.zero, dp * cp > 1 ? zero_options(pp) : std::vector<int>{0});
-        if (fx.fp8_param_gather.value_or(false)) {
-          // --fp8-param-gather runs only with the distributed optimizer.
-          std::erase(zeros, 0);
-          if (zeros.empty()) zeros = {1};
+        // ZeRO stages 0..the framework row's highest (workload/framework.hpp).
+        std::array<int, 4> zeros = {0, 1, 2, 3};
+        size_t n_zeros = static_cast<size_t>(max_zero_stage(fw, pp)) + 1;
+        if (fx.zero) {
+          zeros[0] = *fx.zero;
+          n_zeros = 1;
+        } else if (dp * cp <= 1) {
+          n_zeros = 1;
         }
-        for (int ep : options(fx.ep, eps)) {
-          for (int mb : options(fx.micro_batch, {1, 2, 4, 8})) {
-            for (int v : options(fx.interleave, {1, 2, 4})) {
+        if (fx.fp8_param_gather.value_or(false) && zeros[0] == 0) {
+          // --fp8-param-gather runs only with the distributed optimizer.
+          if (n_zeros == 1) {
+            zeros[0] = 1;
+          } else {
+            std::copy(zeros.begin() + 1, zeros.begin() + static_cast<long>(n_zeros), zeros.begin());
+            --n_zeros;
+          }
+        }
+        for (int ep : dims.ep) {
+          for (int mb : dims.micro_batch) {
+            for (int v : dims.interleave) {
               if (pp == 1 && v > 1) continue;
               ly.tp = tp;
               ly.cp = cp;
@@ -163,20 +255,18 @@ CellResult search_cell(const PlanRequest& r, int hw_index, int nodes, long long 
               ly.zero = zeros.front();
               ly.fp8_param_gather = fp8_gather_at(ly.zero);
               ++out.candidates;
-              if (batch % (static_cast<long long>(mb) * dp) != 0 ||
-                  !check_layout(w, gpus).empty()) {
+              if (batch % (static_cast<long long>(mb) * dp) != 0 || !layout_legal(w, gpus)) {
                 out.rejected["divisibility"] += 1;
                 continue;
               }
               out.any_legal = true;
               // Memory-saving settings, cheapest in time first; keep the fastest that fits.
-              for (int z : zeros) {
-                for (Recompute rc :
-                     fx.recompute ? std::vector<Recompute>{*fx.recompute}
-                                  : std::vector<Recompute>{Recompute::none, Recompute::selective,
-                                                           Recompute::full}) {
-                  for (bool off : fx.offload ? std::vector<bool>{*fx.offload}
-                                             : std::vector<bool>{false, true}) {
+              for (size_t zi = 0; zi < n_zeros; ++zi) {
+                const int z = zeros[zi];
+                for (size_t ri = 0; ri < n_recomputes; ++ri) {
+                  const Recompute rc = recomputes[ri];
+                  for (size_t oi = 0; oi < n_offloads; ++oi) {
+                    const bool off = offloads[oi];
                     ly.zero = z;
                     ly.fp8_param_gather = fp8_gather_at(z);
                     ly.recompute = rc;
@@ -191,14 +281,14 @@ CellResult search_cell(const PlanRequest& r, int hw_index, int nodes, long long 
                     const StepEstimate step =
                         estimate_step(w, hw.server, hw.gpu, fabric, perf, mem);
                     if (!out.fastest || step.step_s < out.fastest->step.step_s) {
-                      PlanCandidate c;
+                      if (!out.fastest) out.fastest.emplace();
+                      PlanCandidate& c = *out.fastest;
                       c.hardware = hw_index;
                       c.nodes = nodes;
                       c.global_batch = batch;
                       c.layout = ly;
                       c.memory = mem;
                       c.step = step;
-                      out.fastest = c;
                     }
                     if (!off) break;  // offload only when nothing else fits
                   }
@@ -246,19 +336,42 @@ std::string days(double s) {
 
 }  // namespace
 
+std::vector<int> searched_node_counts(const PlanRequest& r, int hardware, long long batch) {
+  if (r.fixed.nodes) return {*r.fixed.nodes};
+  const HardwareOption& hw = r.hardware[static_cast<size_t>(hardware)];
+  return divisible_counts(r, dimensions(r, hw), hw.server.gpus_per_node, batch);
+}
+
 PlanResult plan(const PlanRequest& r) {
   PlanResult res;
   const std::vector<long long> batches =
       r.global_batches.empty() ? std::vector<long long>{r.workload.global_batch} : r.global_batches;
+  std::vector<Dimensions> dims;
+  dims.reserve(r.hardware.size());
+  for (const HardwareOption& hw : r.hardware) dims.push_back(dimensions(r, hw));
+  // Every node count up to max_nodes, less those no layout can divide
+  // (divisible_counts); a fixed node count is searched as given.
   std::vector<Work> work;
+  std::vector<char> divisible(static_cast<size_t>(std::max(1, r.constraints.max_nodes)) + 1, 0);
   for (size_t h = 0; h < r.hardware.size(); ++h) {
-    // A fixed node count is searched as given, on or off the usual list.
-    const std::vector<int> counts =
-        r.fixed.nodes ? std::vector<int>{*r.fixed.nodes} : node_counts(r.constraints.max_nodes);
-    for (int n : counts) {
-      for (long long b : batches) work.push_back({static_cast<int>(h), n, b});
+    for (long long b : batches) {
+      const std::vector<int> counts =
+          r.fixed.nodes ? std::vector<int>{*r.fixed.nodes}
+                        : divisible_counts(r, dims[h], r.hardware[h].server.gpus_per_node, b);
+      for (int n : counts) {
+        work.push_back({static_cast<int>(h), n, b});
+        if (n < static_cast<int>(divisible.size())) divisible[static_cast<size_t>(n)] = 1;
+      }
     }
   }
+  // Cells in (hardware, node count, batch) order: the frontier below keeps
+  // one point per hardware and node count.
+  std::stable_sort(work.begin(), work.end(), [](const Work& x, const Work& y) {
+    return std::tie(x.hardware, x.nodes) < std::tie(y.hardware, y.nodes);
+  });
+  res.stats.node_counts = r.fixed.nodes ? 1 : std::max(1, r.constraints.max_nodes);
+  res.stats.node_counts_divisible =
+      static_cast<int>(std::count(divisible.begin(), divisible.end(), 1));
   // Cells are independent: threads take every k-th cell; results land in place.
   std::vector<CellResult> cells(work.size());
   const int threads = std::max(1, std::min<int>(r.threads, static_cast<int>(work.size())));
@@ -268,7 +381,8 @@ PlanResult plan(const PlanRequest& r) {
   for (int t = 0; t < threads; ++t) {
     pool.emplace_back([&, t] {
       for (size_t i = static_cast<size_t>(t); i < work.size(); i += static_cast<size_t>(threads)) {
-        cells[i] = search_cell(r, work[i].hardware, work[i].nodes, work[i].batch);
+        cells[i] = search_cell(r, dims[static_cast<size_t>(work[i].hardware)], work[i].hardware,
+                               work[i].nodes, work[i].batch);
         if (r.progress) r.progress(++done, total);
       }
     });
@@ -314,13 +428,12 @@ PlanResult plan(const PlanRequest& r) {
     if (!p.within_power) res.stats.rejected_by_reason["power"] += 1;
     if (!p.meets_goodput) res.stats.rejected_by_reason["goodput"] += 1;
     // One frontier point per hardware and node count: the fastest over the batches.
-    auto same = std::find_if(res.frontier.begin(), res.frontier.end(), [&](const PlanCandidate& q) {
-      return q.hardware == p.hardware && q.nodes == p.nodes;
-    });
-    if (same == res.frontier.end()) {
-      res.frontier.push_back(p);
-    } else if (p.time_to_train_s < same->time_to_train_s) {
-      *same = p;
+    // Cells of one hardware and node count are adjacent (work is sorted).
+    if (res.frontier.empty() || res.frontier.back().hardware != p.hardware ||
+        res.frontier.back().nodes != p.nodes) {
+      res.frontier.push_back(std::move(p));
+    } else if (p.time_to_train_s < res.frontier.back().time_to_train_s) {
+      res.frontier.back() = std::move(p);
     }
   }
 

@@ -89,8 +89,10 @@ struct PlanCandidate {
 };
 
 struct SearchStats {
-  long long candidates = 0;  // layouts enumerated
-  long long evaluated = 0;   // full evaluations (memory; time where it fits)
+  int node_counts = 0;            // node counts in the searched range (max_nodes; 1 when fixed)
+  int node_counts_divisible = 0;  // ... at which some layout divides the cluster and batch
+  long long candidates = 0;       // layouts enumerated
+  long long evaluated = 0;        // full evaluations (memory; time where it fits)
   std::map<std::string, long long> rejected_by_reason;
 };
 
@@ -107,9 +109,20 @@ struct PlanResult {
   SearchStats stats;
 };
 
-// The node counts the search visits: every count to 8, then about four per
-// doubling (10, 12, 14, 16, 20, 24, 28, 32, ...), up to max_nodes (included).
+// The node counts the search visits: every count from 1 to max_nodes.
 std::vector<int> node_counts(int max_nodes);
+
+// The ladder the text frontier shows: every count to 8, then four per
+// doubling (10, 12, 14, 16, 20, 24, 28, 32, ...), and max_nodes.
+std::vector<int> ladder_node_counts(int max_nodes);
+
+// The node counts `plan` searches on hardware option `hardware` for one
+// global batch: those of node_counts(max_nodes) at which some tensor x
+// context x pipeline degree the search tries divides the cluster with a
+// data-parallel degree that splits the batch into whole micro-batches (and
+// the framework runs it); the fixed count alone when cluster.nodes is given.
+// No count with a legal layout is left out.
+std::vector<int> searched_node_counts(const PlanRequest& r, int hardware, long long batch);
 
 // Relative uncertainty of a predicted step time for a GPU family, from the
 // held-out validation errors of comparable runs (docs/validation.md).

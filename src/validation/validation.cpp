@@ -21,13 +21,11 @@ Server server_of(const ValidationRow& r, const Gpu& gpu) {
   s.id = "row:" + r.id;
   s.gpu_id = gpu.id;
   s.gpus_per_node = static_cast<int>(r.gpus_per_node.value_or(8));
-  const bool switched = gpu.scaleup_bw_Bps > 0 && gpu.family != "ada";
+  const bool switched = gpu.scaleup_bw_Bps > 0 && gpu.family_data.validation_nvswitch;
   s.intra_node = switched ? IntraNodeKind::nvswitch : IntraNodeKind::pcie;
   s.intra_node_bw_Bps = switched ? gpu.scaleup_bw_Bps : gpu.host_link_Bps;
   s.scaleup_domain_gpus = s.gpus_per_node;
-  const double default_gbps = gpu.family == "volta"    ? 100.0
-                              : gpu.family == "ampere" ? 200.0
-                                                       : 400.0;
+  const double default_gbps = gpu.family_data.validation_nic_gbit_s;
   s.nics_per_node = static_cast<int>(r.nics_per_node.value_or(s.gpus_per_node));
   s.nic_bw_Bps = r.nic_gbps.value_or(default_gbps) * 1e9 / 8.0;
   s.source = "validation row " + r.id;
@@ -134,7 +132,7 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
   // runs on A100 and V100 predate Megatron's fused-attention support and use its
   // fused softmax; on Hopper and later, and in the other frameworks, runs use
   // FlashAttention / cuDNN fused attention kernels.
-  const bool modern = gpu->family == "hopper" || gpu->family == "blackwell";
+  const bool modern = gpu->family_data.megatron_fused_attention;
   ly.flash_attention = !framework_traits(w.framework).megatron_family || modern;
 
   std::vector<std::string> filled;

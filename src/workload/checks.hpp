@@ -20,6 +20,10 @@ struct Problem {
 // nodes * GPUs per node, or 0 when no cluster is given.
 std::vector<Problem> check_layout(const Workload& w, long long gpus_in_cluster);
 
+// Whether check_layout finds no problem, without building any message (the
+// planner's test of every candidate layout; no allocation).
+bool layout_legal(const Workload& w, long long gpus_in_cluster);
+
 // Which layout values a workload file fixes; `plan` searches the others.
 struct FixedLayoutKeys {
   bool tp = false, pp = false, dp = false, cp = false, ep = false, micro_batch = false,

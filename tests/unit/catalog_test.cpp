@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "core/error.hpp"
 #include "core/units.hpp"
 #include "io/catalog_reader.hpp"
@@ -133,6 +136,131 @@ TEST(Catalog, UserFileErrorsNameLineAndKey) {
   } catch (const InputError& e) {
     EXPECT_STREQ(e.what(), "user.yaml:3: gpus[0].tdp_watts: unknown key (did you mean 'tdp_w'?)");
   }
+}
+
+// Every entry of `a` equals the entry of `b` at the same place.
+template <typename T>
+void expect_same(const std::vector<const T*>& a, const std::vector<const T*>& b, const char* what) {
+  ASSERT_EQ(a.size(), b.size()) << what;
+  for (std::size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(*a[i] == *b[i]) << what << " " << i;
+}
+
+TEST(EmbeddedCatalog, EqualsTheJsonFilesReadAtRunTime) {
+  // The build compiles data/catalog/*.json into code (tools/embed_catalog.cpp);
+  // it must hold exactly what the reader makes of the files.
+  Catalog parsed;
+  for (const char* f :
+       {"families", "gpus", "servers", "fabrics", "models", "prices", "economics"}) {
+    const std::string path = std::string(SCALEOUT_SOURCE_DIR) + "/data/catalog/" + f + ".json";
+    std::ifstream in(path);
+    std::ostringstream text;
+    text << in.rdbuf();
+    ASSERT_FALSE(text.str().empty()) << path;
+    io::read_catalog(text.str(), path, parsed);
+  }
+  const Catalog& built = cat();
+  expect_same(parsed.families(), built.families(), "families");
+  expect_same(parsed.gpus(), built.gpus(), "gpus");
+  expect_same(parsed.servers(), built.servers(), "servers");
+  expect_same(parsed.fabrics(), built.fabrics(), "fabrics");
+  expect_same(parsed.models(), built.models(), "models");
+  ASSERT_EQ(parsed.cloud_prices().size(), built.cloud_prices().size());
+  for (std::size_t i = 0; i < parsed.cloud_prices().size(); ++i) {
+    EXPECT_TRUE(parsed.cloud_prices()[i] == built.cloud_prices()[i]) << i;
+  }
+  for (const Server* s : parsed.servers()) {
+    const PurchasePrice* a = parsed.find_purchase_price(s->id);
+    const PurchasePrice* b = built.find_purchase_price(s->id);
+    ASSERT_EQ(a == nullptr, b == nullptr) << s->id;
+    if (a) {
+      EXPECT_TRUE(*a == *b) << s->id;
+    }
+  }
+  expect_same(parsed.failure_rates(), built.failure_rates(), "failure rates");
+  expect_same(parsed.storage_systems(), built.storage_systems(), "storage");
+  expect_same(parsed.facilities(), built.facilities(), "facilities");
+}
+
+TEST(Families, EveryGpuNamesASourcedFamily) {
+  EXPECT_EQ(cat().family_ids(), (std::vector<std::string>{"ada", "ampere", "blackwell", "cdna3",
+                                                          "gaudi", "hopper", "volta"}));
+  for (const GpuFamily* f : cat().families()) EXPECT_FALSE(f->validation_source.empty()) << f->id;
+  for (const Gpu* g : cat().gpus()) {
+    const GpuFamily* f = cat().find_family(g->family);
+    ASSERT_NE(f, nullptr) << g->id;
+    EXPECT_TRUE(g->family_data == *f) << g->id;
+  }
+  const GpuFamily& a = cat().find_gpu("a100-sxm-80g")->family_data;
+  EXPECT_DOUBLE_EQ(a.gemm_share, 271.2 / 312.0);
+  EXPECT_DOUBLE_EQ(a.step_time_band, 0.15);
+  EXPECT_DOUBLE_EQ(a.validation_nic_gbit_s, 200);
+  EXPECT_FALSE(cat().find_family("ada")->validation_nvswitch);
+  EXPECT_TRUE(cat().find_family("hopper")->megatron_fused_attention);
+}
+
+TEST(Families, ANewFamilyIsADataChange) {
+  Catalog c = cat();
+  io::read_catalog(R"(
+families:
+  - id: nextgen
+    gemm: {mamf_tflops: 1500, peak_tflops: 2000, source: a benchmark}
+    fp8_gemm: {share: 0.7, source: chosen}
+    attention: {share: 0.4, source: chosen}
+    sustained_factor: {value: 0.95, fitted_on: my runs}
+    eager_efficiency: {value: 0.7, source: chosen}
+    step_time_band: {value: 0.25, source: chosen}
+    validation: {nic_gbit_s: 800, nvswitch: true, megatron_fused_attention: true, source: chosen}
+gpus:
+  - {id: ng1, family: nextgen, hbm_gib: 192, hbm_bw_gbyte_s: 8000, tflops: {bf16: 2000}, tdp_w: 1000, source: mine}
+)",
+                   "user.yaml", c);
+  const Gpu& g = *c.find_gpu("ng1");
+  EXPECT_DOUBLE_EQ(g.family_data.gemm_share, 0.75);
+  EXPECT_DOUBLE_EQ(g.family_data.sustained_factor, 0.95);
+  EXPECT_DOUBLE_EQ(g.family_data.validation_nic_gbit_s, 800);
+  // A later file that redefines a family updates the GPUs already read.
+  io::read_catalog(R"(
+families:
+  - id: nextgen
+    gemm: {share: 0.5, source: s}
+    fp8_gemm: {share: 0.7, source: s}
+    attention: {share: 0.4, source: s}
+    sustained_factor: {value: 1, source: s}
+    eager_efficiency: {value: 0.7, source: s}
+    step_time_band: {value: 0.25, source: s}
+    validation: {nic_gbit_s: 800, nvswitch: true, megatron_fused_attention: true, source: s}
+)",
+                   "user2.yaml", c);
+  EXPECT_DOUBLE_EQ(c.find_gpu("ng1")->family_data.gemm_share, 0.5);
+}
+
+TEST(Families, ReaderIsStrict) {
+  auto error = [](const std::string& text) -> std::string {
+    Catalog c = cat();
+    try {
+      io::read_catalog(text, "user.yaml", c);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_EQ(error("gpus:\n  - {id: x, family: hoper, hbm_gib: 80, hbm_bw_gbyte_s: 1, "
+                  "tflops: {bf16: 1}, tdp_w: 5, source: s}\n"),
+            "user.yaml:2: gpus[0].family: unknown value 'hoper' (did you mean 'hopper'?)");
+  const std::string base =
+      "families:\n  - id: f\n    gemm: {share: 0.5, source: s}\n"
+      "    fp8_gemm: {share: 0.7, source: s}\n    attention: {share: 0.4, source: s}\n"
+      "    sustained_factor: {value: 1, source: s}\n    eager_efficiency: {value: 0.7, source: s}\n"
+      "    validation: {nic_gbit_s: 800, nvswitch: true, megatron_fused_attention: true, source: "
+      "s}\n";
+  EXPECT_NE(error(base).find("step_time_band: missing required key"), std::string::npos)
+      << error(base);
+  EXPECT_NE(error(base + "    step_time_band: {value: 0.2}\n").find("source: missing required key"),
+            std::string::npos);
+  EXPECT_NE(error(base + "    step_time_band: {value: 0.2, source: s, bogus: 1}\n")
+                .find("bogus: unknown key"),
+            std::string::npos);
+  EXPECT_EQ(error(base + "    step_time_band: {value: 0.2, source: s}\n"), "");
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "io/catalog_reader.hpp"
+#include "perf/step.hpp"
 
 namespace scaleout {
 namespace {
@@ -157,30 +158,55 @@ TEST(Precision, Fp8SpeedsUpGemmsNotAttention) {
 }
 
 TEST(Constants, GpuFamilies) {
+  // data/catalog/families.json: each share times the family's sustained factor.
   // Ampere: MAMF 271.2 of 312 TFLOPS x 0.90 sustained = 0.782308; FA2 60 % x 0.90.
   const ComputeConstants a = compute_constants(gpu("a100-sxm-80g"));
-  EXPECT_DOUBLE_EQ(kAmpereSustainedFactor, 0.90);
-  EXPECT_DOUBLE_EQ(a.gemm_efficiency, 271.2 / 312.0 * kAmpereSustainedFactor);
+  EXPECT_DOUBLE_EQ(gpu("a100-sxm-80g").family_data.sustained_factor, 0.90);
+  EXPECT_DOUBLE_EQ(a.gemm_efficiency, 271.2 / 312.0 * 0.90);
   EXPECT_NEAR(a.gemm_efficiency, 0.782308, 1e-6);
-  EXPECT_DOUBLE_EQ(a.attention_efficiency, 0.60 * kAmpereSustainedFactor);
+  EXPECT_DOUBLE_EQ(a.attention_efficiency, 0.60 * 0.90);
   // Hopper: 794.5/989 x 0.88 = 0.706936; FP8 1402.6/1979 x 0.88 = 0.623693; FA2 0.35 x 0.88.
   const ComputeConstants h = compute_constants(gpu("h100-sxm"));
-  EXPECT_DOUBLE_EQ(kHopperSustainedFactor, 0.88);
-  EXPECT_DOUBLE_EQ(h.gemm_efficiency, 794.5 / 989.0 * kHopperSustainedFactor);
+  EXPECT_DOUBLE_EQ(gpu("h100-sxm").family_data.sustained_factor, 0.88);
+  EXPECT_DOUBLE_EQ(h.gemm_efficiency, 794.5 / 989.0 * 0.88);
   EXPECT_NEAR(h.gemm_efficiency, 0.706936, 1e-6);
-  EXPECT_DOUBLE_EQ(h.fp8_gemm_efficiency, 1402.6 / 1979.0 * kHopperSustainedFactor);
+  EXPECT_DOUBLE_EQ(h.fp8_gemm_efficiency, 1402.6 / 1979.0 * 0.88);
   EXPECT_NEAR(h.fp8_gemm_efficiency, 0.623693, 1e-6);
-  EXPECT_DOUBLE_EQ(h.attention_efficiency, 0.35 * kHopperSustainedFactor);
+  EXPECT_DOUBLE_EQ(h.attention_efficiency, 0.35 * 0.88);
+  // Unscaled families: the MAMF share itself.
+  EXPECT_DOUBLE_EQ(compute_constants(gpu("b200")).gemm_efficiency, 1745.0 / 2250.0);
+  EXPECT_DOUBLE_EQ(compute_constants(gpu("b200")).fp8_gemm_efficiency, 3432.5 / 4500.0);
+  EXPECT_DOUBLE_EQ(compute_constants(gpu("mi300x")).gemm_efficiency, 668.4 / 1307.4);
+  EXPECT_DOUBLE_EQ(compute_constants(gpu("mi300x")).attention_efficiency, 0.30);
+  EXPECT_DOUBLE_EQ(compute_constants(gpu("gaudi3")).gemm_efficiency, 1243.0 / 1835.0);
+  EXPECT_DOUBLE_EQ(compute_constants(gpu("b200")).attention_efficiency, 0.35);
   // Shared defaults.
   EXPECT_DOUBLE_EQ(h.gemm_half_dim, 96.0);
   EXPECT_DOUBLE_EQ(h.hbm_efficiency, 0.80);
   EXPECT_DOUBLE_EQ(h.kernel_floor_s, 0.0);
-  // An unknown family: the common 0.80 and 0.50.
+  // A GPU of no family: the common 0.80 and 0.50, FP8 0.70; Volta and Ada
+  // have no measurement and carry the same values in the catalog.
   Gpu other = gpu("h100-sxm");
-  other.family = "unknown";
-  const ComputeConstants o = compute_constants(other);
-  EXPECT_DOUBLE_EQ(o.gemm_efficiency, 0.80);
-  EXPECT_DOUBLE_EQ(o.attention_efficiency, 0.50);
+  other.family = "";
+  other.family_data = GpuFamily{};
+  for (const Gpu& g : {other, gpu("v100-sxm-32g"), gpu("l40s")}) {
+    const ComputeConstants o = compute_constants(g);
+    EXPECT_DOUBLE_EQ(o.gemm_efficiency, 0.80) << g.id;
+    EXPECT_DOUBLE_EQ(o.fp8_gemm_efficiency, 0.70) << g.id;
+    EXPECT_DOUBLE_EQ(o.attention_efficiency, 0.50) << g.id;
+  }
+}
+
+TEST(Constants, FamilyRecordsCarryTheEagerEfficiencies) {
+  // The fitted eager efficiencies of step.hpp, per family, in families.json
+  // (Ampere's also for Volta; Hopper's for every other family).
+  for (const char* id : {"a100-sxm-80g", "v100-sxm-32g", "rtx-a6000"}) {
+    EXPECT_DOUBLE_EQ(gpu(id).family_data.eager_efficiency, kAmpereEagerEfficiency) << id;
+  }
+  for (const char* id : {"h100-sxm", "b200", "l40s", "mi300x", "gaudi3"}) {
+    EXPECT_DOUBLE_EQ(gpu(id).family_data.eager_efficiency, kHopperEagerEfficiency) << id;
+  }
+  EXPECT_DOUBLE_EQ(GpuFamily{}.eager_efficiency, kHopperEagerEfficiency);
 }
 
 TEST(Properties, TensorParallelSplitsLayerFlops) {

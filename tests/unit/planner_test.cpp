@@ -8,6 +8,7 @@
 #include "io/catalog_reader.hpp"
 #include "io/workload_reader.hpp"
 #include "report/report.hpp"
+#include "workload/checks.hpp"
 
 namespace scaleout {
 namespace {
@@ -34,13 +35,85 @@ PlanRequest request(const char* model, std::vector<const char*> servers, double 
   return r;
 }
 
-TEST(NodeCounts, EveryCountToEightThenFourPerDoubling) {
+TEST(NodeCounts, EveryCountIsVisitedAndTheLadderIsSampled) {
   const std::vector<int> n = node_counts(64);
+  ASSERT_EQ(n.size(), 64u);
+  for (int i = 0; i < 64; ++i) EXPECT_EQ(n[static_cast<std::size_t>(i)], i + 1);
+  EXPECT_EQ(node_counts(1), std::vector<int>{1});
+  const std::vector<int> ladder = ladder_node_counts(64);
   const std::vector<int> expected = {1,  2,  3,  4,  5,  6,  7,  8,  10, 12,
                                      14, 16, 20, 24, 28, 32, 40, 48, 56, 64};
-  EXPECT_EQ(n, expected);
-  EXPECT_EQ(node_counts(100).back(), 100);  // the limit itself is always visited
-  EXPECT_EQ(node_counts(1), std::vector<int>{1});
+  EXPECT_EQ(ladder, expected);
+  EXPECT_EQ(ladder_node_counts(100).back(), 100);  // the limit itself is on the ladder
+  EXPECT_EQ(ladder_node_counts(1), std::vector<int>{1});
+}
+
+// Whether some layout the search enumerates is legal at `nodes` (brute force
+// over the planner's option lists, with check_layout).
+bool has_legal_layout(const PlanRequest& r, int hw, int nodes, long long batch) {
+  const HardwareOption& h = r.hardware[static_cast<std::size_t>(hw)];
+  const ModelShape& m = r.workload.model;
+  const long long gpus = static_cast<long long>(nodes) * h.server.gpus_per_node;
+  Workload w = r.workload;
+  w.global_batch = batch;
+  std::vector<int> eps = {1};
+  for (int e = 2; m.is_moe() && e <= m.moe.experts; e *= 2) eps.push_back(e);
+  for (int tp = 1; tp <= h.server.gpus_per_node; tp *= 2) {
+    for (int cp : {1, 2, 4, 8, 16}) {
+      if (cp > 1 && r.workload.seq_len < 16384) continue;
+      for (int pp = 1; pp <= std::min(m.layers, 128); ++pp) {
+        if ((pp & (pp - 1)) != 0 && m.layers % pp != 0) continue;
+        const long long mp = static_cast<long long>(tp) * cp * pp;
+        if (gpus % mp != 0) continue;
+        for (int ep : eps) {
+          for (int mb : {1, 2, 4, 8}) {
+            for (int v : {1, 2, 4}) {
+              w.layout = Layout{};
+              w.layout.tp = tp;
+              w.layout.cp = cp;
+              w.layout.pp = pp;
+              w.layout.dp = static_cast<int>(gpus / mp);
+              w.layout.ep = ep;
+              w.layout.micro_batch = mb;
+              w.layout.interleave = v;
+              if (check_layout(w, gpus).empty()) return true;
+            }
+          }
+        }
+      }
+    }
+  }
+  return false;
+}
+
+TEST(NodeCounts, NoCountWithALegalLayoutIsSkipped) {
+  // Dense, GQA and MoE models, 8- and 4-GPU servers, batches with few and
+  // many divisors: every count that has a legal layout is searched.
+  struct Case {
+    const char* model;
+    const char* server;
+    long long batch;
+    long long seq;
+  };
+  for (const Case& k :
+       {Case{"gpt3-175b", "dgx-h100", 1536, 2048}, Case{"llama3-70b", "dgx-a100", 512, 8192},
+        Case{"mixtral-8x7b", "dgx-h100", 1000, 4096}, Case{"llama3-8b", "dgx-h100", 96, 32768},
+        Case{"mistral-7b", "smc-as-4125gs-tnrt", 7, 4096}}) {
+    PlanRequest r = request(k.model, {k.server}, 1e12);
+    r.workload.seq_len = k.seq;
+    r.constraints.max_nodes = 300;
+    const std::vector<int> searched = searched_node_counts(r, 0, k.batch);
+    int legal = 0;
+    for (int n = 1; n <= 300; ++n) {
+      const bool is_legal = has_legal_layout(r, 0, n, k.batch);
+      legal += is_legal;
+      const bool visited = std::binary_search(searched.begin(), searched.end(), n);
+      EXPECT_TRUE(!is_legal || visited) << k.model << " " << k.server << " " << n;
+    }
+    EXPECT_GT(legal, 0) << k.model;
+    // The cheap test leaves out most of the counts that have no layout.
+    EXPECT_LT(searched.size(), 150u) << k.model;
+  }
 }
 
 TEST(Verdict, StateThatCannotFitOneNodeIsACapacityTrigger) {
@@ -120,12 +193,14 @@ TEST(Search, ProgressIsReportedOncePerCellWithoutChangingTheAnswer) {
     total = t;
   };
   counted.result = plan(counted.request);
-  // 2 servers x 20 node counts (node_counts(64)) x 1 batch = 40 cells; each
-  // done count 1..40 reported exactly once, in any order across threads.
-  EXPECT_EQ(total, 40);
+  // One cell per server and searched node count (1 batch); each done count
+  // reported exactly once, in any order across threads.
+  const long long cells = static_cast<long long>(searched_node_counts(r, 0, 512).size() +
+                                                 searched_node_counts(r, 1, 512).size());
+  EXPECT_EQ(total, cells);
   std::sort(done.begin(), done.end());
-  std::vector<long long> expected(40);
-  for (long long i = 0; i < 40; ++i) expected[static_cast<std::size_t>(i)] = i + 1;
+  std::vector<long long> expected(static_cast<std::size_t>(cells));
+  for (long long i = 0; i < cells; ++i) expected[static_cast<std::size_t>(i)] = i + 1;
   EXPECT_EQ(done, expected);
   EXPECT_EQ(report::plan_json(quiet), report::plan_json(counted));
 }
