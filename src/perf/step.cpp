@@ -17,10 +17,7 @@ PerfConstants perf_constants(const Gpu& gpu, Framework framework) {
   return k;
 }
 
-double eager_efficiency(const Gpu& gpu) {
-  return gpu.family == "ampere" || gpu.family == "volta" ? kAmpereEagerEfficiency
-                                                         : kHopperEagerEfficiency;
-}
+double eager_efficiency(const Gpu& gpu) { return gpu.family_data.eager_efficiency; }
 
 FrameworkConstants framework_constants(Framework framework, const Gpu& gpu) {
   const FrameworkTraits& t = framework_traits(framework);

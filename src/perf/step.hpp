@@ -59,22 +59,9 @@ struct FrameworkConstants {
   bool tp_backward_overlap = false;
 };
 
-// Fitted constants (docs/validation.md gives the fit and held-out errors;
-// the framework ones, kDeepSpeedKernelFloor_s and kDeepSpeedZero3HiddenShare,
-// are in workload/framework.hpp).
-// Eager PyTorch (FSDP, torchtitan, llm-foundry) against fused kernels on the
-// same GPU: unfused element-wise ops, casts and communication kernels sharing
-// the SMs weigh more the faster the tensor cores run against HBM. Ampere's
-// value also serves Volta (about 150 dense FLOPs per HBM byte, both); Hopper's
-// every other family (Hopper about 300; Blackwell, Ada, CDNA3 and Gaudi are
-// closer to Hopper than to Ampere). Fitted: on Ampere on every other A100 row
-// of mosaic, torchtitan and flashattn, on Hopper on every other H100 row of
-// mosaic, in data/validation/training.csv.
-inline constexpr double kAmpereEagerEfficiency = 0.84;
-inline constexpr double kHopperEagerEfficiency = 0.70;
-
 // The compute efficiency of an eager-PyTorch framework (its row's `eager`) on
-// `gpu`'s family.
+// `gpu`'s family: its `eager_efficiency` in data/catalog/families.json
+// (fitted; the file names the rows it was fitted on, docs/validation.md).
 double eager_efficiency(const Gpu& gpu);
 
 // How `framework` runs on `gpu`: its row of workload/framework.hpp, with the

@@ -208,6 +208,11 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
   w.global_batch = batch;
   w.cluster.nodes = nodes;
   Layout& ly = w.layout;
+  // The layers depend on tp, sp and ep only: described once for every
+  // candidate that shares them (micro-batch, interleaving, ZeRO, recompute).
+  DescribedLayers layers;
+  int described_tp = 0, described_ep = 0;
+  bool described_sp = false;
 
   for (int tp : dims.tp) {
     for (int cp : dims.cp) {
@@ -260,6 +265,12 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
                 continue;
               }
               out.any_legal = true;
+              if (ly.tp != described_tp || ly.ep != described_ep || ly.sp != described_sp) {
+                layers = describe_layers(w);
+                described_tp = ly.tp;
+                described_ep = ly.ep;
+                described_sp = ly.sp;
+              }
               // Memory-saving settings, cheapest in time first; keep the fastest that fits.
               for (size_t zi = 0; zi < n_zeros; ++zi) {
                 const int z = zeros[zi];
@@ -272,14 +283,14 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
                     ly.recompute = rc;
                     ly.offload_optimizer = off;
                     ++out.evaluated;
-                    const MemoryEstimate mem = estimate_memory(w, hw.gpu);
+                    const MemoryEstimate mem = estimate_memory(w, hw.gpu, {}, layers);
                     out.least_memory = std::min(out.least_memory, mem.total());
                     if (!mem.fits) {
                       out.rejected["memory"] += 1;
                       continue;
                     }
                     const StepEstimate step =
-                        estimate_step(w, hw.server, hw.gpu, fabric, perf, mem);
+                        estimate_step(w, hw.server, hw.gpu, fabric, perf, mem, layers);
                     if (!out.fastest || step.step_s < out.fastest->step.step_s) {
                       if (!out.fastest) out.fastest.emplace();
                       PlanCandidate& c = *out.fastest;

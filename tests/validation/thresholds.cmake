@@ -22,7 +22,7 @@ set(SCALEOUT_VALIDATION_CHECKS
   "external.csv|by_metric/tokens_per_s_per_gpu/mape|max|0.08"  # 0.066 (8 rows)
   "external.csv|false_oom|max|0"
   # data/validation/inference.csv: published serving benchmarks (100 rows; the even rows fit
-  # kHopperSustainedFactor, docs/validation.md)
+  # the hopper `sustained_factor` of families.json, docs/validation.md)
   "inference.csv|by_group/trtllm-perf-overview/mape|max|0.11"     # 0.097 (60 rows)
   "inference.csv|by_group/trtllm-perf-overview-1x/mape|max|0.09"  # 0.082 (7 rows)
   "inference.csv|by_group/nim-1.8-llama3.3-70b/mape|max|0.14"     # 0.124 (15 rows)
