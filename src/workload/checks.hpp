@@ -19,6 +19,8 @@ struct Problem {
 // Problems of the layout alone and against the model. `gpus_in_cluster` is
 // nodes * GPUs per node, or 0 when no cluster is given.
 std::vector<Problem> check_layout(const Workload& w, long long gpus_in_cluster);
+// Whether check_layout finds no problem, without composing any message.
+bool layout_legal(const Workload& w, long long gpus_in_cluster);
 
 // Which layout values a workload file fixes; `plan` searches the others.
 struct FixedLayoutKeys {
