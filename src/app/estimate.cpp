@@ -38,24 +38,24 @@ Output run_estimate(const Options& o) {
                                      cs.gpu_id.empty() ? "cluster.server" : "cluster.gpu");
   }
   const bool json = o.format == Format::json;
-  if (serving) {
-    report::ServingEstimateReport r;
+  // What both reports name: the workload, its hardware and its parameter count.
+  auto describe = [&](auto& r) {
     r.workload = wf.workload;
     r.server = server;
     r.gpu = gpu;
-    r.fabric_id = r.workload.cluster.fabric_id;
-    r.params = count_params(r.workload.model);
+    r.fabric_id = cs.fabric_id;
+    r.params = count_params(wf.workload.model);
+  };
+  if (serving) {
+    report::ServingEstimateReport r;
+    describe(r);
     r.cluster_replicas = r.workload.layout.dp;
     r.estimate = estimate_serving(r.workload, r.server, r.gpu, fabric);
     require_finite(r, report::check_serving_estimate, files);
     return {json ? report::serving_estimate_json(r) : report::serving_estimate_text(r)};
   }
   report::EstimateResult r;
-  r.workload = wf.workload;
-  r.server = server;
-  r.gpu = gpu;
-  r.fabric_id = r.workload.cluster.fabric_id;
-  r.params = count_params(r.workload.model);
+  describe(r);
   r.memory = estimate_memory(r.workload, r.gpu);
   r.step = estimate_step(r.workload, r.server, r.gpu, fabric,
                          perf_constants(r.gpu, r.workload.framework), r.memory);

@@ -8,24 +8,18 @@
 
 namespace scaleout::app {
 
-const char* to_string(Format f) {
-  switch (f) {
-    case Format::text:
-      return "text";
-    case Format::json:
-      return "json";
-    case Format::csv:
-      return "csv";
-    case Format::html:
-      return "html";
-  }
-  return "?";
-}
+namespace {
+
+constexpr const char* kFormatNames[] = {"text", "json", "csv", "html"};  // in enum order
+
+}  // namespace
+
+const char* to_string(Format f) { return kFormatNames[static_cast<int>(f)]; }
 
 Format parse_format(const std::string& name) {
-  if (name == "json") return Format::json;
-  if (name == "csv") return Format::csv;
-  if (name == "html") return Format::html;
+  for (int i = 0; i < 4; ++i) {
+    if (name == kFormatNames[i]) return static_cast<Format>(i);
+  }
   return Format::text;
 }
 

@@ -242,29 +242,18 @@ std::vector<std::string> sentences(const std::vector<ServingReason>& rs) {
 }
 
 const char* rejection_name(Rejection r) {
-  switch (r) {
-    case Rejection::no_scale_out_network:
-      return "no scale-out network";
-    case Rejection::framework:
-      return "framework";
-    case Rejection::divisibility:
-      return "divisibility";
-    case Rejection::memory:
-      return "memory";
-    case Rejection::max_nodes:
-      return "max nodes";
-    case Rejection::latency:
-      return "latency";
-    case Rejection::deadline:
-      return "deadline";
-    case Rejection::budget:
-      return "budget";
-    case Rejection::power:
-      return "power";
-    case Rejection::goodput:
-      return "goodput";
-  }
-  return "?";
+  // In the order of the enum.
+  static constexpr const char* kNames[kRejections] = {"no scale-out network",
+                                                      "framework",
+                                                      "divisibility",
+                                                      "memory",
+                                                      "max nodes",
+                                                      "latency",
+                                                      "deadline",
+                                                      "budget",
+                                                      "power",
+                                                      "goodput"};
+  return kNames[static_cast<std::size_t>(r)];
 }
 
 const std::vector<Rejection>& rejections_by_name() {
