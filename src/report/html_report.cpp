@@ -14,6 +14,7 @@
 
 #include "core/units.hpp"
 #include "report/parts.hpp"
+#include "report/reasons.hpp"
 #include "report/report.hpp"
 #include "search/frontier.hpp"
 #include "search/knee.hpp"
@@ -53,8 +54,6 @@ using Str = std::string;
 
 Str esc(const Str& s) { return html_escape(s); }
 Str px(double v) { return fmt::format("{:.1f}", v); }
-Str gib(double bytes) { return fmt::format("{:.1f} GiB", bytes / units::kGiB); }
-Str pct(double f) { return fmt::format("{:.1f} %", 100.0 * f); }
 
 // Chart geometry (SVG user units = CSS pixels at 100 %).
 constexpr double kWidth = 880;
@@ -219,10 +218,12 @@ Str memory_chart(const PlanReport& r) {
   }
   const double step = nice_step(scale / units::kGiB, 7) * units::kGiB;
   scale = std::ceil(scale / step) * step;
-  return stacked_bars("chart-memory", "Per-GPU memory against HBM capacity", bars,
-                      {"weights", "gradients", "optimizer state", "activations", "logits and loss",
-                       "comm/prefetch buffers", "framework overhead"},
-                      scale, step, gib_tick, gib, "GiB per GPU (most loaded pipeline stage)");
+  return stacked_bars(
+      "chart-memory", "Per-GPU memory against HBM capacity", bars,
+      {"weights", "gradients", "optimizer state", "activations", "logits and loss",
+       "comm/prefetch buffers", "framework overhead"},
+      scale, step, gib_tick, [](double b) { return gib(b); },
+      "GiB per GPU (most loaded pipeline stage)");
 }
 
 Str step_chart(const PlanReport& r) {
@@ -253,7 +254,8 @@ Str step_chart(const PlanReport& r) {
       "chart-step", "Step-time breakdown", bars,
       {"compute", "tensor-parallel comm", "context-parallel comm", "expert-parallel comm",
        "pipeline comm", "data-parallel comm", "pipeline bubble", "optimizer", "other"},
-      1.0, 0.1, pct_tick, pct, "share of one step (exposed, not overlapped, time)");
+      1.0, 0.1, pct_tick, [](double f) { return percent(f); },
+      "share of one step (exposed, not overlapped, time)");
 }
 
 // --- frontier line charts ------------------------------------------------------------------------
@@ -492,11 +494,12 @@ Str figures_table(const PlanReport& r) {
     return fmt::format("{:.0f} tokens/s ({:.0f} per GPU)", c.step.tokens_per_s,
                        c.step.tokens_per_s_per_gpu);
   });
-  each("MFU", [](const PlanCandidate& c) { return pct(c.step.mfu); });
-  each("network wait",
-       [](const PlanCandidate& c) { return pct(c.step.network_wait_fraction) + " of the step"; });
+  each("MFU", [](const PlanCandidate& c) { return percent(c.step.mfu); });
+  each("network wait", [](const PlanCandidate& c) {
+    return percent(c.step.network_wait_fraction) + " of the step";
+  });
   each("time to train", [](const PlanCandidate& c) {
-    return fmt::format("{} (+/- {:.0f} %)", duration(c.time_to_train_s), 100 * c.band);
+    return fmt::format("{} (+/- {})", duration(c.time_to_train_s), percent(c.band, 0));
   });
   each("cost", [&](const PlanCandidate& c) {
     return c.cost_usd > 0
@@ -532,7 +535,7 @@ Str economics_table(const PlanReport& r) {
     return fmt::format("{:.1f} expected", c.run.reliability.expected_interruptions);
   });
   each("goodput", [](const PlanCandidate& c) {
-    return pct(c.run.reliability.goodput) + " of wall time on useful steps";
+    return percent(c.run.reliability.goodput) + " of wall time on useful steps";
   });
   each("checkpoint", [&](const PlanCandidate& c) {
     const Reliability& x = c.run.reliability;
@@ -579,10 +582,9 @@ Str economics_table(const PlanReport& r) {
   each("break-even", [](const PlanCandidate& c) {
     const Cost& x = c.run.cost;
     if (!x.own_priced || !x.cloud_priced) return Str("-");
-    return x.breakeven_utilisation <= 1
-               ? fmt::format("owning is cheaper above {:.0f} % utilisation",
-                             100 * x.breakeven_utilisation)
-               : Str("renting is cheaper at any utilisation");
+    return x.breakeven_utilisation <= 1 ? fmt::format("owning is cheaper above {} utilisation",
+                                                      percent(x.breakeven_utilisation, 0))
+                                        : Str("renting is cheaper at any utilisation");
   });
   return plans_table(r, "economics", rows);
 }
@@ -617,7 +619,7 @@ Str frontier_table(const PlanReport& r) {
         "class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>\n",
         feasible(c) ? "" : " class=\"missed\"", esc(hw.server.id), esc(fabric_name(hw)), c.nodes,
         c.gpus(), esc(layout_parallel(c.layout)), gib(c.memory.total()), c.step.step_s,
-        pct(c.step.mfu), duration(c.time_to_train_s), cost(c.cost_usd), esc(note));
+        percent(c.step.mfu), duration(c.time_to_train_s), cost(c.cost_usd), esc(note));
   }
   o += "</tbody></table>\n";
   const std::size_t n_shown =
@@ -642,8 +644,10 @@ Str search_table(const PlanReport& r) {
   }
   o += row("layouts enumerated", {fmt::format("{}", s.candidates)});
   o += row("memory evaluations", {fmt::format("{}", s.evaluated)});
-  for (const auto& [reason, n] : s.rejected_by_reason) {
-    o += row("rejected for " + reason, {fmt::format("{}", n)});
+  for (Rejection why : rejections_by_name()) {
+    if (const long long n = s.rejected_by_reason[why]) {
+      o += row(Str("rejected for ") + rejection_name(why), {fmt::format("{}", n)});
+    }
   }
   return o + "</tbody></table>\n";
 }
@@ -658,7 +662,7 @@ Str workload_line(const PlanReport& r) {
   s += k.deadline_s ? fmt::format("; deadline {}", duration(*k.deadline_s)) : "; no deadline";
   s += k.budget_usd ? fmt::format(", budget {}", cost(*k.budget_usd)) : ", no budget";
   if (k.max_power_W) s += fmt::format(", power limit {}", kw(*k.max_power_W));
-  if (k.min_goodput) s += fmt::format(", goodput at least {}", pct(*k.min_goodput));
+  if (k.min_goodput) s += fmt::format(", goodput at least {}", percent(*k.min_goodput));
   s += fmt::format(", up to {} nodes, objective {}, cost basis {}", k.max_nodes,
                    to_string(r.request.objective), to_string(r.request.cost_basis));
   return s;
@@ -712,11 +716,11 @@ std::string plan_html(const PlanReport& r) {
   o += fmt::format("<header class=\"verdict {}\" id=\"verdict\">\n<h1>Verdict: {}</h1>\n", verdict,
                    esc(verdict));
   o += "<ul class=\"reasons\">\n";
-  for (const Str& reason : p.reasons) o += "<li>" + esc(reason) + "</li>\n";
+  for (const PlanReason& reason : p.reasons) o += "<li>" + esc(sentence(reason)) + "</li>\n";
   o += "</ul>\n";
   // A multi-node verdict already gives this as its first (capacity) reason.
   if (!p.single_node_best && p.verdict == Verdict::infeasible) {
-    o += "<p>Single node: none (" + esc(p.single_node_reason) + ").</p>\n";
+    o += "<p>Single node: none (" + esc(clause(p.single_node_reason)) + ").</p>\n";
   }
   o += "<p class=\"workload\">" + esc(workload_line(r)) + "</p>\n</header>\n";
 

@@ -63,6 +63,7 @@
 #include <string_view>
 
 #include "core/ids.hpp"
+#include "report/format.hpp"
 
 namespace scaleout::report {
 
@@ -219,8 +220,6 @@ std::string slurm_time(double s) {
   return fmt::format("{}-{:02}:{:02}:{:02}", d, total / 3600, (total % 3600) / 60, total % 60);
 }
 
-std::string days(double s) { return fmt::format("{:.1f} days", s / 86400.0); }
-
 std::string header(const PlanReport& r, const PlanCandidate& c, const std::string& comment) {
   const HardwareOption& hw = hardware_of(r, c);
   const Layout& l = c.layout;
@@ -236,7 +235,7 @@ std::string header(const PlanReport& r, const PlanCandidate& c, const std::strin
       to_string(l.recompute), l.offload_optimizer ? ", optimizer offload" : "",
       l.fp8_param_gather ? ", FP8 weight gather" : "");
   o += fmt::format("{} Predicted: step {:.2f} s, time to train {} (+/- {:.0f} %).\n", comment,
-                   c.step.step_s, days(c.time_to_train_s), 100 * c.band);
+                   c.step.step_s, duration_days(c.time_to_train_s), 100 * c.band);
   if (r.result.verdict == Verdict::infeasible) {
     o += fmt::format("{} Closest plan only: it misses the deadline or the budget.\n", comment);
   }
@@ -418,10 +417,11 @@ std::string slurm_script(const PlanReport& r, const PlanCandidate& c) {
     o += fmt::format(
         "# Time: predicted {} + {:.0f} % band = {}, capped at {}: resubmit from the last\n"
         "# checkpoint (--save/--load) until done, e.g. with sbatch --dependency=afterany:JOBID.\n",
-        days(c.time_to_train_s), 100 * c.band, days(wanted), days(kMaxSlurmTimeS));
+        duration_days(c.time_to_train_s), 100 * c.band, duration_days(wanted),
+        duration_days(kMaxSlurmTimeS));
   } else {
-    o += fmt::format("# Time: predicted {} + {:.0f} % band = {}.\n", days(c.time_to_train_s),
-                     100 * c.band, days(wanted));
+    o += fmt::format("# Time: predicted {} + {:.0f} % band = {}.\n",
+                     duration_days(c.time_to_train_s), 100 * c.band, duration_days(wanted));
   }
   o += fmt::format("#SBATCH --time={}\n", slurm_time(limit));
   o += header(r, c, "#");

@@ -1,9 +1,10 @@
 // Plain-text pieces shared by the writers (report-internal; defined in
-// plan_report.cpp).
+// plan_report.cpp). Figures (bytes, money, durations) come from format.hpp.
 #pragma once
 
 #include <string>
 
+#include "report/format.hpp"
 #include "search/planner.hpp"
 #include "workload/workload.hpp"
 
@@ -16,8 +17,6 @@ namespace scaleout::report {
 std::string wrap(const std::string& text, const std::string& first, const std::string& rest,
                  const std::string& sep = " ", std::size_t width = 80);
 
-// "5.2 hours" below a day, else "22.2 days".
-std::string duration(double seconds);
 // "tp 4 pp 2 dp 128 (interleave 4), micro-batch 1, zero 1, recompute none":
 // the parallel sizes, then the settings.
 std::string layout_line(const Layout& l);
@@ -25,8 +24,6 @@ std::string layout_parallel(const Layout& l);
 std::string layout_settings(const Layout& l);
 // The fabric id, or "8 x 400 Gb/s NICs" for the server's own NICs.
 std::string fabric_name(const HardwareOption& hw);
-// "$5.71M", "$12.3k", "$950"; "unpriced" for 0.
-std::string cost(double usd);
 // Whether frontier point `c` is the recommended plan (same hardware option and node count).
 bool is_recommended(const PlanResult& p, const PlanCandidate& c);
 // Whether a plan meets every constraint: deadline, budget, power and goodput.

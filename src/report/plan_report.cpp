@@ -6,6 +6,7 @@
 #include "core/units.hpp"
 #include "report/json_parts.hpp"
 #include "report/parts.hpp"
+#include "report/reasons.hpp"
 #include "report/report.hpp"
 #include "search/frontier.hpp"
 #include "search/knee.hpp"
@@ -38,11 +39,6 @@ std::string wrap(const std::string& text, const std::string& first, const std::s
   return out + line + "\n";
 }
 
-std::string duration(double s) {
-  return s < 86400.0 ? fmt::format("{:.1f} hours", s / 3600.0)
-                     : fmt::format("{:.1f} days", s / 86400.0);
-}
-
 std::string layout_parallel(const Layout& l) {
   std::string s = fmt::format("tp {} pp {} dp {}", l.tp, l.pp, l.dp);
   if (l.cp > 1) s += fmt::format(" cp {}", l.cp);
@@ -67,13 +63,6 @@ std::string fabric_name(const HardwareOption& hw) {
                                  hw.server.nic_bw_Bps / units::kGbps);
 }
 
-std::string cost(double usd) {
-  if (usd <= 0) return "unpriced";
-  if (usd >= 1e6) return fmt::format("${:.2f}M", usd / 1e6);
-  if (usd >= 1e3) return fmt::format("${:.1f}k", usd / 1e3);
-  return fmt::format("${:.0f}", usd);
-}
-
 bool is_recommended(const PlanResult& p, const PlanCandidate& c) {
   return p.recommended && p.recommended->hardware == c.hardware && p.recommended->nodes == c.nodes;
 }
@@ -84,7 +73,6 @@ bool feasible(const PlanCandidate& c) {
 
 namespace {
 
-std::string gib(double bytes) { return fmt::format("{:.1f} GiB", bytes / units::kGiB); }
 double days(double s) { return s / 86400.0; }
 
 void plan_block(std::string& o, const PlanReport& r, const PlanCandidate& c) {
@@ -106,10 +94,10 @@ void plan_block(std::string& o, const PlanReport& r, const PlanCandidate& c) {
   }
   o += fmt::format("  memory     {} of {} per GPU\n", gib(c.memory.total()),
                    gib(c.memory.capacity_bytes));
-  o += fmt::format("  step       {:.2f} s, MFU {:.1f} %, network wait {:.1f} %\n", c.step.step_s,
-                   100 * c.step.mfu, 100 * c.step.network_wait_fraction);
-  o += fmt::format("  train      {} (+/- {:.0f} %), {}\n", duration(c.time_to_train_s),
-                   100 * c.band, cost(c.cost_usd));
+  o += fmt::format("  step       {:.2f} s, MFU {}, network wait {}\n", c.step.step_s,
+                   percent(c.step.mfu), percent(c.step.network_wait_fraction));
+  o += fmt::format("  train      {} (+/- {}), {}\n", duration(c.time_to_train_s),
+                   percent(c.band, 0), cost(c.cost_usd));
   o += run_text(c.run, r.request.run, "  ");
 }
 
@@ -151,7 +139,7 @@ std::string plan_text(const PlanReport& r) {
   const PlanResult& p = r.result;
   std::string o;
   o += fmt::format("Verdict: {}\n", to_string(p.verdict));
-  for (const std::string& reason : p.reasons) o += wrap(reason, "  ", "    ");
+  for (const PlanReason& reason : p.reasons) o += wrap(sentence(reason), "  ", "    ");
   o += "\n";
   if (p.recommended) {
     o += p.verdict == Verdict::infeasible ? "Closest plan\n" : "Recommended plan\n";
@@ -163,7 +151,7 @@ std::string plan_text(const PlanReport& r) {
     plan_block(o, r, *p.single_node_best);
     o += "\n";
   } else if (!p.single_node_best) {
-    o += wrap(fmt::format("Single node: none ({})", p.single_node_reason), "", "  ") + "\n";
+    o += wrap(fmt::format("Single node: none ({})", clause(p.single_node_reason)), "", "  ") + "\n";
   }
   o += "Frontier: fastest plan that fits, per server and node count\n";
   o += fmt::format("  {:<28} {:>5} {:>6} {:>11} {:>8} {:>6}\n", "server", "nodes", "GPUs", "time",
@@ -199,7 +187,7 @@ std::string plan_json(const PlanReport& r) {
   j["verdict"] = to_string(p.verdict);
   j["objective"] = to_string(r.request.objective);
   j["cost_basis"] = to_string(r.request.cost_basis);
-  j["reasons"] = p.reasons;
+  j["reasons"] = sentences(p.reasons);
   const PlanConstraints& k = r.request.constraints;
   j["constraints"] = {
       {"deadline_days", k.deadline_s ? ordered_json(days(*k.deadline_s)) : ordered_json(nullptr)},
@@ -211,7 +199,7 @@ std::string plan_json(const PlanReport& r) {
   j["recommended"] = p.recommended ? candidate_json(r, *p.recommended) : ordered_json(nullptr);
   j["single_node_best"] =
       p.single_node_best ? candidate_json(r, *p.single_node_best) : ordered_json(nullptr);
-  j["single_node_reason"] = p.single_node_reason;
+  j["single_node_reason"] = clause(p.single_node_reason);
   j["min_nodes_fit"] = p.min_nodes_fit ? ordered_json(*p.min_nodes_fit) : ordered_json(nullptr);
   j["min_nodes_deadline"] =
       p.min_nodes_deadline ? ordered_json(*p.min_nodes_deadline) : ordered_json(nullptr);
@@ -275,15 +263,19 @@ std::string frontier_counts_text(const PlanResult& p, std::size_t shown) {
 std::string search_text(const SearchStats& s, double seconds) {
   std::string o = fmt::format("Search: {} layouts, {} evaluations in {:.2f} s\n", s.candidates,
                               s.evaluated, seconds);
-  for (const auto& [reason, n] : s.rejected_by_reason) {
-    o += fmt::format("  rejected for {}: {}\n", reason, n);
+  for (Rejection why : rejections_by_name()) {
+    if (const long long n = s.rejected_by_reason[why]) {
+      o += fmt::format("  rejected for {}: {}\n", rejection_name(why), n);
+    }
   }
   return o;
 }
 
 ordered_json search_json(const SearchStats& s, double seconds) {
   ordered_json rejected = ordered_json::object();
-  for (const auto& [reason, n] : s.rejected_by_reason) rejected[reason] = n;
+  for (Rejection why : rejections_by_name()) {
+    if (const long long n = s.rejected_by_reason[why]) rejected[rejection_name(why)] = n;
+  }
   return {{"candidates", s.candidates},
           {"evaluated", s.evaluated},
           {"seconds", seconds},

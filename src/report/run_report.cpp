@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "report/format.hpp"
 #include "report/json_parts.hpp"
 
 namespace scaleout::report {
@@ -14,41 +15,6 @@ namespace {
 
 ordered_json number_or_null(double v, bool known) {
   return known && std::isfinite(v) ? ordered_json(v) : ordered_json(nullptr);
-}
-
-std::string duration(double s) {
-  if (s < 60.0) return fmt::format("{:.1f} s", s);
-  if (s < 3600.0) return fmt::format("{:.0f} min", s / 60.0);
-  if (s < 86400.0 * 2) return fmt::format("{:.1f} hours", s / 3600.0);
-  return fmt::format("{:.1f} days", s / 86400.0);
-}
-
-std::string bytes(double b) {
-  if (b >= 1e12) return fmt::format("{:.1f} TB", b / 1e12);
-  if (b >= 1e9) return fmt::format("{:.1f} GB", b / 1e9);
-  return fmt::format("{:.0f} MB", b / 1e6);
-}
-
-std::string rate(double Bps) {
-  if (Bps >= 1e9) return fmt::format("{:.1f} GB/s", Bps / 1e9);
-  return fmt::format("{:.0f} MB/s", Bps / 1e6);
-}
-
-std::string power(double W) {
-  if (W >= 1e6) return fmt::format("{:.2f} MW", W / 1e6);
-  return fmt::format("{:.1f} kW", W / 1e3);
-}
-
-std::string energy(double kWh) {
-  if (kWh >= 1e6) return fmt::format("{:.2f} GWh", kWh / 1e6);
-  if (kWh >= 1e3) return fmt::format("{:.1f} MWh", kWh / 1e3);
-  return fmt::format("{:.0f} kWh", kWh);
-}
-
-std::string usd(double v) {
-  if (v >= 1e6) return fmt::format("${:.2f}M", v / 1e6);
-  if (v >= 1e3) return fmt::format("${:.1f}k", v / 1e3);
-  return fmt::format("${:.0f}", v);
 }
 
 }  // namespace
@@ -115,16 +81,15 @@ std::string run_text(const RunEconomics& e, const RunSettings& s, const std::str
   const Reliability& r = e.reliability;
   std::string o;
   if (std::isfinite(r.mtbf_s)) {
-    o +=
-        fmt::format("{}failures   MTBF {}, {} interruptions expected, goodput {:.1f} %\n", in,
-                    duration(r.mtbf_s),
-                    r.expected_interruptions < 10 ? fmt::format("{:.1f}", r.expected_interruptions)
-                                                  : fmt::format("{:.0f}", r.expected_interruptions),
-                    100.0 * r.goodput);
+    o += fmt::format(
+        "{}failures   MTBF {}, {} interruptions expected, goodput {}\n", in, interval(r.mtbf_s),
+        r.expected_interruptions < 10 ? fmt::format("{:.1f}", r.expected_interruptions)
+                                      : fmt::format("{:.0f}", r.expected_interruptions),
+        percent(r.goodput));
     o += fmt::format("{}checkpoint {} {} every {}, stops {} each\n", in, bytes(r.checkpoint_bytes),
-                     s.async_checkpoint ? "async" : "blocking", duration(r.checkpoint_interval_s),
+                     s.async_checkpoint ? "async" : "blocking", interval(r.checkpoint_interval_s),
                      r.checkpoint_block_s < 1 ? fmt::format("{:.2f} s", r.checkpoint_block_s)
-                                              : duration(r.checkpoint_block_s));
+                                              : interval(r.checkpoint_block_s));
 
   } else {
     o += fmt::format("{}failures   none modelled (failure rate 0)\n", in);
@@ -141,15 +106,15 @@ std::string run_text(const RunEconomics& e, const RunSettings& s, const std::str
   }
   const Cost& c = e.cost;
   const std::string own =
-      c.own_priced ? fmt::format("own {} ({}/h)", usd(c.own_usd), usd(c.own_usd_per_hour))
+      c.own_priced ? fmt::format("own {} ({}/h)", money(c.own_usd), money(c.own_usd_per_hour))
                    : "own unpriced";
   const std::string cloud =
-      c.cloud_priced ? fmt::format("cloud {}", usd(c.cloud_usd)) : "cloud unpriced";
+      c.cloud_priced ? fmt::format("cloud {}", money(c.cloud_usd)) : "cloud unpriced";
   o += fmt::format("{}cost       {}, {}\n", in, own, cloud);
   if (c.own_priced && c.cloud_priced) {
     o += c.breakeven_utilisation <= 1
-             ? fmt::format("{}           owning is cheaper above {:.0f} % utilisation\n", in,
-                           100.0 * c.breakeven_utilisation)
+             ? fmt::format("{}           owning is cheaper above {} utilisation\n", in,
+                           percent(c.breakeven_utilisation, 0))
              : fmt::format("{}           renting is cheaper at any utilisation\n", in);
   }
   return o;

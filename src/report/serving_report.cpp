@@ -7,6 +7,7 @@
 #include "core/units.hpp"
 #include "report/json_parts.hpp"
 #include "report/parts.hpp"
+#include "report/reasons.hpp"
 
 namespace scaleout::report {
 
@@ -14,8 +15,7 @@ using nlohmann::ordered_json;
 
 namespace {
 
-std::string gib(double bytes) { return fmt::format("{:.1f} GiB", bytes / units::kGiB); }
-std::string ms(double s) { return fmt::format("{:.1f} ms", s * 1e3); }
+// Dollars to the cent with a unit: "$98.40/hour"; "unpriced" for 0.
 std::string usd(double v, const char* unit) {
   if (v <= 0) return "unpriced";
   return fmt::format("${:.2f}{}", v, unit);
@@ -92,12 +92,6 @@ void estimate_lines(std::string& o, const ServingEstimate& e, const char* indent
                    e.output_tokens_per_s, e.requests_per_s);
 }
 
-std::string fabric_name(const HardwareOption& hw) {
-  return hw.fabric ? hw.fabric->id
-                   : fmt::format("{} x {:.0f} Gb/s NICs", hw.server.nics_per_node,
-                                 hw.server.nic_bw_Bps / units::kGbps);
-}
-
 void plan_block(std::string& o, const ServingPlanReport& r, const ServingCandidate& c) {
   const HardwareOption& hw = r.request.hardware[c.hardware];
   o += fmt::format("  hardware   {} x {} ({} x {}, {} GPUs used), {}\n", c.nodes, hw.server.id,
@@ -106,8 +100,8 @@ void plan_block(std::string& o, const ServingPlanReport& r, const ServingCandida
                    c.layout.pp, c.layout.ep > 1 ? fmt::format(" ep {}", c.layout.ep) : "",
                    c.gpus_per_replica());
   estimate_lines(o, c.estimate, "  ");
-  o += fmt::format("  serves     {:.2f} requests/s (+/- {:.0f} %), {}, {}\n", c.served_rps,
-                   100 * c.band, usd(c.usd_per_hour, "/hour"),
+  o += fmt::format("  serves     {:.2f} requests/s (+/- {}), {}, {}\n", c.served_rps,
+                   percent(c.band, 0), usd(c.usd_per_hour, "/hour"),
                    usd(c.usd_per_mtok, " per million output tokens"));
 }
 
@@ -210,7 +204,7 @@ std::string serving_plan_text(const ServingPlanReport& r) {
   o += fmt::format("Serving {}: {}\n", r.request.workload.model.id,
                    request_line(r.request.workload));
   o += fmt::format("Verdict: {}\n", to_string(p.verdict));
-  for (const std::string& reason : p.reasons) o += "  " + reason + "\n";
+  for (const ServingReason& reason : p.reasons) o += "  " + sentence(reason) + "\n";
   o += "\n";
   if (p.recommended) {
     o += p.verdict == Verdict::infeasible ? "Closest plan (misses the objectives)\n"
@@ -223,7 +217,7 @@ std::string serving_plan_text(const ServingPlanReport& r) {
     plan_block(o, r, *p.single_node_best);
     o += "\n";
   } else if (!p.single_node_best) {
-    o += fmt::format("Single node: none ({})\n\n", p.single_node_reason);
+    o += fmt::format("Single node: none ({})\n\n", clause(p.single_node_reason));
   }
   o += "Frontier: best plan per server and node count\n";
   o += fmt::format("  {:<26} {:>6} {:>6} {:>9} {:>10} {:>10} {:>11}\n", "server", "nodes", "GPUs",
@@ -245,11 +239,11 @@ std::string serving_plan_json(const ServingPlanReport& r) {
   j["verdict"] = to_string(p.verdict);
   j["objective"] = to_string(r.request.objective);
   j["cost_basis"] = "cloud";  // serving plans price cloud GPU-hours only
-  j["reasons"] = p.reasons;
+  j["reasons"] = sentences(p.reasons);
   j["recommended"] = p.recommended ? candidate_json(r, *p.recommended) : ordered_json(nullptr);
   j["single_node_best"] =
       p.single_node_best ? candidate_json(r, *p.single_node_best) : ordered_json(nullptr);
-  j["single_node_reason"] = p.single_node_reason;
+  j["single_node_reason"] = clause(p.single_node_reason);
   j["min_nodes_fit"] = p.min_nodes_fit ? ordered_json(*p.min_nodes_fit) : ordered_json(nullptr);
   j["min_nodes_deadline"] = nullptr;
   ordered_json frontier = ordered_json::array();
@@ -277,7 +271,7 @@ ordered_json score_json(const ServingScore& s) {
 
 std::string unit_value(const std::string& metric, double v) {
   if (metric == "output_tokens_per_s") return fmt::format("{:.0f} tok/s", v);
-  return fmt::format("{:.1f} ms", v * 1e3);
+  return ms(v);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "report/sim_report.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -8,7 +9,9 @@
 #include <numeric>
 #include <vector>
 
+#include "report/format.hpp"
 #include "report/json_parts.hpp"
+#include "report/reasons.hpp"
 
 namespace scaleout::report {
 
@@ -26,12 +29,7 @@ std::string hours(double s) {
   return fmt::format("{:.0f} h", h);
 }
 
-std::string usd(double v, bool priced) {
-  if (!priced) return "unpriced";
-  if (v >= 1e6) return fmt::format("${:.2f}M", v / 1e6);
-  if (v >= 1e3) return fmt::format("${:.1f}k", v / 1e3);
-  return fmt::format("${:.0f}", v);
-}
+std::string usd(double v, bool priced) { return priced ? money(v) : "unpriced"; }
 
 std::string label(const sim::CandidateCluster& c) {
   return fmt::format("{} x {}", c.nodes, c.server.id);
@@ -68,8 +66,27 @@ std::string wrap(const std::string& text, const std::string& indent) {
   return out + line + "\n";
 }
 
-std::string size_words(const sim::Sizing& z, const sim::JobSpec& spec) {
-  if (!z.fits) return "cannot run: " + z.reason;
+// The verdict's reasons, then one per cluster that cannot run some job.
+std::vector<std::string> mix_reasons(const SimulateReport& r) {
+  std::vector<std::string> out = r.result.reasons;
+  for (const sim::ClusterOutcome& c : r.result.clusters) {
+    if (c.metrics.jobs_unrunnable == 0) continue;
+    std::vector<std::string> names;
+    for (size_t s = 0; s < r.mix.jobs.size(); ++s) {
+      if (!c.sizing[s].fits) {
+        names.push_back(fmt::format("{} ({})", r.mix.jobs[s].name,
+                                    sizing_words(c.sizing[s], c.cluster.gpus())));
+      }
+    }
+    out.push_back(fmt::format("{} cannot run {} job{}: {}.", label(c.cluster),
+                              c.metrics.jobs_unrunnable, c.metrics.jobs_unrunnable == 1 ? "" : "s",
+                              fmt::join(names, "; ")));
+  }
+  return out;
+}
+
+std::string size_words(const sim::Sizing& z, const sim::JobSpec& spec, long long cluster_gpus) {
+  if (!z.fits) return "cannot run: " + sizing_words(z, cluster_gpus);
   std::string s = fmt::format("{} GPU{} x {}", z.gpus, z.gpus == 1 ? "" : "s", hours(z.duration_s));
   if (spec.workload) {
     s += fmt::format(" ({} node{}, tp {} pp {} dp {})", z.plan_nodes, z.plan_nodes == 1 ? "" : "s",
@@ -96,7 +113,7 @@ std::string simulate_text(const SimulateReport& r, int text_jobs) {
   o += res.recommended >= 0
            ? fmt::format("Verdict: {}\n", label(res.clusters[res.recommended].cluster))
            : "Verdict: none\n";
-  for (const std::string& reason : res.reasons) o += wrap(reason, "  ");
+  for (const std::string& reason : mix_reasons(r)) o += wrap(reason, "  ");
   o += "\n";
   o += "Candidates\n";
   o += fmt::format("  {:<16}{:>6}{:>9}{:>9}{:>9}{:>10}{:>6}{:>10}\n", "cluster", "GPUs", "p50 wait",
@@ -118,8 +135,8 @@ std::string simulate_text(const SimulateReport& r, int text_jobs) {
     o += fmt::format("{} ({} x {}, {} GPUs): {} of {} jobs run\n", label(c.cluster),
                      c.cluster.server.gpus_per_node, c.cluster.gpu.id, c.cluster.gpus(), m.jobs_run,
                      res.jobs.size());
-    o += fmt::format("  makespan {}, GPU utilisation {:.1f} %, {:.0f} GPU-hours held, {}\n",
-                     hours(m.makespan_s), 100 * m.utilisation, c.held_gpu_hours,
+    o += fmt::format("  makespan {}, GPU utilisation {}, {:.0f} GPU-hours held, {}\n",
+                     hours(m.makespan_s), percent(m.utilisation), c.held_gpu_hours,
                      usd(c.cost_usd, c.cluster.usd_per_gpu_hour > 0));
     o += fmt::format("  wait: mean {}, p50 {}, p90 {}, p99 {}, max {}\n", hours(m.wait_mean_s),
                      hours(m.wait_p50_s), hours(m.wait_p90_s), hours(m.wait_p99_s),
@@ -127,7 +144,8 @@ std::string simulate_text(const SimulateReport& r, int text_jobs) {
     o += fmt::format("  turnaround (arrival to completion): mean {}\n", hours(m.turnaround_mean_s));
     o += "  sizes:\n";
     for (size_t s = 0; s < mix.jobs.size(); ++s) {
-      o += wrap(fmt::format("{}: {}", mix.jobs[s].name, size_words(c.sizing[s], mix.jobs[s])),
+      o += wrap(fmt::format("{}: {}", mix.jobs[s].name,
+                            size_words(c.sizing[s], mix.jobs[s], c.cluster.gpus())),
                 "    ");
     }
     std::vector<size_t> idx(res.jobs.size());
@@ -175,7 +193,7 @@ std::string simulate_json(const SimulateReport& r) {
   j["recommended"] = res.recommended >= 0
                          ? ordered_json(label(res.clusters[res.recommended].cluster))
                          : ordered_json(nullptr);
-  j["reasons"] = res.reasons;
+  j["reasons"] = mix_reasons(r);
   ordered_json clusters = ordered_json::array();
   for (const sim::ClusterOutcome& c : res.clusters) {
     const sim::Metrics& m = c.metrics;
@@ -210,7 +228,7 @@ std::string simulate_json(const SimulateReport& r) {
         sj["gpus"] = z.gpus;
         sj["duration_h"] = z.duration_s / kH;
       } else {
-        sj["reason"] = z.reason;
+        sj["reason"] = sizing_words(z, c.cluster.gpus());
       }
       if (z.fits && mix.jobs[s].workload) {
         sj["plan_nodes"] = z.plan_nodes;

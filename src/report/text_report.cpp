@@ -11,8 +11,6 @@ namespace scaleout::report {
 
 namespace {
 
-std::string gib(double bytes) { return fmt::format("{:.2f} GiB", bytes / units::kGiB); }
-
 std::string count(double n) {
   if (n >= 1e12) return fmt::format("{:.2f} T", n / 1e12);
   if (n >= 1e9) return fmt::format("{:.2f} B", n / 1e9);
@@ -73,7 +71,7 @@ std::string estimate_text(const EstimateResult& r) {
             "", "  ", "; ");
   const double total = mem.total();
   auto line = [&](const char* name, double bytes) {
-    o += fmt::format("  {:<24}{:>12}  {:>6}\n", name, gib(bytes),
+    o += fmt::format("  {:<24}{:>12}  {:>6}\n", name, gib(bytes, 2),
                      total > 0 ? pct(bytes / total) : "-");
   };
   line("weights", st.weights);
@@ -83,10 +81,10 @@ std::string estimate_text(const EstimateResult& r) {
   line("logits and loss", st.logits);
   line("comm/prefetch buffers", st.buffers);
   line("framework overhead", st.overhead);
-  o += fmt::format("  {:<24}{:>12}\n", "total", gib(total));
-  o += fmt::format("  {:<24}{:>12}\n", "capacity", gib(mem.capacity_bytes));
+  o += fmt::format("  {:<24}{:>12}\n", "total", gib(total, 2));
+  o += fmt::format("  {:<24}{:>12}\n", "capacity", gib(mem.capacity_bytes, 2));
   if (mem.host_offload_bytes > 0) {
-    o += fmt::format("  {:<24}{:>12}\n", "offloaded to host", gib(mem.host_offload_bytes));
+    o += fmt::format("  {:<24}{:>12}\n", "offloaded to host", gib(mem.host_offload_bytes, 2));
   }
   o += "\n";
   const StepEstimate& t = r.step;
@@ -122,10 +120,10 @@ std::string estimate_text(const EstimateResult& r) {
   }
   o += "\n";
   if (mem.fits) {
-    o += fmt::format("Fits: yes, {} headroom ({} of capacity)\n", gib(mem.headroom_bytes),
+    o += fmt::format("Fits: yes, {} headroom ({} of capacity)\n", gib(mem.headroom_bytes, 2),
                      pct(mem.headroom_bytes / mem.capacity_bytes));
   } else {
-    o += fmt::format("Fits: NO, {} over capacity\n", gib(-mem.headroom_bytes));
+    o += fmt::format("Fits: NO, {} over capacity\n", gib(-mem.headroom_bytes, 2));
   }
   return o;
 }

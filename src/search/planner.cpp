@@ -1,7 +1,5 @@
 #include "search/planner.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -72,7 +70,7 @@ struct CellResult {
   double least_memory = 1e300;           // smallest per-GPU peak of any legal layout
   bool any_legal = false;
   long long candidates = 0, evaluated = 0;
-  std::map<std::string, long long> rejected;
+  RejectionCounts rejected;
 };
 
 // The values each searched layout dimension takes on one hardware option
@@ -173,14 +171,12 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
   const long long gpus = static_cast<long long>(nodes) * gpn;
   const Fabric* fabric = hw.fabric ? &*hw.fabric : nullptr;
   if (nodes > 1 && hw.server.nics_per_node == 0) {
-    out.rejected["no scale-out network"] += 1;
+    out.rejected.add(Rejection::no_scale_out_network);
     return out;
   }
   const PerfConstants perf = perf_constants(hw.gpu, r.workload.framework);
 
-  // What each framework implements: Megatron-LM its distributed optimizer
-  // (ZeRO-1); DeepSpeed ZeRO-3 only without pipelines; plain FSDP (fsdp,
-  // mosaic, other) no tensor, pipeline or context parallelism.
+  // What each framework implements is its row (workload/framework.hpp).
   const Framework fw = r.workload.framework;
   // FP8 weights gathered in FP8 (--fp8-param-gather) save memory and traffic
   // wherever the distributed optimizer runs, so they are on there unless the
@@ -222,7 +218,7 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
         const int dp = static_cast<int>(gpus / mp);
         if (fx.dp && *fx.dp != dp) continue;
         if (!framework_allows(fw, tp, pp, cp)) {
-          out.rejected["framework"] += 1;
+          out.rejected.add(Rejection::framework);
           continue;
         }
         // ZeRO stages 0..the framework row's highest (workload/framework.hpp).
@@ -261,7 +257,7 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
               ly.fp8_param_gather = fp8_gather_at(ly.zero);
               ++out.candidates;
               if (batch % (static_cast<long long>(mb) * dp) != 0 || !layout_legal(w, gpus)) {
-                out.rejected["divisibility"] += 1;
+                out.rejected.add(Rejection::divisibility);
                 continue;
               }
               out.any_legal = true;
@@ -286,7 +282,7 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
                     const MemoryEstimate mem = estimate_memory(w, hw.gpu, {}, layers);
                     out.least_memory = std::min(out.least_memory, mem.total());
                     if (!mem.fits) {
-                      out.rejected["memory"] += 1;
+                      out.rejected.add(Rejection::memory);
                       continue;
                     }
                     const StepEstimate step =
@@ -333,16 +329,220 @@ bool better(const PlanCandidate& a, const PlanCandidate& b, Objective o) {
   return std::make_tuple(a.gpus(), a.hardware) < std::make_tuple(b.gpus(), b.hardware);
 }
 
-std::string usd(double v) {
-  if (v >= 1e6) return fmt::format("${:.2f}M", v / 1e6);
-  if (v >= 1e3) return fmt::format("${:.1f}k", v / 1e3);
-  return fmt::format("${:.0f}", v);
+// The single-node cells that had a legal layout, for the capacity reason:
+// the roomiest server tried (the one closest to fitting by capacity) and its
+// least per-GPU memory.
+struct SingleNodeMemory {
+  bool legal = false;
+  double least_bytes = 0, capacity_bytes = 0;
+
+  void add(const CellResult& c, const Gpu& gpu) {
+    if (!c.any_legal) return;
+    if (!legal || gpu.hbm_bytes > capacity_bytes ||
+        (gpu.hbm_bytes == capacity_bytes && c.least_memory < least_bytes)) {
+      least_bytes = c.least_memory;
+      capacity_bytes = gpu.hbm_bytes;
+    }
+    legal = true;
+  }
+};
+
+// A cell's fastest layout with its whole run (reliability, power, cost) and
+// the constraints it meets.
+PlanCandidate with_run(const PlanRequest& r, PlanCandidate p) {
+  const HardwareOption& hw = r.hardware[p.hardware];
+  Workload w = r.workload;
+  w.layout = p.layout;
+  w.global_batch = p.global_batch;
+  p.run = evaluate_run(w, hw.server, hw.gpu, hw.fabric ? &*hw.fabric : nullptr, p.nodes, p.step,
+                       hw.server_usd, hw.usd_per_gpu_hour, r.run);
+  p.time_to_train_s = p.run.reliability.wall_time_s;
+  p.cost_usd = r.cost_basis == CostBasis::own ? p.run.cost.own_usd : p.run.cost.cloud_usd;
+  p.band = step_time_band(hw.gpu);
+  const PlanConstraints& k = r.constraints;
+  p.meets_deadline = !k.deadline_s || p.time_to_train_s <= *k.deadline_s;
+  p.within_budget = !k.budget_usd || (p.cost_usd > 0 && p.cost_usd <= *k.budget_usd);
+  p.within_power = !k.max_power_W || p.run.power.cluster_W <= *k.max_power_W;
+  p.meets_goodput = !k.min_goodput || p.run.reliability.goodput >= *k.min_goodput;
+  return p;
 }
 
-std::string gib(double bytes) { return fmt::format("{:.1f} GiB", bytes / (1024.0 * 1024 * 1024)); }
-std::string days(double s) {
-  return s < 86400.0 ? fmt::format("{:.1f} hours", s / 3600.0)
-                     : fmt::format("{:.1f} days", s / 86400.0);
+void count_misses(const PlanCandidate& p, RejectionCounts& rejected) {
+  if (!p.meets_deadline) rejected.add(Rejection::deadline);
+  if (!p.within_budget) rejected.add(Rejection::budget);
+  if (!p.within_power) rejected.add(Rejection::power);
+  if (!p.meets_goodput) rejected.add(Rejection::goodput);
+}
+
+bool feasible(const PlanCandidate& p) {
+  return p.meets_deadline && p.within_budget && p.within_power && p.meets_goodput;
+}
+
+// The frontier points the verdict is made of.
+struct Picks {
+  std::optional<PlanCandidate> best;            // by the objective, meeting every constraint
+  std::optional<PlanCandidate> best_single;     // ... on one node
+  std::optional<PlanCandidate> best_multi;      // fastest on several nodes meeting every constraint
+  std::optional<PlanCandidate> fastest_single;  // fastest on one node, constraints or not
+};
+
+// Picks the plans and sets the smallest node counts that fit and meet the deadline.
+Picks pick(const PlanRequest& r, PlanResult& res) {
+  Picks k;
+  for (const PlanCandidate& p : res.frontier) {
+    if (res.min_nodes_fit.value_or(1 << 30) > p.nodes) res.min_nodes_fit = p.nodes;
+    if (p.meets_deadline && res.min_nodes_deadline.value_or(1 << 30) > p.nodes) {
+      res.min_nodes_deadline = p.nodes;
+    }
+    if (p.nodes == 1 &&
+        (!k.fastest_single || p.time_to_train_s < k.fastest_single->time_to_train_s)) {
+      k.fastest_single = p;
+    }
+    if (!feasible(p)) continue;
+    if (!k.best || better(p, *k.best, r.objective)) k.best = p;
+    if (p.nodes == 1 && (!k.best_single || better(p, *k.best_single, r.objective))) {
+      k.best_single = p;
+    }
+    if (p.nodes > 1 && (!k.best_multi || p.time_to_train_s < k.best_multi->time_to_train_s)) {
+      k.best_multi = p;
+    }
+  }
+  return k;
+}
+
+// Why no single-node plan meets the constraints; none when one does.
+std::optional<PlanReason> why_not_single_node(const PlanRequest& r, const Picks& k,
+                                              const SingleNodeMemory& one) {
+  PlanReason why;
+  if (!k.fastest_single) {
+    if (!one.legal) {
+      why.kind = PlanReasonKind::single_node_no_layout;
+      return why;
+    }
+    why.kind = PlanReasonKind::single_node_memory;
+    why.bytes = one.least_bytes;
+    why.capacity_bytes = one.capacity_bytes;
+    why.zero1 = max_zero_stage(r.workload.framework, 1) == 1;
+    return why;
+  }
+  if (k.best_single) return std::nullopt;
+  const PlanCandidate& s = *k.fastest_single;
+  if (!s.meets_deadline) {
+    why.kind = PlanReasonKind::single_node_time;
+    why.time_s = s.time_to_train_s;
+    why.deadline_s = r.constraints.deadline_s;
+  } else if (!s.within_budget) {
+    why.kind = PlanReasonKind::single_node_budget;
+  } else if (!s.within_power) {
+    why.kind = PlanReasonKind::single_node_power;
+    why.power_W = s.run.power.cluster_W;
+    why.power_limit_W = r.constraints.max_power_W.value_or(0);
+  } else {
+    why.kind = PlanReasonKind::single_node_goodput;
+    why.goodput = s.run.reliability.goodput;
+    why.min_goodput = r.constraints.min_goodput.value_or(0);
+  }
+  return why;
+}
+
+// Single node: it fits, and what scaling out would buy.
+void explain_single_node(const PlanRequest& r, const Picks& k, PlanResult& res) {
+  const PlanCandidate& s = *k.best_single;
+  PlanReason fits{.kind = PlanReasonKind::one_node_fits};
+  fits.server = r.hardware[s.hardware].server.id;
+  fits.bytes = s.memory.total();
+  fits.capacity_bytes = s.memory.capacity_bytes;
+  fits.time_s = s.time_to_train_s;
+  fits.deadline_s = r.constraints.deadline_s;
+  res.reasons.push_back(fits);
+  if (k.best_multi) {
+    const PlanCandidate& m = *k.best_multi;
+    PlanReason out{.kind = PlanReasonKind::scale_out_faster};
+    out.nodes = m.nodes;
+    out.time_s = m.time_to_train_s;
+    out.speedup = s.time_to_train_s / m.time_to_train_s;
+    out.usd = m.cost_usd;
+    out.other_usd = s.cost_usd;
+    res.reasons.push_back(out);
+  }
+}
+
+// Several nodes: why not one, and the smallest clusters that fit and meet the deadline.
+void explain_multi_node(const PlanRequest& r, PlanResult& res) {
+  res.reasons.push_back(*res.single_node_reason);
+  if (res.min_nodes_fit) {
+    res.reasons.push_back({.kind = PlanReasonKind::smallest_fit, .nodes = *res.min_nodes_fit});
+  }
+  if (r.constraints.deadline_s && res.min_nodes_deadline) {
+    PlanReason d{.kind = PlanReasonKind::smallest_deadline, .nodes = *res.min_nodes_deadline};
+    d.deadline_s = r.constraints.deadline_s;
+    res.reasons.push_back(d);
+  }
+}
+
+// Nothing meets the constraints: the closest plan (the fastest that fits,
+// whatever it costs) and every constraint it misses.
+void explain_infeasible(const PlanRequest& r, bool single_legal, PlanResult& res) {
+  for (const PlanCandidate& p : res.frontier) {
+    if (!res.recommended || p.time_to_train_s < res.recommended->time_to_train_s) {
+      res.recommended = p;
+    }
+  }
+  if (!res.recommended) {
+    PlanReason none{.kind = PlanReasonKind::nothing_fits};
+    none.any_legal = single_legal;
+    none.fixed_nodes = r.fixed.nodes.has_value();
+    none.nodes = r.fixed.nodes.value_or(r.constraints.max_nodes);
+    res.reasons.push_back(none);
+    return;
+  }
+  const PlanCandidate& c = *res.recommended;
+  const HardwareOption& hw = r.hardware[c.hardware];
+  if (!c.meets_deadline) {
+    PlanReason t{.kind = PlanReasonKind::fastest_misses_deadline, .server = hw.server.id};
+    t.nodes = c.nodes;
+    t.time_s = c.time_to_train_s;
+    t.deadline_s = r.constraints.deadline_s;
+    res.reasons.push_back(t);
+  }
+  if (!c.within_budget) {
+    PlanReason b;
+    if (c.cost_usd > 0) {
+      b.kind = PlanReasonKind::fastest_over_budget;
+      b.usd = c.cost_usd;
+      b.other_usd = r.constraints.budget_usd.value_or(0);
+    } else {
+      b.kind = PlanReasonKind::no_price;
+      b.own_basis = r.cost_basis == CostBasis::own;
+      b.server = b.own_basis ? hw.server.id : hw.gpu.id;
+    }
+    res.reasons.push_back(b);
+  }
+  if (!c.within_power) {
+    PlanReason w{.kind = PlanReasonKind::fastest_over_power};
+    w.power_W = c.run.power.cluster_W;
+    w.power_limit_W = r.constraints.max_power_W.value_or(0);
+    res.reasons.push_back(w);
+  }
+  if (!c.meets_goodput) {
+    PlanReason g{.kind = PlanReasonKind::fastest_under_goodput};
+    g.goodput = c.run.reliability.goodput;
+    g.min_goodput = r.constraints.min_goodput.value_or(0);
+    res.reasons.push_back(g);
+  }
+}
+
+// Honest uncertainty: does the band straddle the deadline?
+void add_deadline_band(const PlanRequest& r, PlanResult& res) {
+  if (!res.recommended || !r.constraints.deadline_s || res.verdict == Verdict::infeasible) return;
+  const PlanCandidate& c = *res.recommended;
+  const double slack = *r.constraints.deadline_s / c.time_to_train_s - 1.0;
+  if (slack >= c.band) return;
+  PlanReason b{.kind = PlanReasonKind::deadline_band};
+  b.deadline_s = r.constraints.deadline_s;
+  b.slack = slack;
+  b.band = c.band;
+  res.reasons.push_back(b);
 }
 
 }  // namespace
@@ -400,44 +600,17 @@ PlanResult plan(const PlanRequest& r) {
   }
   for (std::thread& th : pool) th.join();
 
-  double single_min_memory = 0, single_capacity = 0;
-  bool single_legal = false;
+  SingleNodeMemory one;
   for (size_t i = 0; i < cells.size(); ++i) {
     CellResult& c = cells[i];
     res.stats.candidates += c.candidates;
     res.stats.evaluated += c.evaluated;
-    for (const auto& [k, v] : c.rejected) res.stats.rejected_by_reason[k] += v;
+    res.stats.rejected_by_reason += c.rejected;
     const HardwareOption& hw = r.hardware[work[i].hardware];
-    if (work[i].nodes == 1 && c.any_legal) {
-      // Quote the roomiest server tried: the one closest to fitting by capacity.
-      if (!single_legal || hw.gpu.hbm_bytes > single_capacity ||
-          (hw.gpu.hbm_bytes == single_capacity && c.least_memory < single_min_memory)) {
-        single_min_memory = c.least_memory;
-        single_capacity = hw.gpu.hbm_bytes;
-      }
-      single_legal = true;
-    }
+    if (work[i].nodes == 1) one.add(c, hw.gpu);
     if (!c.fastest) continue;
-    PlanCandidate p = *c.fastest;
-    Workload w = r.workload;
-    w.layout = p.layout;
-    w.global_batch = p.global_batch;
-    p.run = evaluate_run(w, hw.server, hw.gpu, hw.fabric ? &*hw.fabric : nullptr, p.nodes, p.step,
-                         hw.server_usd, hw.usd_per_gpu_hour, r.run);
-    p.time_to_train_s = p.run.reliability.wall_time_s;
-    p.cost_usd = r.cost_basis == CostBasis::own ? p.run.cost.own_usd : p.run.cost.cloud_usd;
-    p.band = step_time_band(hw.gpu);
-    p.meets_deadline = !r.constraints.deadline_s || p.time_to_train_s <= *r.constraints.deadline_s;
-    p.within_budget =
-        !r.constraints.budget_usd || (p.cost_usd > 0 && p.cost_usd <= *r.constraints.budget_usd);
-    p.within_power =
-        !r.constraints.max_power_W || p.run.power.cluster_W <= *r.constraints.max_power_W;
-    p.meets_goodput =
-        !r.constraints.min_goodput || p.run.reliability.goodput >= *r.constraints.min_goodput;
-    if (!p.meets_deadline) res.stats.rejected_by_reason["deadline"] += 1;
-    if (!p.within_budget) res.stats.rejected_by_reason["budget"] += 1;
-    if (!p.within_power) res.stats.rejected_by_reason["power"] += 1;
-    if (!p.meets_goodput) res.stats.rejected_by_reason["goodput"] += 1;
+    const PlanCandidate p = with_run(r, *c.fastest);
+    count_misses(p, res.stats.rejected_by_reason);
     // One frontier point per hardware and node count: the fastest over the batches.
     // Cells of one hardware and node count are adjacent (work is sorted).
     if (res.frontier.empty() || res.frontier.back().hardware != p.hardware ||
@@ -449,159 +622,23 @@ PlanResult plan(const PlanRequest& r) {
   }
 
   // Verdict.
-  auto feasible = [](const PlanCandidate& p) {
-    return p.meets_deadline && p.within_budget && p.within_power && p.meets_goodput;
-  };
-  std::optional<PlanCandidate> best, best_single, best_multi, fastest_single;
-  for (const PlanCandidate& p : res.frontier) {
-    if (res.min_nodes_fit.value_or(1 << 30) > p.nodes) res.min_nodes_fit = p.nodes;
-    if (p.meets_deadline && res.min_nodes_deadline.value_or(1 << 30) > p.nodes) {
-      res.min_nodes_deadline = p.nodes;
-    }
-    if (p.nodes == 1 && (!fastest_single || p.time_to_train_s < fastest_single->time_to_train_s)) {
-      fastest_single = p;
-    }
-    if (!feasible(p)) continue;
-    if (!best || better(p, *best, r.objective)) best = p;
-    if (p.nodes == 1 && (!best_single || better(p, *best_single, r.objective))) best_single = p;
-    if (p.nodes > 1 && (!best_multi || p.time_to_train_s < best_multi->time_to_train_s)) {
-      best_multi = p;
-    }
-  }
-  res.single_node_best = best_single ? best_single : fastest_single;
-  res.best_multi_node = best_multi;
-  const std::string deadline =
-      r.constraints.deadline_s ? days(*r.constraints.deadline_s) : std::string("none");
-
-  if (!fastest_single) {
-    res.single_node_reason =
-        single_legal
-            ? fmt::format(
-                  "model state and activations need {} per GPU on one node even with "
-                  "{}, full recompute, FlashAttention and optimizer offload; one "
-                  "node's GPUs have {}",
-                  gib(single_min_memory),
-                  max_zero_stage(r.workload.framework, 1) == 1
-                      ? "the distributed optimizer (ZeRO-1)"
-                      : "ZeRO-3",
-                  gib(single_capacity))
-            : "no legal single-node layout (the global batch or the model's shape does not "
-              "divide over one node's GPUs)";
-  } else if (!best_single) {
-    if (!fastest_single->meets_deadline) {
-      res.single_node_reason = fmt::format("one node needs {}; the deadline is {}",
-                                           days(fastest_single->time_to_train_s), deadline);
-    } else if (!fastest_single->within_budget) {
-      res.single_node_reason = "the best single-node plan exceeds the budget";
-    } else if (!fastest_single->within_power) {
-      res.single_node_reason = fmt::format("one node draws {:.1f} kW; the power limit is {:.1f} kW",
-                                           fastest_single->run.power.cluster_W / 1000.0,
-                                           r.constraints.max_power_W.value_or(0) / 1000.0);
-    } else {
-      res.single_node_reason =
-          fmt::format("one node's goodput is {:.1f} %; the minimum is {:.1f} %",
-                      100.0 * fastest_single->run.reliability.goodput,
-                      100.0 * r.constraints.min_goodput.value_or(0));
-    }
-  }
-
-  if (best_single) {
+  const Picks k = pick(r, res);
+  res.single_node_best = k.best_single ? k.best_single : k.fastest_single;
+  res.best_multi_node = k.best_multi;
+  res.single_node_reason = why_not_single_node(r, k, one);
+  if (k.best_single) {
     res.verdict = Verdict::single_node;
-    res.recommended = best_single;
-    const PlanCandidate& s = *best_single;
-    res.reasons.push_back(fmt::format(
-        "One {} node fits: {} of {} per GPU, and trains in {}{}.", r.hardware[s.hardware].server.id,
-        gib(s.memory.total()), gib(s.memory.capacity_bytes), days(s.time_to_train_s),
-        r.constraints.deadline_s ? fmt::format(" (deadline {})", deadline) : std::string()));
-    if (best_multi) {
-      const PlanCandidate& m = *best_multi;
-      res.reasons.push_back(
-          fmt::format("Scaling out to {} nodes would finish in {} ({:.1f}x faster){}.", m.nodes,
-                      days(m.time_to_train_s), s.time_to_train_s / m.time_to_train_s,
-                      s.cost_usd > 0 && m.cost_usd > 0
-                          ? fmt::format(" for {} instead of {}", usd(m.cost_usd), usd(s.cost_usd))
-                          : std::string()));
-    }
-  } else if (best) {
+    res.recommended = k.best_single;
+    explain_single_node(r, k, res);
+  } else if (k.best) {
     res.verdict = Verdict::multi_node;
-    res.recommended = best;
-    res.reasons.push_back("Capacity/time: " + res.single_node_reason + ".");
-    if (!fastest_single) {
-      res.reasons.front() = "Capacity: " + res.single_node_reason + ".";
-    } else if (!fastest_single->meets_deadline) {
-      res.reasons.front() = "Time: " + res.single_node_reason + ".";
-    } else if (!fastest_single->within_budget) {
-      res.reasons.front() = "Budget: " + res.single_node_reason + ".";
-    } else if (!fastest_single->within_power) {
-      res.reasons.front() = "Power: " + res.single_node_reason + ".";
-    } else {
-      res.reasons.front() = "Goodput: " + res.single_node_reason + ".";
-    }
-    if (res.min_nodes_fit) {
-      res.reasons.push_back(fmt::format("The smallest cluster that fits has {} node{}.",
-                                        *res.min_nodes_fit, *res.min_nodes_fit == 1 ? "" : "s"));
-    }
-    if (r.constraints.deadline_s && res.min_nodes_deadline) {
-      res.reasons.push_back(fmt::format("The smallest that meets the {} deadline has {} node(s).",
-                                        deadline, *res.min_nodes_deadline));
-    }
+    res.recommended = k.best;
+    explain_multi_node(r, res);
   } else {
     res.verdict = Verdict::infeasible;
-    // The closest plan: the fastest that fits, whatever it costs.
-    for (const PlanCandidate& p : res.frontier) {
-      if (!res.recommended || p.time_to_train_s < res.recommended->time_to_train_s) {
-        res.recommended = p;
-      }
-    }
-    if (!res.recommended) {
-      res.reasons.push_back(fmt::format(
-          "Nothing fits: {} on any allowed hardware {}.",
-          single_legal ? "model state and activations exceed the GPUs' memory" : "no legal layout",
-          r.fixed.nodes ? fmt::format("at {} nodes (fixed by cluster.nodes)", *r.fixed.nodes)
-                        : fmt::format("up to {} nodes", r.constraints.max_nodes)));
-    } else {
-      const PlanCandidate& c = *res.recommended;
-      if (!c.meets_deadline) {
-        res.reasons.push_back(fmt::format(
-            "Time: the fastest plan ({} nodes of {}) needs {}; the "
-            "deadline is {}.",
-            c.nodes, r.hardware[c.hardware].server.id, days(c.time_to_train_s), deadline));
-      }
-      if (!c.within_budget) {
-        res.reasons.push_back(
-            c.cost_usd > 0
-                ? fmt::format("Budget: the fastest plan costs {}; the budget is {}.",
-                              usd(c.cost_usd), usd(r.constraints.budget_usd.value_or(0)))
-                : fmt::format("Budget: the catalog has no {} for {}, so no plan can be "
-                              "checked against the budget.",
-                              r.cost_basis == CostBasis::own ? "purchase price" : "cloud price",
-                              r.cost_basis == CostBasis::own ? r.hardware[c.hardware].server.id
-                                                             : r.hardware[c.hardware].gpu.id));
-      }
-      if (!c.within_power) {
-        res.reasons.push_back(fmt::format(
-            "Power: the fastest plan draws {:.1f} kW; the limit is {:.1f} kW.",
-            c.run.power.cluster_W / 1000.0, r.constraints.max_power_W.value_or(0) / 1000.0));
-      }
-      if (!c.meets_goodput) {
-        res.reasons.push_back(fmt::format(
-            "Goodput: the fastest plan spends {:.1f} % of its wall time on useful steps; the "
-            "minimum is {:.1f} %.",
-            100.0 * c.run.reliability.goodput, 100.0 * r.constraints.min_goodput.value_or(0)));
-      }
-    }
+    explain_infeasible(r, one.legal, res);
   }
-  // Honest uncertainty: does the band straddle the deadline?
-  if (res.recommended && r.constraints.deadline_s && res.verdict != Verdict::infeasible) {
-    const PlanCandidate& c = *res.recommended;
-    const double slack = *r.constraints.deadline_s / c.time_to_train_s - 1.0;
-    if (slack < c.band) {
-      res.reasons.push_back(fmt::format(
-          "It meets the {} deadline unless the model is more than {:.0f} % optimistic (its "
-          "validation error band on this GPU family is {:.0f} %).",
-          deadline, 100.0 * slack, 100.0 * c.band));
-    }
-  }
+  add_deadline_band(r, res);
   std::sort(res.frontier.begin(), res.frontier.end(),
             [](const PlanCandidate& a, const PlanCandidate& b) {
               return std::tie(a.hardware, a.nodes) < std::tie(b.hardware, b.nodes);

@@ -6,7 +6,6 @@
 #pragma once
 
 #include <functional>
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +13,7 @@
 #include "cost/run.hpp"
 #include "hw/hardware.hpp"
 #include "perf/step.hpp"
+#include "search/reason.hpp"
 #include "workload/workload.hpp"
 
 namespace scaleout {
@@ -93,15 +93,15 @@ struct SearchStats {
   int node_counts_divisible = 0;  // ... at which some layout divides the cluster and batch
   long long candidates = 0;       // layouts enumerated
   long long evaluated = 0;        // full evaluations (memory; time where it fits)
-  std::map<std::string, long long> rejected_by_reason;
+  RejectionCounts rejected_by_reason;
 };
 
 struct PlanResult {
   Verdict verdict = Verdict::infeasible;
-  std::vector<std::string> reasons;  // plain words, the binding one first
+  std::vector<PlanReason> reasons;  // the binding one first (report/reasons.hpp words them)
   std::optional<PlanCandidate> recommended;
   std::optional<PlanCandidate> single_node_best;  // fastest single-node plan that fits
-  std::string single_node_reason;                 // why there is none
+  std::optional<PlanReason> single_node_reason;   // why there is none (a single_node_* kind)
   std::optional<PlanCandidate> best_multi_node;   // what scaling out would buy
   std::optional<int> min_nodes_fit;               // smallest node count with a plan that fits
   std::optional<int> min_nodes_deadline;          // ... that also meets the deadline

@@ -1,7 +1,6 @@
 #include "sim/mix.hpp"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -34,14 +33,12 @@ Sizing size_job(const JobSpec& spec, const CandidateCluster& cluster, int thread
     out.gpus = spec.gpus;
     out.duration_s = spec.duration_s;
     out.fits = spec.gpus <= cluster.gpus();
-    if (!out.fits) {
-      out.reason = fmt::format("needs {} GPUs, the cluster has {}", spec.gpus, cluster.gpus());
-    }
+    if (!out.fits) out.miss = SizingMiss::too_many_gpus;
     return out;
   }
   if (spec.workload->task == Task::inference) {
     // Inference sizing (weights + KV cache, serving throughput) plugs in here.
-    out.reason = "inference sizing is not supported yet";
+    out.miss = SizingMiss::inference;
     return out;
   }
   PlanRequest req;
@@ -68,7 +65,8 @@ Sizing size_job(const JobSpec& spec, const CandidateCluster& cluster, int thread
     if (better) best = &c;
   }
   if (!best) {
-    out.reason = r.reasons.empty() ? "no layout fits" : r.reasons.front();
+    out.miss = SizingMiss::no_plan;
+    if (!r.reasons.empty()) out.plan_reason = r.reasons.front();
     return out;
   }
   out.fits = true;
@@ -272,18 +270,6 @@ MixResult simulate_mix(const JobMix& mix, int threads, const Progress& progress)
     };
     if (small != rec) out.reasons.push_back(compare(cs[small], r));
     if (big != rec) out.reasons.push_back(compare(r, cs[big]));
-  }
-  for (size_t i = 0; i < cs.size(); ++i) {
-    if (cs[i].metrics.jobs_unrunnable == 0) continue;
-    std::vector<std::string> names;
-    for (size_t s = 0; s < mix.jobs.size(); ++s) {
-      if (!cs[i].sizing[s].fits) {
-        names.push_back(fmt::format("{} ({})", mix.jobs[s].name, cs[i].sizing[s].reason));
-      }
-    }
-    out.reasons.push_back(fmt::format(
-        "{} cannot run {} job{}: {}.", label(cs[i].cluster), cs[i].metrics.jobs_unrunnable,
-        cs[i].metrics.jobs_unrunnable == 1 ? "" : "s", fmt::join(names, "; ")));
   }
   return out;
 }

@@ -11,6 +11,7 @@
 
 #include "cost/run.hpp"
 #include "hw/hardware.hpp"
+#include "search/reason.hpp"
 #include "sim/scheduler.hpp"
 #include "workload/workload.hpp"
 
@@ -90,14 +91,23 @@ struct JobMix {
   double wait_target_s = 3600;  // p90 queueing delay the team accepts
 };
 
+// Why a spec can never run on a cluster (report/reasons.hpp words it).
+enum class SizingMiss {
+  none,
+  too_many_gpus,  // a fixed job asks for more GPUs than the cluster has (`gpus`)
+  inference,      // serving workloads are not sized yet
+  no_plan,        // the planner found no plan within the cluster (`plan_reason`)
+};
+
 // A spec's size on one cluster.
 struct Sizing {
   bool fits = false;  // false: it can never run on this cluster
   int gpus = 0;
   double duration_s = 0;
-  int plan_nodes = 0;  // nodes of the plan (workload jobs)
-  Layout layout;       // the plan's layout (workload jobs)
-  std::string reason;  // why it does not fit
+  int plan_nodes = 0;                     // nodes of the plan (workload jobs)
+  Layout layout;                          // the plan's layout (workload jobs)
+  SizingMiss miss = SizingMiss::none;     // why it does not fit
+  std::optional<PlanReason> plan_reason;  // no_plan: the planner's first reason, if any
 };
 
 // Sizes a spec on a cluster: a fixed job fits when the cluster has its GPUs;
@@ -135,8 +145,10 @@ struct ClusterOutcome {
 struct MixResult {
   std::vector<MixJob> jobs;
   std::vector<ClusterOutcome> clusters;
-  int recommended = -1;              // index into clusters; -1: none runs every job
-  std::vector<std::string> reasons;  // plain words, the choice first
+  int recommended = -1;  // index into clusters; -1: none runs every job
+  // Plain words, the choice first. The clusters that cannot run some job
+  // are worded by the writer from `clusters` (report/sim_report.cpp).
+  std::vector<std::string> reasons;
 };
 
 // Job name as printed: the spec's name, with #k (1-based) when count > 1.

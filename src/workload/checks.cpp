@@ -148,59 +148,64 @@ std::vector<Problem> check_fixed_layout(const Workload& w, const FixedLayoutKeys
 
 namespace {
 
-// The rules of check_layout, once: `emit(make)` is called for each broken
-// rule with a callable that builds its Problem, so layout_legal tests the
-// rules without formatting a message.
-template <typename Emit>
-void layout_rules(const Workload& w, long long gpus_in_cluster, Emit&& emit) {
+// The rules of check_layout, once: calls `broken(make)` for each rule the
+// layout breaks, `make()` building its Problem, and stops when `broken`
+// returns true. layout_legal never builds a Problem (no text on the
+// planner's hot path).
+template <typename Broken>
+void each_layout_problem(const Workload& w, long long gpus_in_cluster, Broken&& broken) {
   const ModelShape& m = w.model;
   const Layout& ly = w.layout;
-  if (m.heads % ly.tp != 0) emit([&] { return tp_heads(m, ly.tp); });
-  if (m.kv_heads % ly.tp != 0 && ly.tp % m.kv_heads != 0) {
-    emit([&] { return tp_kv_heads(m, ly.tp); });
+  if (m.heads % ly.tp != 0 && broken([&] { return tp_heads(m, ly.tp); })) return;
+  if (m.kv_heads % ly.tp != 0 && ly.tp % m.kv_heads != 0 &&
+      broken([&] { return tp_kv_heads(m, ly.tp); })) {
+    return;
   }
-  if (ly.pp > m.layers) emit([&] { return pp_layers(m, ly.pp); });
+  if (ly.pp > m.layers && broken([&] { return pp_layers(m, ly.pp); })) return;
   if (ly.interleave > 1) {
     if (ly.pp == 1) {
-      emit([] { return interleave_without_pp(); });
+      if (broken([] { return interleave_without_pp(); })) return;
     } else if (m.layers < ly.pp * ly.interleave) {
       // Uneven chunks are allowed (Megatron-Core places the remainder on the
       // first and last stages); every chunk needs at least one layer.
-      emit([&] { return interleave_chunks(m, ly.pp, ly.interleave); });
+      if (broken([&] { return interleave_chunks(m, ly.pp, ly.interleave); })) return;
     }
   }
-  if (ly.cp > 1 && w.seq_len % (2LL * ly.cp) != 0) {
-    emit([&] { return cp_seq_len(w.seq_len, ly.cp); });
+  if (ly.cp > 1 && w.seq_len % (2LL * ly.cp) != 0 &&
+      broken([&] { return cp_seq_len(w.seq_len, ly.cp); })) {
+    return;
   }
   if (ly.ep > 1) {
     if (!m.is_moe()) {
-      emit([] { return ep_dense(); });
+      if (broken([] { return ep_dense(); })) return;
     } else if (m.moe.experts % ly.ep != 0) {
-      emit([&] { return ep_experts(m, ly.ep); });
+      if (broken([&] { return ep_experts(m, ly.ep); })) return;
     } else if ((static_cast<long long>(ly.dp) * ly.cp) % ly.ep != 0) {
-      emit([&] { return ep_dp_cp(ly); });
+      if (broken([&] { return ep_dp_cp(ly); })) return;
     }
   }
   if (w.global_batch > 0 &&
-      w.global_batch % (static_cast<long long>(ly.micro_batch) * ly.dp) != 0) {
-    emit([&] { return batch_split(w); });
+      w.global_batch % (static_cast<long long>(ly.micro_batch) * ly.dp) != 0 &&
+      broken([&] { return batch_split(w); })) {
+    return;
   }
-  if (gpus_in_cluster > 0 && static_cast<long long>(ly.gpus()) != gpus_in_cluster) {
-    emit([&] {
-      return Problem{
-          "layout",
-          fmt::format("tp {} x pp {} x dp {} x cp {} = {} GPUs, but the cluster has {}", ly.tp,
-                      ly.pp, ly.dp, ly.cp, ly.gpus(), gpus_in_cluster),
-          "make the parallel sizes multiply to nodes x GPUs per node, or leave dp out to derive "
-          "it"};
-    });
+  if (gpus_in_cluster > 0 && static_cast<long long>(ly.gpus()) != gpus_in_cluster && broken([&] {
+        return Problem{
+            "layout",
+            fmt::format("tp {} x pp {} x dp {} x cp {} = {} GPUs, but the cluster has {}", ly.tp,
+                        ly.pp, ly.dp, ly.cp, ly.gpus(), gpus_in_cluster),
+            "make the parallel sizes multiply to nodes x GPUs per node, or leave dp "
+            "out to derive it"};
+      })) {
+    return;
   }
-  if (ly.fp8_param_gather && ly.zero < 1) {
-    emit([&] { return check_fp8_param_gather(ly).front(); });
+  if (ly.fp8_param_gather && ly.zero < 1 &&
+      broken([&] { return check_fp8_param_gather(ly).front(); })) {
+    return;
   }
   if (w.task == Task::finetune && w.finetune.method == FinetuneMethod::qlora &&
       w.precision == Precision::fp8) {
-    emit([] { return qlora_fp8(); });
+    broken([] { return qlora_fp8(); });
   }
 }
 
@@ -208,13 +213,19 @@ void layout_rules(const Workload& w, long long gpus_in_cluster, Emit&& emit) {
 
 std::vector<Problem> check_layout(const Workload& w, long long gpus_in_cluster) {
   std::vector<Problem> out;
-  layout_rules(w, gpus_in_cluster, [&out](auto&& make) { out.push_back(make()); });
+  each_layout_problem(w, gpus_in_cluster, [&out](auto&& make) {
+    out.push_back(make());
+    return false;
+  });
   return out;
 }
 
 bool layout_legal(const Workload& w, long long gpus_in_cluster) {
   bool legal = true;
-  layout_rules(w, gpus_in_cluster, [&legal](auto&&) { legal = false; });
+  each_layout_problem(w, gpus_in_cluster, [&legal](auto&&) {
+    legal = false;
+    return true;
+  });
   return legal;
 }
 

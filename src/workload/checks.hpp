@@ -19,7 +19,6 @@ struct Problem {
 // Problems of the layout alone and against the model. `gpus_in_cluster` is
 // nodes * GPUs per node, or 0 when no cluster is given.
 std::vector<Problem> check_layout(const Workload& w, long long gpus_in_cluster);
-
 // Whether check_layout finds no problem, without building any message (the
 // planner's test of every candidate layout; no allocation).
 bool layout_legal(const Workload& w, long long gpus_in_cluster);

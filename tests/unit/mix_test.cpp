@@ -9,6 +9,8 @@
 #include <random>
 
 #include "io/catalog_reader.hpp"
+#include "report/reasons.hpp"
+#include "report/sim_report.hpp"
 #include "search/planner.hpp"
 
 namespace scaleout::sim {
@@ -74,7 +76,8 @@ TEST(Mix, FixedSizing) {
   EXPECT_EQ(a.duration_s, 2 * kH);
   const Sizing b = size_job(fixed("b", 16, 2), dgx(1), 1);
   EXPECT_FALSE(b.fits);
-  EXPECT_EQ(b.reason, "needs 16 GPUs, the cluster has 8");
+  EXPECT_EQ(b.miss, SizingMiss::too_many_gpus);
+  EXPECT_EQ(report::sizing_words(b, 8), "needs 16 GPUs, the cluster has 8");
 }
 
 TEST(Mix, AutoSizingUsesThePlanner) {
@@ -126,7 +129,8 @@ TEST(Mix, AutoSizingInferenceIsNotSupportedYet) {
   s.workload = w;
   const Sizing z = size_job(s, dgx(1), 1);
   EXPECT_FALSE(z.fits);
-  EXPECT_EQ(z.reason, "inference sizing is not supported yet");
+  EXPECT_EQ(z.miss, SizingMiss::inference);
+  EXPECT_EQ(report::sizing_words(z, 8), "inference sizing is not supported yet");
 }
 
 TEST(Mix, VerdictPicksTheSmallestClusterWithinTheTarget) {
@@ -191,8 +195,12 @@ TEST(Mix, AJobTooBigForOneNode) {
   const MixResult r = simulate_mix(mix, 1);
   EXPECT_EQ(r.clusters[0].metrics.jobs_unrunnable, 1);
   EXPECT_EQ(r.recommended, 1);  // the only one that runs every job
-  EXPECT_EQ(r.reasons.back(),
-            "1 x dgx-h100 cannot run 1 job: big (needs 16 GPUs, the cluster has 8).");
+  EXPECT_EQ(r.clusters[0].sizing[0].miss, SizingMiss::too_many_gpus);
+  // The writer words the clusters that cannot run a job after the verdict's reasons.
+  const std::string text = report::simulate_text({mix, r});
+  EXPECT_NE(text.find("  1 x dgx-h100 cannot run 1 job: big (needs 16 GPUs, the cluster has 8).\n"),
+            std::string::npos)
+      << text;
 }
 
 TEST(Mix, JobNames) {

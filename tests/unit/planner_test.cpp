@@ -7,6 +7,7 @@
 
 #include "io/catalog_reader.hpp"
 #include "io/workload_reader.hpp"
+#include "report/reasons.hpp"
 #include "report/report.hpp"
 #include "workload/checks.hpp"
 
@@ -121,7 +122,8 @@ TEST(Verdict, StateThatCannotFitOneNodeIsACapacityTrigger) {
   const PlanResult p = plan(request("gpt3-175b", {"dgx-h100"}, 3e11));
   EXPECT_EQ(p.verdict, Verdict::multi_node);
   ASSERT_FALSE(p.reasons.empty());
-  EXPECT_EQ(p.reasons[0].rfind("Capacity:", 0), 0u) << p.reasons[0];
+  EXPECT_EQ(p.reasons[0].kind, PlanReasonKind::single_node_memory);
+  EXPECT_EQ(report::sentence(p.reasons[0]).rfind("Capacity:", 0), 0u);
   EXPECT_FALSE(p.single_node_best.has_value());
   ASSERT_TRUE(p.min_nodes_fit.has_value());
   EXPECT_GT(*p.min_nodes_fit, 1);
@@ -134,7 +136,10 @@ TEST(Verdict, ADeadlineOneNodeMissesIsATimeTrigger) {
   r.constraints.deadline_s = 7 * 86400.0;
   const PlanResult p = plan(r);
   EXPECT_EQ(p.verdict, Verdict::multi_node);
-  EXPECT_EQ(p.reasons[0].rfind("Time: one node needs", 0), 0u) << p.reasons[0];
+  EXPECT_EQ(p.reasons[0].kind, PlanReasonKind::single_node_time);
+  EXPECT_EQ(p.reasons[0].deadline_s, 7 * 86400.0);
+  EXPECT_EQ(report::sentence(p.reasons[0]).rfind("Time: one node needs", 0), 0u)
+      << report::sentence(p.reasons[0]);
   ASSERT_TRUE(p.single_node_best.has_value());
   EXPECT_GT(p.single_node_best->time_to_train_s, 7 * 86400.0);
   EXPECT_LE(p.recommended->time_to_train_s, 7 * 86400.0);
@@ -162,7 +167,7 @@ TEST(Verdict, NothingMeetsAnImpossibleDeadline) {
   EXPECT_EQ(p.verdict, Verdict::infeasible);
   ASSERT_TRUE(p.recommended.has_value());  // the closest plan
   EXPECT_FALSE(p.recommended->meets_deadline);
-  EXPECT_EQ(p.reasons[0].rfind("Time:", 0), 0u) << p.reasons[0];
+  EXPECT_EQ(p.reasons[0].kind, PlanReasonKind::fastest_misses_deadline);
 }
 
 TEST(Search, SameAnswerForAnyThreadCount) {
@@ -276,7 +281,7 @@ TEST(Search, Fp8ParamGatherIsOnWhereverTheDistributedOptimizerRuns) {
 TEST(Search, CountsRejectionsAndNeverRecommendsWhatDoesNotFit) {
   const PlanResult p = plan(request("llama3-70b", {"dgx-a100"}, 1e12));
   EXPECT_GT(p.stats.candidates, 0);
-  EXPECT_GT(p.stats.rejected_by_reason.at("memory"), 0);
+  EXPECT_GT(p.stats.rejected_by_reason[Rejection::memory], 0);
   for (const PlanCandidate& c : p.frontier) {
     EXPECT_TRUE(c.memory.fits);
     EXPECT_LE(c.memory.total(), c.memory.capacity_bytes);
@@ -340,9 +345,11 @@ TEST(WholeRun, PowerLimitKeepsThePlanOnOneNode) {
   r.constraints.max_power_W = 9000;
   const PlanResult p = plan(r);
   EXPECT_EQ(p.verdict, Verdict::infeasible);
-  EXPECT_GT(p.stats.rejected_by_reason.at("power"), 0);
+  EXPECT_GT(p.stats.rejected_by_reason[Rejection::power], 0);
   bool power_reason = false;
-  for (const std::string& s : p.reasons) power_reason |= s.rfind("Power:", 0) == 0;
+  for (const PlanReason& s : p.reasons) {
+    power_reason |= s.kind == PlanReasonKind::fastest_over_power;
+  }
   EXPECT_TRUE(power_reason);
   r.constraints.deadline_s.reset();
   const PlanResult one = plan(r);

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "io/catalog_reader.hpp"
+#include "report/reasons.hpp"
 
 namespace scaleout {
 namespace {
@@ -38,7 +39,8 @@ TEST(ServingPlan, Llama405bBf16NeedsTwoH100Nodes) {
       plan_serving(request("llama3.1-405b", {"dgx-h100"}, WeightFormat::bf16));
   EXPECT_EQ(p.verdict, Verdict::multi_node);
   ASSERT_FALSE(p.reasons.empty());
-  EXPECT_EQ(p.reasons[0].rfind("Capacity:", 0), 0u) << p.reasons[0];
+  EXPECT_EQ(p.reasons[0].kind, ServingReasonKind::single_node_memory);
+  EXPECT_EQ(report::sentence(p.reasons[0]).rfind("Capacity:", 0), 0u);
   EXPECT_FALSE(p.single_node_best.has_value());
   ASSERT_TRUE(p.recommended.has_value());
   EXPECT_EQ(p.recommended->nodes, 2);
@@ -53,7 +55,8 @@ TEST(ServingPlan, Llama405bFp8FitsOneH200Node) {
   EXPECT_EQ(p.verdict, Verdict::single_node);
   ASSERT_TRUE(p.recommended.has_value());
   EXPECT_EQ(p.recommended->nodes, 1);
-  EXPECT_EQ(p.reasons[0].rfind("One node serves it", 0), 0u) << p.reasons[0];
+  EXPECT_EQ(p.reasons[0].kind, ServingReasonKind::one_node_serves);
+  EXPECT_EQ(report::sentence(p.reasons[0]).rfind("One node serves it", 0), 0u);
 }
 
 TEST(ServingPlan, RateBeyondOneNodeIsAThroughputTrigger) {
@@ -61,7 +64,7 @@ TEST(ServingPlan, RateBeyondOneNodeIsAThroughputTrigger) {
   r.workload.inference.request_rate = 200;  // far more than 8 H100s serve
   const ServingPlanResult p = plan_serving(r);
   EXPECT_EQ(p.verdict, Verdict::multi_node);
-  EXPECT_EQ(p.reasons[0].rfind("Throughput:", 0), 0u) << p.reasons[0];
+  EXPECT_EQ(p.reasons[0].kind, ServingReasonKind::single_node_throughput);
   ASSERT_TRUE(p.recommended.has_value());
   EXPECT_GE(p.recommended->replicas * p.recommended->estimate.requests_per_s, 200.0);
   ASSERT_TRUE(p.single_node_best == std::nullopt);
@@ -72,12 +75,13 @@ TEST(ServingPlan, ImpossibleTpotIsInfeasibleWithTheClosestPlan) {
   r.workload.inference.tpot_s = 0.0005;  // 0.5 ms per token
   const ServingPlanResult p = plan_serving(r);
   EXPECT_EQ(p.verdict, Verdict::infeasible);
-  EXPECT_EQ(p.reasons[0].rfind("Latency:", 0), 0u) << p.reasons[0];
+  EXPECT_EQ(p.reasons[0].kind, ServingReasonKind::latency_missed);
+  EXPECT_EQ(report::sentence(p.reasons[0]).rfind("Latency:", 0), 0u);
   ASSERT_TRUE(p.recommended.has_value());
   EXPECT_FALSE(p.recommended->estimate.meets_tpot);
   EXPECT_EQ(p.recommended->nodes,
             (p.recommended->gpus_per_replica() + 7) / 8);  // one replica's whole nodes
-  EXPECT_GT(p.stats.rejected_by_reason.at("latency"), 0);
+  EXPECT_GT(p.stats.rejected_by_reason[Rejection::latency], 0);
 }
 
 TEST(ServingPlan, NothingFitsIsACapacityInfeasible) {
@@ -86,7 +90,8 @@ TEST(ServingPlan, NothingFitsIsACapacityInfeasible) {
   const ServingPlanResult p = plan_serving(r);
   EXPECT_EQ(p.verdict, Verdict::infeasible);
   EXPECT_FALSE(p.recommended.has_value());
-  EXPECT_EQ(p.reasons[0].rfind("Capacity:", 0), 0u) << p.reasons[0];
+  EXPECT_EQ(p.reasons[0].kind, ServingReasonKind::no_room);
+  EXPECT_EQ(report::sentence(p.reasons[0]).rfind("Capacity:", 0), 0u);
 }
 
 TEST(ServingPlan, FixedTpIsKept) {

@@ -1,0 +1,89 @@
+// Reasons as data: why the search rejected a candidate (`Rejection`, counted
+// in a fixed array) and why a plan has its verdict (`PlanReason`: a kind and
+// the figures its sentence quotes). The model writes no English; the writers
+// in src/report turn these into sentences (report/reasons.hpp).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <optional>
+#include <string>
+
+namespace scaleout {
+
+// Why the search set a candidate aside. The first four are counted per
+// layout; the last four per plan that fits but misses a constraint.
+enum class Rejection {
+  no_scale_out_network,  // several nodes of a server without NICs
+  framework,             // a parallelism the framework does not implement
+  divisibility,          // the layout does not divide the model, batch or cluster
+  memory,                // does not fit in GPU memory
+  max_nodes,             // serving: more nodes than allowed
+  latency,               // serving: misses the TTFT or TPOT objective
+  deadline,
+  budget,
+  power,
+  goodput,
+};
+inline constexpr std::size_t kRejections = static_cast<std::size_t>(Rejection::goodput) + 1;
+
+// Candidates rejected per reason: a fixed array, no allocation per candidate.
+struct RejectionCounts {
+  std::array<long long, kRejections> count{};
+  void add(Rejection r, long long n = 1) { count[static_cast<std::size_t>(r)] += n; }
+  long long operator[](Rejection r) const { return count[static_cast<std::size_t>(r)]; }
+  RejectionCounts& operator+=(const RejectionCounts& o) {
+    for (std::size_t i = 0; i < kRejections; ++i) count[i] += o.count[i];
+    return *this;
+  }
+};
+
+// A reason of a training plan. Each kind uses the figures listed beside it;
+// the others stay at their defaults.
+enum class PlanReasonKind {
+  // Why there is no single-node plan. Alone they are the clause of
+  // `single_node_reason`; in `reasons` they open a multi-node verdict under
+  // a heading (Capacity, Time, Budget, Power, Goodput).
+  single_node_memory,     // bytes (least per-GPU peak), capacity_bytes, zero1
+  single_node_no_layout,  // (no figures)
+  single_node_time,       // time_s, deadline_s
+  single_node_budget,     // (no figures)
+  single_node_power,      // power_W, power_limit_W
+  single_node_goodput,    // goodput, min_goodput
+  // Single-node verdict.
+  one_node_fits,     // server, bytes, capacity_bytes, time_s, deadline_s (optional)
+  scale_out_faster,  // nodes, time_s, speedup, usd (multi-node), other_usd (single-node); 0:
+                     // unpriced
+  // Multi-node verdict.
+  smallest_fit,       // nodes
+  smallest_deadline,  // nodes, deadline_s
+  // Infeasible verdict.
+  nothing_fits,             // any_legal, fixed_nodes, nodes (fixed count or max_nodes)
+  fastest_misses_deadline,  // nodes, server, time_s, deadline_s
+  fastest_over_budget,      // usd, other_usd (the budget)
+  no_price,                 // own_basis, server (own: the server id; cloud: the GPU id)
+  fastest_over_power,       // power_W, power_limit_W
+  fastest_under_goodput,    // goodput, min_goodput
+  // Any verdict but infeasible: the uncertainty band straddles the deadline.
+  deadline_band,  // deadline_s, slack, band
+};
+
+struct PlanReason {
+  PlanReasonKind kind = PlanReasonKind::single_node_no_layout;
+  std::string server{};  // a server id (no_price on the cloud basis: a GPU id)
+  int nodes = 0;
+  double bytes = 0, capacity_bytes = 0;  // per GPU
+  double time_s = 0;                     // time to train
+  std::optional<double> deadline_s{};    // none: no deadline
+  double usd = 0, other_usd = 0;
+  double power_W = 0, power_limit_W = 0;
+  double goodput = 0, min_goodput = 0;  // shares of wall time
+  double speedup = 0;                   // single-node time / multi-node time
+  double slack = 0, band = 0;           // deadline / time - 1; relative uncertainty
+  bool zero1 = false;                   // memory quoted with the distributed optimizer, else ZeRO-3
+  bool any_legal = false;               // some layout was legal (nothing fitted in memory)
+  bool fixed_nodes = false;             // the node count is fixed by cluster.nodes
+  bool own_basis = false;               // costs on owned hardware, else cloud
+};
+
+}  // namespace scaleout
