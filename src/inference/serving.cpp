@@ -84,14 +84,24 @@ ServingMemory serving_memory(const Workload& w, const Gpu& gpu, int batch,
   const ParamCounts pc = count_params(m);
   const double wb = weight_bytes_per_param(in.weights, k);
   ServingMemory mem;
-  // Layer weights (attention, MLPs, experts, routers, norms) split over TP
-  // (experts over EP x TP: the same bytes per GPU) and PP; the embedding and
-  // the LM head stay 16-bit, vocabulary-parallel over TP, on the first and
-  // last stage.
-  const double layer_params = pc.total() - pc.embedding - pc.output;
+  // Layer weights (attention, MLPs, experts, routers, norms) as one GPU holds
+  // them (the layer description: split over TP, a GQA K/V head replicated
+  // when TP exceeds the K/V heads, routers replicated; experts over EP x TP
+  // hold the same bytes per GPU as over TP) on its PP stage's share of the
+  // layers; the embedding and the LM head stay 16-bit, vocabulary-parallel
+  // over TP, on the first and last stage.
+  LayerSplit split;
+  split.tp = tp;
+  const int moe_layers = moe_layer_count(m);
+  double layer_params =
+      (m.layers - moe_layers) * local_layer_params(describe_layer(m, false, split));
+  if (moe_layers > 0)
+    layer_params += moe_layers * local_layer_params(describe_layer(m, true, split));
   const double share = static_cast<double>(stage_layers(m, pp)) / m.layers;
   const double ends = pp == 1 ? pc.embedding + pc.output : std::max(pc.embedding, pc.output);
-  mem.weights = layer_params * share / tp * wb + ends / tp * 2.0;
+  const double h_model = static_cast<double>(m.hidden);
+  const double final_norm = m.norm == NormKind::layernorm ? 2.0 * h_model : h_model;  // whole
+  mem.weights = layer_params * share * wb + final_norm * wb + ends / tp * 2.0;
   // Activations: the largest transient set, the prefill chunk through one
   // layer (residual, fused QKV, gated MLP input and output, 16-bit), or the
   // 32-bit logits of a full decode batch, whichever is larger.

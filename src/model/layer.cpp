@@ -247,7 +247,8 @@ LayerOps describe_layer(const ModelShape& m, bool moe_layer, const LayerSplit& s
     const MoeShape& e = m.moe;
     const double copies = e.top_k * e.capacity_factor;  // routed token copies per token
     const double router = e.experts * h;
-    LayerOp& r = b.gemm(OpBlock::router, TpSplit::none, e.experts, h, router, router / s.tp);
+    // The router is replicated on every tensor-parallel rank (Megatron-Core).
+    LayerOp& r = b.gemm(OpBlock::router, TpSplit::none, e.experts, h, router, router);
     r.input = {h / s.seq_div, Stored::act16};
     r.output = {e.experts / s.seq_div, Stored::fp32};  // router probabilities
     LayerOp& permute = b.elementwise(OpBlock::other, 4.0 * h * e.top_k);

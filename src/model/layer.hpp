@@ -172,6 +172,16 @@ inline double block_params(const LayerOps& ops, OpBlock block) {
 inline double block_local_params(const LayerOps& ops, OpBlock block) {
   return ops.local_params[static_cast<std::size_t>(block)];
 }
+// The weights of the layer one GPU holds under the split, LoRA adapters left out.
+inline double local_layer_params(const LayerOps& ops) {
+  double p = 0;
+  for (int b = 0; b < kOpBlocks; ++b) {
+    if (static_cast<OpBlock>(b) != OpBlock::adapter)
+      p += ops.local_params[static_cast<std::size_t>(b)];
+  }
+  return p;
+}
+
 // Elements per token the layer stores of one kind.
 inline double stored_elems(const LayerOps& ops, Stored kind) {
   return ops.stored[static_cast<std::size_t>(kind)];

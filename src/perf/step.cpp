@@ -216,10 +216,8 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
     // ZeRO-3 / FSDP: gather the layer's weights forward and backward, reduce-
     // scatter its gradients; prefetching hides them behind the layer's compute.
     if (ly.zero >= 3 && ly.dp * ly.cp > 1) {
-      const double layer_params = (block_params(ops, OpBlock::attention) +
-                                   (moe_layer ? block_params(ops, OpBlock::experts) / ly.ep
-                                              : block_params(ops, OpBlock::mlp))) /
-                                  ly.tp;
+      // The layer's weights one GPU holds (its description; adapters are not sharded).
+      const double layer_params = local_layer_params(ops);
       // FSDP gathers one flat buffer per block; DeepSpeed ZeRO-3 one collective
       // per weight tensor (QKV, output, the MLP matrices), each paying the
       // ring's latency across all shard ranks.
@@ -348,8 +346,8 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
   out.model_flops_per_step = out.tokens_per_step * model_flops_per_token(w, layers);
   // Executed FLOPs: every micro-batch on every stage, data-parallel replicas.
   out.hardware_flops_per_step = mb * slowest.flops * p * ly.dp * ly.cp * ly.tp;
-  double peak = gpu.peak_flops(w.precision);
-  if (peak <= 0) peak = gpu.bf16_flops > 0 ? gpu.bf16_flops : gpu.fp16_flops;
+  // The dense peak the run's kernels get (compute_peak_flops: the one fallback rule).
+  const double peak = compute_peak_flops(gpu, w.precision);
   out.mfu = out.model_flops_per_step / (out.step_s * gpus * peak);
   out.hfu = out.hardware_flops_per_step / (out.step_s * gpus * peak);
   if (w.tokens > 0) out.time_to_train_s = w.tokens / out.tokens_per_step * out.step_s;
