@@ -56,24 +56,10 @@ void check_plan_input(const Options& o, const Workload& w, bool serving) {
 
 // Layout fields the file gives are fixed; the rest are searched.
 FixedLayout fixed_layout(const io::WorkloadFile& wf) {
-  const io::PlanInput& in = wf.plan;
-  const Layout& ly = wf.workload.layout;
   FixedLayout fx;
-  auto given = [&](const char* key) { return in.layout_keys.count(key) > 0; };
-  if (given("tp")) fx.tp = ly.tp;
-  if (given("pp")) fx.pp = ly.pp;
-  if (given("dp")) fx.dp = ly.dp;
-  if (given("cp")) fx.cp = ly.cp;
-  if (given("ep")) fx.ep = ly.ep;
-  if (given("micro_batch")) fx.micro_batch = ly.micro_batch;
-  if (given("interleave")) fx.interleave = ly.interleave;
-  if (given("zero")) fx.zero = ly.zero;
-  if (given("recompute")) fx.recompute = ly.recompute;
-  if (given("sp")) fx.sp = ly.sp;
-  if (given("flash_attention")) fx.flash_attention = ly.flash_attention;
-  if (given("offload")) fx.offload = ly.offload_optimizer;
-  if (given("fp8_param_gather")) fx.fp8_param_gather = ly.fp8_param_gather;
-  if (in.cluster_keys.count("nodes")) fx.nodes = wf.workload.cluster.nodes;
+  fx.values = wf.workload.layout;
+  fx.keys = wf.plan.layout_keys;
+  if (wf.plan.cluster_keys.count("nodes")) fx.nodes = wf.workload.cluster.nodes;
   return fx;
 }
 

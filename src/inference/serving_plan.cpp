@@ -165,14 +165,15 @@ void search(const PlanRequest& r, const ServingConstants& k, const ModelFacts& f
       notes.roomiest_node = node_bytes;
       notes.roomiest_server = hw.server.id;
     }
-    const std::vector<int> tps = r.fixed.tp ? std::vector<int>{*r.fixed.tp} : powers_of_two(gpn);
-    const std::vector<int> pps =
-        r.fixed.pp ? std::vector<int>{*r.fixed.pp} : powers_of_two(std::min(m.layers, 64));
+    const std::vector<int> tps =
+        r.fixed.has(LayoutKey::tp) ? std::vector<int>{r.fixed.values.tp} : powers_of_two(gpn);
+    const std::vector<int> pps = r.fixed.has(LayoutKey::pp) ? std::vector<int>{r.fixed.values.pp}
+                                                            : powers_of_two(std::min(m.layers, 64));
     for (int tp : tps) {
       for (int pp : pps) {
         std::vector<int> eps = {1};
-        if (r.fixed.ep) {
-          eps = {*r.fixed.ep};
+        if (r.fixed.has(LayoutKey::ep)) {
+          eps = {r.fixed.values.ep};
         } else if (m.is_moe() && tp > 1 && m.moe.experts % tp == 0) {
           eps = {1, tp};
         }

@@ -13,6 +13,7 @@
 #include "core/spelling.hpp"
 #include "io/files.hpp"
 #include "workload/framework.hpp"
+#include "workload/layout_dims.hpp"
 
 namespace scaleout::io {
 
@@ -72,76 +73,122 @@ const MeasuredRange kMeasuredRanges[] = {
     {"tpot_s", 1e6, "s", "time per output token in seconds"},
 };
 
+// The names of a choice row of the layout-dimension table.
+std::vector<std::string> layout_choices(LayoutKey k) {
+  const auto& names = layout_dim(k).choices;
+  return {names.begin(), names.end()};
+}
+
 // The longest display name (the `model` column) accepted.
 constexpr std::size_t kMaxNameLength = 128;
 
+// The canonical index of a column name (a name of kColumns; the reader
+// names only those).
+size_t column(std::string_view name) {
+  return static_cast<size_t>(std::find(kColumns.begin(), kColumns.end(), name) - kColumns.begin());
+}
+
+// The cells of one record, looked up by column name through the header's
+// positions (`at`: canonical index -> field index).
 struct Cells {
-  const std::vector<std::string>& f;
+  const std::vector<std::string>& fields;
+  const std::vector<size_t>& at;
   const std::string& file;
   int line;
 
-  const std::string& str(size_t col) const { return f[col]; }
+  const std::string& str(std::string_view name) const { return fields[at[column(name)]]; }
 
   // An id cell (core/ids.hpp); empty means unknown where `optional`.
-  const std::string& id(size_t col, bool optional) const {
-    const std::string& s = f[col];
-    if (!(optional && s.empty())) check_id(s, file, line, kColumns[col]);
+  const std::string& id(std::string_view name, bool optional) const {
+    const std::string& s = str(name);
+    if (!(optional && s.empty())) check_id(s, file, line, std::string(name));
     return s;
   }
 
   // A display name: printable ASCII (no line breaks or control bytes), at
   // most kMaxNameLength bytes; empty means unknown.
-  const std::string& name(size_t col) const {
-    const std::string& s = f[col];
+  const std::string& name(std::string_view col) const {
+    const std::string& s = str(col);
     const bool printable_ascii = std::all_of(s.begin(), s.end(), [](char ch) {
       return static_cast<unsigned char>(ch) >= 0x20 && static_cast<unsigned char>(ch) < 0x7f;
     });
     if (!printable_ascii || s.size() > kMaxNameLength) {
       throw InputError(
-          file, line, kColumns[col], fmt::format("'{}' is not a name", printable(s)),
+          file, line, std::string(col), fmt::format("'{}' is not a name", printable(s)),
           fmt::format("a name is printable ASCII of at most {} characters, on one line",
                       kMaxNameLength));
     }
     return s;
   }
 
-  std::optional<long long> integer(size_t col, long long max = 1000000000000LL) const {
-    const std::string& s = f[col];
+  std::optional<long long> integer(std::string_view col, long long max = 1000000000000LL) const {
+    const std::string& s = str(col);
     if (s.empty()) return std::nullopt;
     long long v = -1;
     const bool ok =
         is_whole(s) && std::from_chars(s.data(), s.data() + s.size(), v).ec == std::errc();
     if (!ok || v > max) {
-      throw InputError(file, line, kColumns[col],
+      throw InputError(file, line, std::string(col),
                        fmt::format("expected a non-negative whole number, got '{}'", printable(s)),
                        ok ? fmt::format("at most {}", max) : "plain decimal digits");
     }
     return v;
   }
 
-  std::optional<double> number(size_t col) const {
-    const std::string& s = f[col];
+  std::optional<double> number(std::string_view col) const {
+    const std::string& s = str(col);
     if (s.empty()) return std::nullopt;
     const double v = is_decimal(s) ? std::strtod(s.c_str(), nullptr) : NAN;
     if (!std::isfinite(v)) {
-      throw InputError(file, line, kColumns[col],
+      throw InputError(file, line, std::string(col),
                        fmt::format("expected a number, got '{}'", printable(s)), kDecimalHint);
     }
     return v;
   }
 
-  std::string choice(size_t col, const std::vector<std::string>& allowed) const {
-    const std::string& s = f[col];
+  std::string choice(std::string_view col, const std::vector<std::string>& allowed) const {
+    const std::string& s = str(col);
     if (s.empty()) return s;
     for (const auto& a : allowed) {
       if (a == s) return s;
     }
-    throw InputError(file, line, kColumns[col], fmt::format("unknown value '{}'", printable(s)),
+    throw InputError(file, line, std::string(col), fmt::format("unknown value '{}'", printable(s)),
                      suggestion(s, allowed));
   }
 };
 
+// The position in the header of each canonical column (index of kColumns).
+// The header names the columns in any order: an unknown name, a name given
+// twice or a missing column is an error.
+std::vector<size_t> column_positions(const std::vector<std::string>& header,
+                                     const std::string& file) {
+  constexpr size_t kAbsent = static_cast<size_t>(-1);
+  std::vector<size_t> at(kColumns.size(), kAbsent);
+  for (size_t i = 0; i < header.size(); ++i) {
+    const size_t col = column(header[i]);
+    if (col == kColumns.size()) {
+      throw InputError(file, 1, printable(header[i]), "unknown column",
+                       suggestion(header[i], kColumns));
+    }
+    if (at[col] != kAbsent) {
+      throw InputError(file, 1, kColumns[col],
+                       fmt::format("column given twice (columns {} and {})", at[col] + 1, i + 1),
+                       "name each column once");
+    }
+    at[col] = i;
+  }
+  for (size_t col = 0; col < kColumns.size(); ++col) {
+    if (at[col] == kAbsent) {
+      throw InputError(file, 1, kColumns[col], "missing column",
+                       "the canonical schema is in data/validation/README.md");
+    }
+  }
+  return at;
+}
+
 }  // namespace
+
+const std::vector<std::string>& validation_csv_columns() { return kColumns; }
 
 bool is_whole(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
@@ -249,77 +296,68 @@ std::vector<ValidationRow> read_validation_csv(const std::string& text, const st
   const auto records = parse_csv(text, file);
   if (records.empty()) throw InputError(file, 0, "", "file is empty", "expected a header line");
   const auto& header = records.front().second;
-  for (size_t i = 0; i < kColumns.size(); ++i) {
-    if (i >= header.size() || header[i] != kColumns[i]) {
-      throw InputError(file, 1, i < header.size() ? printable(header[i]) : "",
-                       fmt::format("column {} must be '{}'", i + 1, kColumns[i]),
-                       "the canonical schema is in data/validation/README.md");
-    }
-  }
-  if (header.size() != kColumns.size()) {
-    throw InputError(file, 1, printable(header[kColumns.size()]), "unexpected extra column",
-                     fmt::format("the schema has {} columns", kColumns.size()));
-  }
+  const std::vector<size_t> at = column_positions(header, file);
   std::vector<ValidationRow> rows;
   for (size_t k = 1; k < records.size(); ++k) {
     const auto& [line, f] = records[k];
-    if (f.size() != kColumns.size()) {
+    if (f.size() != header.size()) {
       throw InputError(file, line, "",
-                       fmt::format("row has {} fields, expected {}", f.size(), kColumns.size()),
+                       fmt::format("row has {} fields, expected {}", f.size(), header.size()),
                        "quote cells that contain commas");
     }
-    const Cells c{f, file, line};
+    const Cells c{f, at, file, line};
     ValidationRow r;
     r.line = line;
-    if (c.str(0).empty()) throw InputError(file, line, "id", "empty row id");
-    r.id = c.id(0, false);
-    r.group = c.id(1, true);
-    r.model = c.name(2);
-    r.layers = c.integer(3, 1000000);
-    r.hidden = c.integer(4, 100000000);
-    r.heads = c.integer(5, 1000000);
-    r.kv_heads = c.integer(6, 1000000);
-    r.ffn_hidden = c.integer(7, 1000000000);
-    r.vocab = c.integer(8, 1000000000);
-    r.mlp = c.choice(9, {"gelu", "swiglu"});
-    r.moe_experts = c.integer(10, 1000000);
-    r.moe_top_k = c.integer(11, 1000000);
-    r.seq_len = c.integer(12, 1000000000);
-    r.global_batch = c.integer(13);
-    r.micro_batch = c.integer(14);
-    r.tp = c.integer(15, 1000000);
-    r.pp = c.integer(16, 1000000);
-    r.dp = c.integer(17, 1000000);
-    r.cp = c.integer(18, 1000000);
-    r.ep = c.integer(19, 1000000);
-    r.sp = c.choice(20, {"y", "n"});
-    r.interleave = c.integer(21, 1000);
-    r.recompute = c.choice(22, {"none", "selective", "full"});
-    r.zero = c.integer(23, 3);
-    r.finetune = c.choice(24, {"full", "lora", "qlora"});
-    r.lora_rank = c.integer(25, 1000000);
-    r.precision = c.choice(26, {"bf16", "fp16", "fp8", "fp32"});
-    r.gpu = c.id(27, true);
-    r.num_gpus = c.integer(28, 10000000);
-    r.gpus_per_node = c.integer(29, 100000);
-    r.nics_per_node = c.integer(30, 100000);
-    r.nic_gbps = c.number(31);
+    if (c.str("id").empty()) throw InputError(file, line, "id", "empty row id");
+    r.id = c.id("id", false);
+    r.group = c.id("group", true);
+    r.model = c.name("model");
+    r.layers = c.integer("layers", 1000000);
+    r.hidden = c.integer("hidden", 100000000);
+    r.heads = c.integer("heads", 1000000);
+    r.kv_heads = c.integer("kv_heads", 1000000);
+    r.ffn_hidden = c.integer("ffn_hidden", 1000000000);
+    r.vocab = c.integer("vocab", 1000000000);
+    r.mlp = c.choice("mlp", {"gelu", "swiglu"});
+    r.moe_experts = c.integer("moe_experts", 1000000);
+    r.moe_top_k = c.integer("moe_top_k", 1000000);
+    r.seq_len = c.integer("seq_len", 1000000000);
+    r.global_batch = c.integer("global_batch");
+    r.micro_batch = c.integer("micro_batch");
+    r.tp = c.integer("tp", 1000000);
+    r.pp = c.integer("pp", 1000000);
+    r.dp = c.integer("dp", 1000000);
+    r.cp = c.integer("cp", 1000000);
+    r.ep = c.integer("ep", 1000000);
+    r.sp = c.choice("sp", {"y", "n"});
+    r.interleave = c.integer("interleave", 1000);
+    r.recompute = c.choice("recompute", layout_choices(LayoutKey::recompute));
+    r.zero = c.integer("zero", 3);
+    r.finetune = c.choice("finetune", {"full", "lora", "qlora"});
+    r.lora_rank = c.integer("lora_rank", 1000000);
+    r.precision = c.choice("precision", {"bf16", "fp16", "fp8", "fp32"});
+    r.gpu = c.id("gpu", true);
+    r.num_gpus = c.integer("num_gpus", 10000000);
+    r.gpus_per_node = c.integer("gpus_per_node", 100000);
+    r.nics_per_node = c.integer("nics_per_node", 100000);
+    r.nic_gbps = c.number("nic_gbps");
     if (r.nic_gbps && !(*r.nic_gbps > 0 && *r.nic_gbps <= 100000)) {
-      throw InputError(file, line, "nic_gbps",
-                       fmt::format("must be in (0, 100000] Gb/s, got {}", printable(c.str(31))),
-                       "the speed of one NIC in Gb/s, e.g. 400");
+      throw InputError(
+          file, line, "nic_gbps",
+          fmt::format("must be in (0, 100000] Gb/s, got {}", printable(c.str("nic_gbps"))),
+          "the speed of one NIC in Gb/s, e.g. 400");
     }
-    r.fabric = c.choice(32, {"ib", "roce", "eth"});
-    r.framework = c.choice(33, framework_names());
-    r.metric = c.choice(34, {"step_time_s", "tokens_per_s_per_gpu", "peak_mem_gib", "mfu"});
+    r.fabric = c.choice("fabric", {"ib", "roce", "eth"});
+    r.framework = c.choice("framework", framework_names());
+    r.metric = c.choice("metric", {"step_time_s", "tokens_per_s_per_gpu", "peak_mem_gib", "mfu"});
     if (r.metric.empty()) {
       throw InputError(file, line, "metric", "empty metric",
                        "one of step_time_s, tokens_per_s_per_gpu, peak_mem_gib, mfu");
     }
-    const auto v = c.number(35);
+    const auto v = c.number("value");
     if (!v) throw InputError(file, line, "value", "empty measured value");
     r.value = *v;
-    check_measured(r.metric, r.value, c.str(35), file, line, "value");
+    check_measured(r.metric, r.value, c.str("value"), file, line, "value");
     rows.push_back(std::move(r));
   }
   return rows;

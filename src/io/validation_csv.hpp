@@ -1,5 +1,6 @@
 // Reads the canonical validation CSV (data/validation/README.md): RFC 4180,
-// one header line, the 38 columns in order. Bad cells are InputErrors with
+// one header line naming the 38 columns in any order (read by name; an
+// unknown, repeated or missing column is an error). Bad cells are InputErrors with
 // file, line and column name, the cell shown cut and escaped. Numbers are
 // plain decimals; the measured value lies in its metric's range; the row id,
 // group and GPU are ids (core/ids.hpp); the model is a display name of
@@ -16,6 +17,9 @@
 namespace scaleout::io {
 
 std::vector<ValidationRow> read_validation_csv(const std::string& text, const std::string& file);
+
+// The canonical columns, in the order the data files write them.
+const std::vector<std::string>& validation_csv_columns();
 
 // Splits RFC 4180 text into records of fields; records[i].first is the line
 // the record starts on. Throws on an unterminated quote.

@@ -18,6 +18,7 @@
 #include "io/yaml_fields.hpp"
 #include "workload/checks.hpp"
 #include "workload/framework.hpp"
+#include "workload/layout_dims.hpp"
 
 namespace scaleout::io {
 
@@ -70,8 +71,6 @@ const std::vector<std::pair<std::string, FinetuneMethod>> kMethods = {
     {"full", FinetuneMethod::full},
     {"lora", FinetuneMethod::lora},
     {"qlora", FinetuneMethod::qlora}};
-const std::vector<std::pair<std::string, Recompute>> kRecompute = {
-    {"none", Recompute::none}, {"selective", Recompute::selective}, {"full", Recompute::full}};
 
 template <typename E>
 std::optional<E> read_enum(Fields& f, const std::string& key,
@@ -207,42 +206,46 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
     lines["layout"] = line_of(ln);
     Fields f(ln, file, "layout");
     for (auto it = ln.begin(); it != ln.end(); ++it) {
-      if (it->first.IsScalar()) out.plan.layout_keys.insert(it->first.Scalar());
+      if (!it->first.IsScalar()) continue;
+      if (const LayoutDim* d = find_layout_dim(it->first.Scalar()))
+        out.plan.layout_keys.add(d->key);
     }
     if (serving && ln.IsMap()) {
       for (auto it = ln.begin(); it != ln.end(); ++it) {
-        const std::string key = it->first.IsScalar() ? it->first.Scalar() : std::string();
-        if (key == "tp" || key == "pp" || key == "ep" || key == "dp") continue;
-        const std::vector<std::string> known = {
-            "cp",      "sp",         "micro_batch",     "zero",  "recompute",
-            "offload", "interleave", "flash_attention", "order", "fp8_param_gather"};
-        if (std::find(known.begin(), known.end(), key) == known.end())
-          continue;  // finish() names it
-        f.fail(key, "is a training setting; a serving replica takes tp, pp and ep",
+        const LayoutDim* d = it->first.IsScalar() ? find_layout_dim(it->first.Scalar()) : nullptr;
+        if (!d || d->serving) continue;  // finish() names an unknown key
+        f.fail(d->name, "is a training setting; a serving replica takes tp, pp and ep",
                "remove it (dp is the replica count, which plan sizes from the request rate)");
       }
     }
     Layout& ly = w.layout;
-    auto degree = [&](const char* key, int def) {
-      const int v = static_cast<int>(f.integer(key, 1, kMaxGpus).value_or(def));
-      lines[std::string("layout.") + key] = line_of(f.node(key));
-      return v;
-    };
-    ly.tp = degree("tp", 1);
-    ly.pp = degree("pp", 1);
+    // Every row of the layout-dimension table (workload/layout_dims.hpp) but
+    // the rank order, read below; a key left out keeps Layout's default.
+    for (const LayoutDim& d : layout_dims()) {
+      const std::string key = d.name;
+      lines["layout." + key] = line_of(f.node(key));
+      std::optional<int> v;
+      switch (d.kind) {
+        case DimKind::integer:
+          if (auto x = f.integer(key, d.min, d.max)) v = static_cast<int>(*x);
+          break;
+        case DimKind::flag:
+          if (auto x = f.boolean(key)) v = *x ? 1 : 0;
+          break;
+        case DimKind::choice: {
+          const std::vector<std::string> names(d.choices.begin(), d.choices.end());
+          if (auto x = f.choice(key, names)) {
+            v = static_cast<int>(std::find(names.begin(), names.end(), *x) - names.begin());
+          }
+          break;
+        }
+        case DimKind::order:
+          break;
+      }
+      if (d.key == LayoutKey::sp && !v) v = ly.tp > 1 ? 1 : 0;  // sp: on with tp > 1
+      if (v) d.set(ly, *v);
+    }
     dp_given = f.has("dp");
-    ly.dp = degree("dp", 1);
-    ly.cp = degree("cp", 1);
-    ly.ep = degree("ep", 1);
-    ly.sp = f.boolean("sp").value_or(ly.tp > 1);
-    ly.micro_batch = static_cast<int>(f.integer("micro_batch", 1, 1000000).value_or(1));
-    ly.interleave = degree("interleave", 1);
-    ly.zero = static_cast<int>(f.integer("zero", 0, 3).value_or(0));
-    ly.recompute = read_enum(f, "recompute", kRecompute).value_or(Recompute::none);
-    ly.flash_attention = f.boolean("flash_attention").value_or(true);
-    ly.offload_optimizer = f.boolean("offload").value_or(false);
-    ly.fp8_param_gather = f.boolean("fp8_param_gather").value_or(false);
-    lines["layout.fp8_param_gather"] = line_of(f.node("fp8_param_gather"));
     if (f.has("zero")) {
       // A zero given with the option is checked even where the planner fills the layout.
       for (const Problem& p : check_fp8_param_gather(ly))
@@ -492,14 +495,7 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
     // plan searches the layout, but a fixed value that no searched one can
     // mend (tp 3 for 32 heads) is the file's mistake, not an infeasible plan.
     FixedLayoutKeys fixed;
-    auto given = [&](const char* key) { return out.plan.layout_keys.count(key) > 0; };
-    fixed.tp = given("tp");
-    fixed.pp = given("pp");
-    fixed.dp = given("dp");
-    fixed.cp = given("cp");
-    fixed.ep = given("ep");
-    fixed.micro_batch = given("micro_batch");
-    fixed.interleave = given("interleave");
+    fixed.keys = out.plan.layout_keys;
     if (out.plan.cluster_keys.count("nodes") > 0) fixed.cluster_gpus = cluster_gpus;
     fixed.one_global_batch = out.plan.global_batches.size() <= 1;
     for (const Problem& p : check_fixed_layout(w, fixed)) {

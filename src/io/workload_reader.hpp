@@ -10,6 +10,7 @@
 
 #include "hw/catalog.hpp"
 #include "io/files.hpp"
+#include "workload/layout_dims.hpp"
 #include "workload/run_settings.hpp"
 #include "workload/workload.hpp"
 
@@ -45,7 +46,7 @@ RunSettings resolve_run_settings(const Catalog& catalog, const RunInput& in,
 
 // What `plan` may not change and what it must meet (docs/input-format.md).
 struct PlanInput {
-  std::set<std::string> layout_keys;   // layout keys the file fixes (tp, zero, ...)
+  LayoutKeySet layout_keys;            // layout keys the file fixes (tp, zero, ...)
   std::set<std::string> cluster_keys;  // cluster keys the file fixes (server, nodes, fabric)
   std::optional<double> deadline_days;
   std::optional<double> budget_usd;

@@ -74,41 +74,61 @@ struct CellResult {
 };
 
 // The values each searched layout dimension takes on one hardware option
-// (a fixed value alone), built once per option before the cells.
+// (a fixed value alone), built once per option before the cells: one list
+// per row of the layout-dimension table searched by options
+// (workload/layout_dims.hpp, DimSearch::options).
 struct Dimensions {
-  std::vector<int> tp, cp, pp, ep, micro_batch, interleave;
+  std::array<std::vector<int>, kLayoutKeys> values;
+  const std::vector<int>& operator[](LayoutKey k) const { return values[static_cast<size_t>(k)]; }
 };
 
-std::vector<int> options(const std::optional<int>& fixed, std::vector<int> all) {
-  if (fixed) return {*fixed};
-  return all;
+// The values plan tries for an options row the file does not fix.
+std::vector<int> plan_options(LayoutKey k, const PlanRequest& r, const HardwareOption& hw) {
+  const ModelShape& m = r.workload.model;
+  std::vector<int> out;
+  switch (k) {
+    case LayoutKey::tp:
+      for (int t = 1; t <= hw.server.gpus_per_node; t *= 2) out.push_back(t);
+      break;
+    case LayoutKey::cp:
+      out = {1};
+      if (r.workload.seq_len >= 16384) out = {1, 2, 4, 8, 16};
+      break;
+    case LayoutKey::pp:
+      for (int p = 1; p <= std::min(m.layers, 128); ++p) {
+        if ((p & (p - 1)) == 0 || m.layers % p == 0) out.push_back(p);
+      }
+      break;
+    case LayoutKey::ep:
+      out = {1};
+      if (m.is_moe()) {
+        out.clear();
+        for (int e = 1; e <= m.moe.experts; e *= 2) {
+          if (m.moe.experts % e == 0) out.push_back(e);
+        }
+      }
+      break;
+    case LayoutKey::micro_batch:
+      out = {1, 2, 4, 8};
+      break;
+    case LayoutKey::interleave:
+      out = {1, 2, 4};
+      break;
+    default:  // not searched by options: the table's default
+      out = {layout_dim(k).get(Layout{})};
+      break;
+  }
+  return out;
 }
 
 Dimensions dimensions(const PlanRequest& r, const HardwareOption& hw) {
-  const ModelShape& m = r.workload.model;
-  const FixedLayout& fx = r.fixed;
   Dimensions d;
-  std::vector<int> tps;
-  for (int t = 1; t <= hw.server.gpus_per_node; t *= 2) tps.push_back(t);
-  std::vector<int> cps = {1};
-  if (r.workload.seq_len >= 16384) cps = {1, 2, 4, 8, 16};
-  std::vector<int> pps;
-  for (int p = 1; p <= std::min(m.layers, 128); ++p) {
-    if ((p & (p - 1)) == 0 || m.layers % p == 0) pps.push_back(p);
+  for (const LayoutDim& dim : layout_dims()) {
+    if (dim.search != DimSearch::options) continue;
+    const std::optional<int> fixed = r.fixed.get(dim.key);
+    d.values[static_cast<size_t>(dim.key)] =
+        fixed ? std::vector<int>{*fixed} : plan_options(dim.key, r, hw);
   }
-  std::vector<int> eps = {1};
-  if (m.is_moe()) {
-    eps.clear();
-    for (int e = 1; e <= m.moe.experts; e *= 2) {
-      if (m.moe.experts % e == 0) eps.push_back(e);
-    }
-  }
-  d.tp = options(fx.tp, tps);
-  d.cp = options(fx.cp, cps);
-  d.pp = options(fx.pp, pps);
-  d.ep = options(fx.ep, eps);
-  d.micro_batch = options(fx.micro_batch, {1, 2, 4, 8});
-  d.interleave = options(fx.interleave, {1, 2, 4});
   return d;
 }
 
@@ -122,7 +142,8 @@ std::vector<int> divisible_counts(const PlanRequest& r, const Dimensions& d, int
                                   long long batch) {
   const int max_nodes = std::max(1, r.constraints.max_nodes);
   std::vector<char> hit(static_cast<size_t>(max_nodes) + 1, 0);
-  const int min_mb = *std::min_element(d.micro_batch.begin(), d.micro_batch.end());
+  const int min_mb =
+      *std::min_element(d[LayoutKey::micro_batch].begin(), d[LayoutKey::micro_batch].end());
   const Framework fw = r.workload.framework;
   // Data-parallel degrees that split the batch: the divisors of batch / min_mb.
   std::vector<long long> dps;
@@ -134,17 +155,18 @@ std::vector<int> divisible_counts(const PlanRequest& r, const Dimensions& d, int
       if (i != q / i) dps.push_back(q / i);
     }
   }
-  if (r.fixed.dp) std::erase_if(dps, [&](long long x) { return x != *r.fixed.dp; });
+  const std::optional<int> fixed_dp = r.fixed.get(LayoutKey::dp);
+  if (fixed_dp) std::erase_if(dps, [&](long long x) { return x != *fixed_dp; });
   const long long gpn = gpus_per_node;
-  for (int tp : d.tp) {
-    for (int cp : d.cp) {
-      for (int pp : d.pp) {
+  for (int tp : d[LayoutKey::tp]) {
+    for (int cp : d[LayoutKey::cp]) {
+      for (int pp : d[LayoutKey::pp]) {
         if (!framework_allows(fw, tp, pp, cp)) continue;
         const long long mp = static_cast<long long>(tp) * cp * pp;
         if (batch <= 0) {  // no batch to split: any dp
           for (long long n = 1; n <= max_nodes; ++n) {
             const long long g = n * gpn;
-            if (g % mp == 0 && (!r.fixed.dp || g / mp == *r.fixed.dp)) hit[n] = 1;
+            if (g % mp == 0 && (!fixed_dp || g / mp == *fixed_dp)) hit[n] = 1;
           }
           continue;
         }
@@ -183,20 +205,20 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
   // file says no.
   const bool te = te_fp8(r.workload);
   auto fp8_gather_at = [&fx, te](int zero) {
-    return fx.fp8_param_gather.value_or(te && zero >= 1);
+    return fx.has(LayoutKey::fp8_param_gather) ? fx.values.fp8_param_gather : te && zero >= 1;
   };
   // The memory-saving settings, cheapest in time first (fixed arrays: nothing
   // is allocated per candidate).
   std::array<Recompute, 3> recomputes = {Recompute::none, Recompute::selective, Recompute::full};
   size_t n_recomputes = 3;
-  if (fx.recompute) {
-    recomputes[0] = *fx.recompute;
+  if (fx.has(LayoutKey::recompute)) {
+    recomputes[0] = fx.values.recompute;
     n_recomputes = 1;
   }
   std::array<bool, 2> offloads = {false, true};
   size_t n_offloads = 2;
-  if (fx.offload) {
-    offloads[0] = *fx.offload;
+  if (fx.has(LayoutKey::offload)) {
+    offloads[0] = fx.values.offload_optimizer;
     n_offloads = 1;
   }
   // One workload, its layout rewritten per candidate (no copy on the hot path).
@@ -210,13 +232,13 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
   int described_tp = 0, described_ep = 0;
   bool described_sp = false;
 
-  for (int tp : dims.tp) {
-    for (int cp : dims.cp) {
-      for (int pp : dims.pp) {
+  for (int tp : dims[LayoutKey::tp]) {
+    for (int cp : dims[LayoutKey::cp]) {
+      for (int pp : dims[LayoutKey::pp]) {
         const long long mp = static_cast<long long>(tp) * cp * pp;
         if (gpus % mp != 0) continue;
         const int dp = static_cast<int>(gpus / mp);
-        if (fx.dp && *fx.dp != dp) continue;
+        if (fx.has(LayoutKey::dp) && fx.values.dp != dp) continue;
         if (!framework_allows(fw, tp, pp, cp)) {
           out.rejected.add(Rejection::framework);
           continue;
@@ -224,13 +246,13 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
         // ZeRO stages 0..the framework row's highest (workload/framework.hpp).
         std::array<int, 4> zeros = {0, 1, 2, 3};
         size_t n_zeros = static_cast<size_t>(max_zero_stage(fw, pp)) + 1;
-        if (fx.zero) {
-          zeros[0] = *fx.zero;
+        if (fx.has(LayoutKey::zero)) {
+          zeros[0] = fx.values.zero;
           n_zeros = 1;
         } else if (dp * cp <= 1) {
           n_zeros = 1;
         }
-        if (fx.fp8_param_gather.value_or(false) && zeros[0] == 0) {
+        if (fx.has(LayoutKey::fp8_param_gather) && fx.values.fp8_param_gather && zeros[0] == 0) {
           // --fp8-param-gather runs only with the distributed optimizer.
           if (n_zeros == 1) {
             zeros[0] = 1;
@@ -239,9 +261,9 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
             --n_zeros;
           }
         }
-        for (int ep : dims.ep) {
-          for (int mb : dims.micro_batch) {
-            for (int v : dims.interleave) {
+        for (int ep : dims[LayoutKey::ep]) {
+          for (int mb : dims[LayoutKey::micro_batch]) {
+            for (int v : dims[LayoutKey::interleave]) {
               if (pp == 1 && v > 1) continue;
               ly.tp = tp;
               ly.cp = cp;
@@ -250,8 +272,8 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
               ly.ep = ep;
               ly.micro_batch = mb;
               ly.interleave = v;
-              ly.sp = fx.sp.value_or(tp > 1);
-              ly.flash_attention = fx.flash_attention.value_or(true);
+              ly.sp = fx.has(LayoutKey::sp) ? fx.values.sp : tp > 1;
+              ly.flash_attention = !fx.has(LayoutKey::flash_attention) || fx.values.flash_attention;
               // Checked with a stage (and its FP8 gather) the loop below tries.
               ly.zero = zeros.front();
               ly.fp8_param_gather = fp8_gather_at(ly.zero);

@@ -14,6 +14,7 @@
 #include "hw/hardware.hpp"
 #include "perf/step.hpp"
 #include "search/reason.hpp"
+#include "workload/layout_dims.hpp"
 #include "workload/workload.hpp"
 
 namespace scaleout {
@@ -37,11 +38,10 @@ struct HardwareOption {
   double server_usd = 0;        // purchase price of one server; 0: not priced
 };
 
-// Layout fields the user fixed; the rest are searched.
-struct FixedLayout {
-  std::optional<int> tp, pp, dp, cp, ep, micro_batch, interleave, zero;
-  std::optional<Recompute> recompute;
-  std::optional<bool> sp, flash_attention, offload, fp8_param_gather;
+// Layout fields the user fixed, by row of the layout-dimension table
+// (workload/layout_dims.hpp: `get(LayoutKey::tp)`, `has`, `values`); the
+// rest are searched. `nodes`: cluster.nodes.
+struct FixedLayout : FixedValues {
   std::optional<int> nodes;
 };
 

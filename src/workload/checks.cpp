@@ -75,17 +75,19 @@ std::vector<Problem> check_fixed_layout(const Workload& w, const FixedLayoutKeys
   std::vector<Problem> out;
   const ModelShape& m = w.model;
   const Layout& ly = w.layout;
-  if (fixed.tp && m.heads % ly.tp != 0) out.push_back(tp_heads(m, ly.tp));
-  if (fixed.tp && m.kv_heads % ly.tp != 0 && ly.tp % m.kv_heads != 0) {
+  auto is_fixed = [&fixed](LayoutKey k) { return fixed.keys.has(k); };
+  if (is_fixed(LayoutKey::tp) && m.heads % ly.tp != 0) out.push_back(tp_heads(m, ly.tp));
+  if (is_fixed(LayoutKey::tp) && m.kv_heads % ly.tp != 0 && ly.tp % m.kv_heads != 0) {
     out.push_back(tp_kv_heads(m, ly.tp));
   }
-  if (fixed.pp && ly.pp > m.layers) out.push_back(pp_layers(m, ly.pp));
-  if (fixed.interleave && ly.interleave > 1) {
-    if (fixed.pp && ly.pp == 1) {
+  if (is_fixed(LayoutKey::pp) && ly.pp > m.layers) out.push_back(pp_layers(m, ly.pp));
+  if (is_fixed(LayoutKey::interleave) && ly.interleave > 1) {
+    if (is_fixed(LayoutKey::pp) && ly.pp == 1) {
       out.push_back(interleave_without_pp());
-    } else if (fixed.pp && m.layers < static_cast<long long>(ly.pp) * ly.interleave) {
+    } else if (is_fixed(LayoutKey::pp) &&
+               m.layers < static_cast<long long>(ly.pp) * ly.interleave) {
       out.push_back(interleave_chunks(m, ly.pp, ly.interleave));
-    } else if (!fixed.pp && m.layers < 2LL * ly.interleave) {
+    } else if (!is_fixed(LayoutKey::pp) && m.layers < 2LL * ly.interleave) {
       // The fewest stages an interleaved pipeline has is 2.
       out.push_back({"layout.interleave",
                      fmt::format("{} layers are fewer than the 2 x interleave {} pipeline chunks "
@@ -94,20 +96,21 @@ std::vector<Problem> check_fixed_layout(const Workload& w, const FixedLayoutKeys
                      "lower interleave so that every chunk holds at least one layer"});
     }
   }
-  if (fixed.cp && ly.cp > 1 && w.seq_len % (2LL * ly.cp) != 0) {
+  if (is_fixed(LayoutKey::cp) && ly.cp > 1 && w.seq_len % (2LL * ly.cp) != 0) {
     out.push_back(cp_seq_len(w.seq_len, ly.cp));
   }
-  if (fixed.ep && ly.ep > 1) {
+  if (is_fixed(LayoutKey::ep) && ly.ep > 1) {
     if (!m.is_moe()) {
       out.push_back(ep_dense());
     } else if (m.moe.experts % ly.ep != 0) {
       out.push_back(ep_experts(m, ly.ep));
-    } else if (fixed.dp && fixed.cp && (static_cast<long long>(ly.dp) * ly.cp) % ly.ep != 0) {
+    } else if (is_fixed(LayoutKey::dp) && is_fixed(LayoutKey::cp) &&
+               (static_cast<long long>(ly.dp) * ly.cp) % ly.ep != 0) {
       out.push_back(ep_dp_cp(ly));
     }
   }
   // With dp fixed, a micro-batch not fixed can still be 1 (the default in `w`).
-  if (fixed.dp && fixed.one_global_batch && w.global_batch > 0 &&
+  if (is_fixed(LayoutKey::dp) && fixed.one_global_batch && w.global_batch > 0 &&
       w.global_batch % (static_cast<long long>(ly.micro_batch) * ly.dp) != 0) {
     out.push_back(batch_split(w));
   }
@@ -115,10 +118,10 @@ std::vector<Problem> check_fixed_layout(const Workload& w, const FixedLayoutKeys
     // tp x pp x dp x cp is the cluster size, so the fixed degrees must divide it.
     long long product = 1;
     std::string parts;
-    const std::pair<const char*, int> dims[] = {{"tp", fixed.tp ? ly.tp : 0},
-                                                {"pp", fixed.pp ? ly.pp : 0},
-                                                {"dp", fixed.dp ? ly.dp : 0},
-                                                {"cp", fixed.cp ? ly.cp : 0}};
+    const std::pair<const char*, int> dims[] = {{"tp", is_fixed(LayoutKey::tp) ? ly.tp : 0},
+                                                {"pp", is_fixed(LayoutKey::pp) ? ly.pp : 0},
+                                                {"dp", is_fixed(LayoutKey::dp) ? ly.dp : 0},
+                                                {"cp", is_fixed(LayoutKey::cp) ? ly.cp : 0}};
     int given = 0;
     for (const auto& [name, degree] : dims) {
       if (degree == 0) continue;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "workload/layout_dims.hpp"
 #include "workload/workload.hpp"
 
 namespace scaleout {
@@ -25,8 +26,7 @@ bool layout_legal(const Workload& w, long long gpus_in_cluster);
 
 // Which layout values a workload file fixes; `plan` searches the others.
 struct FixedLayoutKeys {
-  bool tp = false, pp = false, dp = false, cp = false, ep = false, micro_batch = false,
-       interleave = false;
+  LayoutKeySet keys;  // rows of the layout-dimension table the file gives
   // nodes x GPUs per node when the file fixes the server and the node count
   // (cluster.server and cluster.nodes), else 0 (plan searches node counts).
   long long cluster_gpus = 0;

@@ -83,7 +83,7 @@ TEST(Checks, FixedLayoutRaisesOnlyRulesWhoseValuesAreAllFixed) {
   w.layout.tp = 3;
   FixedLayoutKeys fixed;
   EXPECT_TRUE(check_fixed_layout(w, fixed).empty());  // tp searched: nothing to say
-  fixed.tp = true;
+  fixed.keys.add(LayoutKey::tp);
   auto problems = check_fixed_layout(w, fixed);
   ASSERT_EQ(problems.size(), 2u);  // 64 % 3 != 0, and 8 % 3, 3 % 8 != 0
   EXPECT_EQ(problems[0].key, "layout.tp");
@@ -93,7 +93,7 @@ TEST(Checks, FixedLayoutRaisesOnlyRulesWhoseValuesAreAllFixed) {
 TEST(Checks, FixedInterleaveWithPpSearchedNeedsTwoStagesOfChunks) {
   Workload w = llama70();
   FixedLayoutKeys fixed;
-  fixed.interleave = true;
+  fixed.keys.add(LayoutKey::interleave);
   w.layout.interleave = 40;  // pp 2 x 40 = 80 chunks for 80 layers: legal at pp 2
   EXPECT_TRUE(check_fixed_layout(w, fixed).empty());
   w.layout.interleave = 41;  // 82 chunks at the smallest pp, 2
@@ -105,8 +105,8 @@ TEST(Checks, FixedInterleaveWithPpSearchedNeedsTwoStagesOfChunks) {
 TEST(Checks, FixedDegreesMustDivideAFixedClusterSize) {
   Workload w = llama70();
   FixedLayoutKeys fixed;
-  fixed.tp = true;
-  fixed.pp = true;
+  fixed.keys.add(LayoutKey::tp);
+  fixed.keys.add(LayoutKey::pp);
   w.layout.tp = 8;
   w.layout.pp = 4;
   EXPECT_TRUE(check_fixed_layout(w, fixed).empty());  // node count searched
@@ -119,7 +119,8 @@ TEST(Checks, FixedDegreesMustDivideAFixedClusterSize) {
   EXPECT_EQ(problems[0].message, "tp 8 x pp 4 = 32 does not divide the cluster's 48 GPUs");
   // All four fixed: the product is the cluster size.
   fixed.cluster_gpus = 64;
-  fixed.dp = fixed.cp = true;
+  fixed.keys.add(LayoutKey::dp);
+  fixed.keys.add(LayoutKey::cp);
   w.layout.dp = 1;
   problems = check_fixed_layout(w, fixed);
   ASSERT_EQ(problems.size(), 1u);
@@ -131,7 +132,7 @@ TEST(Checks, FixedDpAgainstOneGlobalBatchOnly) {
   w.global_batch = 64;
   w.layout.dp = 3;
   FixedLayoutKeys fixed;
-  fixed.dp = true;
+  fixed.keys.add(LayoutKey::dp);
   ASSERT_EQ(check_fixed_layout(w, fixed).size(), 1u);
   EXPECT_EQ(check_fixed_layout(w, fixed)[0].key, "global_batch");
   fixed.one_global_batch = false;  // a list: each value is a search cell
@@ -141,7 +142,7 @@ TEST(Checks, FixedDpAgainstOneGlobalBatchOnly) {
 TEST(Checks, FixedLayoutAgreesWithCheckLayoutWhenEverythingIsFixed) {
   // Each rule of EachRuleNamesItsKey is also a fixed-layout rule once all is fixed.
   FixedLayoutKeys all;
-  all.tp = all.pp = all.dp = all.cp = all.ep = all.micro_batch = all.interleave = true;
+  for (const LayoutDim& d : layout_dims()) all.keys.add(d.key);
   for (void (*edit)(Workload&) : {
            +[](Workload& w) { w.layout.tp = 3; },
            +[](Workload& w) { w.layout.pp = 81; },

@@ -212,8 +212,8 @@ TEST(Search, ProgressIsReportedOncePerCellWithoutChangingTheAnswer) {
 
 TEST(Search, FixedLayoutFieldsAreKept) {
   PlanRequest r = request("llama3-70b", {"dgx-h100"}, 1e12);
-  r.fixed.tp = 8;
-  r.fixed.recompute = Recompute::full;
+  r.fixed.set(LayoutKey::tp, 8);
+  r.fixed.set(LayoutKey::recompute, static_cast<int>(Recompute::full));
   const PlanResult p = plan(r);
   ASSERT_FALSE(p.frontier.empty());
   for (const PlanCandidate& c : p.frontier) {
@@ -228,11 +228,11 @@ TEST(Search, Fp8ParamGatherKeepsTheDistributedOptimizer) {
   PlanRequest r = request("llama3-8b", {"dgx-h100"}, 1e11);
   r.workload.precision = Precision::fp8;
   r.constraints.max_nodes = 2;
-  r.fixed.fp8_param_gather = false;
+  r.fixed.set(LayoutKey::fp8_param_gather, 0);
   const PlanResult plain = plan(r);
   ASSERT_FALSE(plain.frontier.empty());
   for (const PlanCandidate& c : plain.frontier) EXPECT_FALSE(c.layout.fp8_param_gather);
-  r.fixed.fp8_param_gather = true;
+  r.fixed.set(LayoutKey::fp8_param_gather, 1);
   const PlanResult p = plan(r);
   ASSERT_FALSE(p.frontier.empty());
   for (const PlanCandidate& c : p.frontier) {
@@ -254,23 +254,23 @@ TEST(Search, Fp8ParamGatherIsOnWhereverTheDistributedOptimizerRuns) {
   for (const PlanCandidate& c : fp8.frontier)
     EXPECT_EQ(c.layout.fp8_param_gather, c.layout.zero >= 1) << c.layout.zero;
   // Never slower than the same search without it, cell by cell.
-  r.fixed.fp8_param_gather = false;
+  r.fixed.set(LayoutKey::fp8_param_gather, 0);
   const PlanResult off = plan(r);
-  r.fixed.fp8_param_gather.reset();
+  r.fixed.reset(LayoutKey::fp8_param_gather);
   ASSERT_EQ(off.frontier.size(), fp8.frontier.size());
   for (size_t i = 0; i < off.frontier.size(); ++i) {
     EXPECT_EQ(fp8.frontier[i].nodes, off.frontier[i].nodes);
     EXPECT_LE(fp8.frontier[i].step.step_s, off.frontier[i].step.step_s * (1 + 1e-12));
   }
-  r.fixed.zero = 1;
+  r.fixed.set(LayoutKey::zero, 1);
   const PlanResult zero1 = plan(r);
   ASSERT_FALSE(zero1.frontier.empty());
   EXPECT_TRUE(zero1.frontier.front().layout.fp8_param_gather);
-  r.fixed.zero = 0;
+  r.fixed.set(LayoutKey::zero, 0);
   const PlanResult zero0 = plan(r);
   ASSERT_FALSE(zero0.frontier.empty());
   for (const PlanCandidate& c : zero0.frontier) EXPECT_FALSE(c.layout.fp8_param_gather);
-  r.fixed.zero.reset();
+  r.fixed.reset(LayoutKey::zero);
   r.workload.precision = Precision::bf16;
   for (const PlanCandidate& c : plan(r).frontier) EXPECT_FALSE(c.layout.fp8_param_gather);
   r.workload.precision = Precision::fp8;

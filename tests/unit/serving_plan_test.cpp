@@ -96,7 +96,7 @@ TEST(ServingPlan, NothingFitsIsACapacityInfeasible) {
 
 TEST(ServingPlan, FixedTpIsKept) {
   PlanRequest r = request("llama3-70b", {"dgx-h100"}, WeightFormat::fp8);
-  r.fixed.tp = 8;
+  r.fixed.set(LayoutKey::tp, 8);
   const ServingPlanResult p = plan_serving(r);
   ASSERT_TRUE(p.recommended.has_value());
   EXPECT_EQ(p.recommended->layout.tp, 8);

@@ -1,0 +1,83 @@
+#include "workload/layout_dims.hpp"
+
+#include <type_traits>
+
+namespace scaleout {
+
+namespace {
+
+// The largest parallel degree a workload file may give (and tp x pp x dp x cp).
+constexpr long long kMaxDegree = 1000000;
+
+// Names of Recompute, by value.
+constexpr const char* kRecomputeNames[] = {"none", "selective", "full"};
+
+// Accessors of one Layout member as the table's integer (bool 0/1, enum value).
+template <auto M>
+int get(const Layout& l) {
+  return static_cast<int>(l.*M);
+}
+template <auto M>
+void set(Layout& l, int v) {
+  using T = std::remove_reference_t<decltype(l.*M)>;
+  if constexpr (std::is_same_v<T, bool>) {
+    l.*M = v != 0;
+  } else {
+    l.*M = static_cast<T>(v);
+  }
+}
+
+using K = LayoutKey;
+using S = DimSearch;
+constexpr DimKind kInt = DimKind::integer, kFlag = DimKind::flag, kChoice = DimKind::choice;
+
+// clang-format off
+const std::array<LayoutDim, kLayoutKeys> kDims = {{
+  // key, name, kind, min, max, choices, search, serving, CSV column, get, set, doc
+  {K::tp, "tp", kInt, 1, kMaxDegree, {}, S::options, true, true,
+   get<&Layout::tp>, set<&Layout::tp>, "tensor-parallel degree"},
+  {K::pp, "pp", kInt, 1, kMaxDegree, {}, S::options, true, true,
+   get<&Layout::pp>, set<&Layout::pp>, "pipeline-parallel degree (stages)"},
+  {K::dp, "dp", kInt, 1, kMaxDegree, {}, S::derived, true, true,
+   get<&Layout::dp>, set<&Layout::dp>, "data-parallel degree; plan: the cluster's GPUs / (tp x pp x cp)"},
+  {K::cp, "cp", kInt, 1, kMaxDegree, {}, S::options, false, true,
+   get<&Layout::cp>, set<&Layout::cp>, "context-parallel degree"},
+  {K::ep, "ep", kInt, 1, kMaxDegree, {}, S::options, true, true,
+   get<&Layout::ep>, set<&Layout::ep>, "expert-parallel degree (MoE), carved out of dp x cp"},
+  {K::sp, "sp", kFlag, 0, 1, {}, S::derived, false, true,
+   get<&Layout::sp>, set<&Layout::sp>, "Megatron sequence parallelism; default: on when tp > 1"},
+  {K::micro_batch, "micro_batch", kInt, 1, 1000000, {}, S::options, false, true,
+   get<&Layout::micro_batch>, set<&Layout::micro_batch>, "sequences per micro-batch"},
+  {K::interleave, "interleave", kInt, 1, kMaxDegree, {}, S::options, false, true,
+   get<&Layout::interleave>, set<&Layout::interleave>, "virtual pipeline stages per rank"},
+  {K::zero, "zero", kInt, 0, 3, {}, S::saving, false, true,
+   get<&Layout::zero>, set<&Layout::zero>, "ZeRO stage: 1 optimizer, 2 + gradients, 3 + weights"},
+  {K::recompute, "recompute", kChoice, 0, 2, kRecomputeNames, S::saving, false, true,
+   get<&Layout::recompute>, set<&Layout::recompute>, "activation recomputation: none, selective or full"},
+  {K::flash_attention, "flash_attention", kFlag, 0, 1, {}, S::none, false, false,
+   get<&Layout::flash_attention>, set<&Layout::flash_attention>, "fused attention kernel; default on"},
+  {K::offload, "offload", kFlag, 0, 1, {}, S::saving, false, false,
+   get<&Layout::offload_optimizer>, set<&Layout::offload_optimizer>, "optimizer state in host memory"},
+  {K::fp8_param_gather, "fp8_param_gather", kFlag, 0, 1, {}, S::derived, false, false,
+   get<&Layout::fp8_param_gather>, set<&Layout::fp8_param_gather>,
+   "Megatron-LM --fp8-param-gather; plan: on with FP8 and ZeRO >= 1 unless fixed"},
+  {K::order, "order", DimKind::order, 0, 0, {}, S::none, false, false,
+   nullptr, nullptr, "rank order, innermost first, e.g. tp-cp-dp-pp"},
+}};
+// clang-format on
+
+}  // namespace
+
+const std::array<LayoutDim, kLayoutKeys>& layout_dims() { return kDims; }
+
+// The rows are in LayoutKey order (tests/unit/layout_dims_test.cpp checks it).
+const LayoutDim& layout_dim(LayoutKey k) { return kDims[static_cast<std::size_t>(k)]; }
+
+const LayoutDim* find_layout_dim(std::string_view name) {
+  for (const LayoutDim& d : kDims) {
+    if (name == d.name) return &d;
+  }
+  return nullptr;
+}
+
+}  // namespace scaleout
