@@ -1,5 +1,7 @@
 #include "hw/hardware.hpp"
 
+#include "hw/enum_names.hpp"
+
 namespace scaleout {
 
 double Gpu::peak_flops(Precision p) const {
@@ -18,60 +20,16 @@ double Gpu::peak_flops(Precision p) const {
   return 0;
 }
 
-const char* to_string(Precision p) {
-  switch (p) {
-    case Precision::fp32:
-      return "fp32";
-    case Precision::tf32:
-      return "tf32";
-    case Precision::bf16:
-      return "bf16";
-    case Precision::fp16:
-      return "fp16";
-    case Precision::fp8:
-      return "fp8";
-  }
-  return "?";
-}
+const char* to_string(Precision p) { return enum_name(p, {"fp32", "tf32", "bf16", "fp16", "fp8"}); }
 
 const char* to_string(IntraNodeKind k) {
-  switch (k) {
-    case IntraNodeKind::nvswitch:
-      return "nvswitch";
-    case IntraNodeKind::nvlink_bridge:
-      return "nvlink-bridge";
-    case IntraNodeKind::pcie:
-      return "pcie";
-    case IntraNodeKind::xgmi:
-      return "xgmi";
-  }
-  return "?";
+  return enum_name(k, {"nvswitch", "nvlink-bridge", "pcie", "xgmi"});
 }
 
 const char* to_string(FabricKind k) {
-  switch (k) {
-    case FabricKind::ib:
-      return "ib";
-    case FabricKind::roce:
-      return "roce";
-    case FabricKind::ethernet:
-      return "ethernet";
-    case FabricKind::efa:
-      return "efa";
-    case FabricKind::omnipath:
-      return "omnipath";
-  }
-  return "?";
+  return enum_name(k, {"ib", "roce", "ethernet", "efa", "omnipath"});
 }
 
-const char* to_string(FabricTopology t) {
-  switch (t) {
-    case FabricTopology::rail_optimized:
-      return "rail-optimized";
-    case FabricTopology::fat_tree:
-      return "fat-tree";
-  }
-  return "?";
-}
+const char* to_string(FabricTopology t) { return enum_name(t, {"rail-optimized", "fat-tree"}); }
 
 }  // namespace scaleout

@@ -29,6 +29,56 @@ std::string required_id(Fields& f, const std::string& key) {
   return *f.id(key);
 }
 
+// An entry's id and its name in reports (the id when it has none).
+template <typename Entry>
+void read_id_and_name(Fields& f, Entry& entry) {
+  entry.id = required_id(f, "id");
+  entry.name = f.text("name").value_or(entry.id);
+}
+
+// Where an entry's figures come from, and whether it is the default of its kind.
+template <typename Entry>
+void read_source_and_default(Fields& f, Entry& entry) {
+  entry.source = required_text(f, "source");
+  entry.is_default = f.boolean("default").value_or(false);
+}
+
+// A required number in [min, max]; `hint` says what to give when it is missing.
+double required_number(Fields& f, const std::string& key, double min, double max,
+                       const std::string& hint = {}) {
+  const auto v = f.number(key, min, max);
+  if (!v) f.fail(key, "missing required key", hint);
+  return *v;
+}
+
+// One of the words of `table`, as its enum value; `fallback` when the key is absent.
+template <typename Enum>
+Enum choose(Fields& f, const std::string& key,
+            std::initializer_list<std::pair<const char*, Enum>> table, Enum fallback) {
+  std::vector<std::string> words;
+  for (const auto& [word, value] : table) words.emplace_back(word);
+  const auto given = f.choice(key, words);
+  for (const auto& [word, value] : table) {
+    if (given && *given == word) return value;
+  }
+  return fallback;
+}
+
+// A required whole number in [min, max].
+long long required_integer(Fields& f, const std::string& key, long long min, long long max,
+                           const std::string& hint = {}) {
+  const auto v = f.integer(key, min, max);
+  if (!v) f.fail(key, "missing required key", hint);
+  return *v;
+}
+
+// A required yes/no.
+bool required_boolean(Fields& f, const std::string& key, const std::string& hint = {}) {
+  const auto v = f.boolean(key);
+  if (!v) f.fail(key, "missing required key", hint);
+  return *v;
+}
+
 // A constant with its provenance, {value, source} or {value, fitted_on}; a
 // kernel share (`share`: true) is {share, source} or {mamf_tflops,
 // peak_tflops, source}, the measured rate against the dense peak.
@@ -44,16 +94,13 @@ double read_constant(Fields& f, const std::string& key, double min, double max, 
   double v = 0;
   if (share && c.has("mamf_tflops")) {
     const double mamf = *c.number("mamf_tflops", 1e-6, 1e9);
-    const auto peak = c.number("peak_tflops", 1e-6, 1e9);
-    if (!peak)
-      c.fail("peak_tflops", "missing required key", "the dense peak the MAMF is a share of");
-    if (mamf > *peak) c.fail("mamf_tflops", "larger than peak_tflops");
-    v = mamf / *peak;
+    const double peak =
+        required_number(c, "peak_tflops", 1e-6, 1e9, "the dense peak the MAMF is a share of");
+    if (mamf > peak) c.fail("mamf_tflops", "larger than peak_tflops");
+    v = mamf / peak;
   } else {
     const char* name = share ? "share" : "value";
-    const auto x = c.number(name, min, max);
-    if (!x) c.fail(name, "missing required key");
-    v = *x;
+    v = required_number(c, name, min, max);
   }
   const auto source = c.text("source");
   const auto fitted = share ? std::nullopt : c.text("fitted_on");
@@ -68,8 +115,7 @@ double read_constant(Fields& f, const std::string& key, double min, double max, 
 
 GpuFamily read_family(Fields& f) {
   GpuFamily x;
-  x.id = required_id(f, "id");
-  x.name = f.text("name").value_or(x.id);
+  read_id_and_name(f, x);
   x.gemm_share = read_constant(f, "gemm", 1e-3, 1, true);
   x.fp8_gemm_share = read_constant(f, "fp8_gemm", 1e-3, 1, true);
   x.attention_share = read_constant(f, "attention", 1e-3, 1, true);
@@ -82,33 +128,25 @@ GpuFamily read_family(Fields& f) {
            "e.g. {nic_gbit_s: 400, nvswitch: true, megatron_fused_attention: true, source: ...}");
   }
   Fields v(vn, f.file(), f.key_path("validation"));
-  const auto nic = v.number("nic_gbit_s", 1, 1e6);
-  if (!nic) v.fail("nic_gbit_s", "missing required key", "per-GPU inter-node rate, e.g. 400");
-  x.validation_nic_gbit_s = *nic;
-  const auto sw = v.boolean("nvswitch");
-  if (!sw) v.fail("nvswitch", "missing required key", "whether NVLink GPUs sit on a switch");
-  x.validation_nvswitch = *sw;
-  const auto fa = v.boolean("megatron_fused_attention");
-  if (!fa) v.fail("megatron_fused_attention", "missing required key");
-  x.megatron_fused_attention = *fa;
+  x.validation_nic_gbit_s =
+      required_number(v, "nic_gbit_s", 1, 1e6, "per-GPU inter-node rate, e.g. 400");
+  x.validation_nvswitch = required_boolean(v, "nvswitch", "whether NVLink GPUs sit on a switch");
+  x.megatron_fused_attention = required_boolean(v, "megatron_fused_attention");
   x.validation_source = required_text(v, "source");
   v.finish();
-  f.text("note");
   return x;
 }
 
 Gpu read_gpu(Fields& f, const Catalog& into) {
   Gpu g;
-  g.id = required_id(f, "id");
-  g.name = f.text("name").value_or(g.id);
+  read_id_and_name(f, g);
   g.vendor = f.choice("vendor", {"nvidia", "amd", "intel"}).value_or("nvidia");
   g.family = f.choice("family", into.family_ids()).value_or("");
-  const auto hbm = f.number("hbm_gib", 1e-3, 1e6);
-  if (!hbm) f.fail("hbm_gib", "missing required key", "device memory in GiB, e.g. 80");
-  g.hbm_bytes = *hbm * units::kGiB;
-  const auto bw = f.number("hbm_bw_gbyte_s", 1, 1e6);
-  if (!bw) f.fail("hbm_bw_gbyte_s", "missing required key", "memory bandwidth in GB/s, e.g. 3350");
-  g.hbm_bw_Bps = *bw * units::kGBps;
+  g.hbm_bytes =
+      required_number(f, "hbm_gib", 1e-3, 1e6, "device memory in GiB, e.g. 80") * units::kGiB;
+  g.hbm_bw_Bps =
+      required_number(f, "hbm_bw_gbyte_s", 1, 1e6, "memory bandwidth in GB/s, e.g. 3350") *
+      units::kGBps;
   const YAML::Node tf = f.node("tflops");
   if (!tf.IsDefined() || tf.IsNull()) f.fail("tflops", "missing required key", "e.g. {bf16: 989}");
   Fields t(tf, f.file(), f.key_path("tflops"));
@@ -122,29 +160,23 @@ Gpu read_gpu(Fields& f, const Catalog& into) {
   g.host_link_Bps = f.number("host_link_gbyte_s", 0, 1e6).value_or(0) * units::kGBps;
   // Power, racks, energy and their cost all rest on it (a server's power_w
   // falls back to it): a GPU without it would print 0 W and divide by zero.
-  const auto tdp = f.number("tdp_w", 1, 1e6);
-  if (!tdp) f.fail("tdp_w", "missing required key", "the GPU's board power in W, e.g. 700");
-  g.tdp_W = *tdp;
+  g.tdp_W = required_number(f, "tdp_w", 1, 1e6, "the GPU's board power in W, e.g. 700");
   g.source = required_text(f, "source");
-  f.text("note");
   return g;
 }
 
 Server read_server(Fields& f) {
   Server s;
-  s.id = required_id(f, "id");
-  s.name = f.text("name").value_or(s.id);
+  read_id_and_name(f, s);
   s.kind = f.choice("kind", {"node", "rack", "cloud-instance"}).value_or("node");
   s.gpu_id = required_id(f, "gpu");
-  const auto n = f.integer("gpus_per_node", 1, 1024);
-  if (!n) f.fail("gpus_per_node", "missing required key", "e.g. 8");
-  s.gpus_per_node = static_cast<int>(*n);
-  const std::string intra =
-      f.choice("intra_node", {"nvswitch", "nvlink-bridge", "pcie", "xgmi"}).value_or("nvswitch");
-  s.intra_node = intra == "nvswitch"        ? IntraNodeKind::nvswitch
-                 : intra == "nvlink-bridge" ? IntraNodeKind::nvlink_bridge
-                 : intra == "pcie"          ? IntraNodeKind::pcie
-                                            : IntraNodeKind::xgmi;
+  s.gpus_per_node = static_cast<int>(required_integer(f, "gpus_per_node", 1, 1024, "e.g. 8"));
+  s.intra_node = choose(f, "intra_node",
+                        {{"nvswitch", IntraNodeKind::nvswitch},
+                         {"nvlink-bridge", IntraNodeKind::nvlink_bridge},
+                         {"pcie", IntraNodeKind::pcie},
+                         {"xgmi", IntraNodeKind::xgmi}},
+                        IntraNodeKind::nvswitch);
   s.intra_node_bw_Bps = f.number("intra_node_gbyte_s", 0, 1e6).value_or(0) * units::kGBps;
   s.scaleup_domain_gpus =
       static_cast<int>(f.integer("scaleup_domain_gpus", 1, 1 << 20).value_or(s.gpus_per_node));
@@ -154,28 +186,26 @@ Server read_server(Fields& f) {
   s.local_nvme_bytes = f.number("local_nvme_tb", 0, kHuge).value_or(0) * units::kTB;
   s.power_W = f.number("power_w", 0, kHuge).value_or(0);
   s.source = required_text(f, "source");
-  f.text("note");
   return s;
 }
 
 Fabric read_fabric(Fields& f) {
   Fabric x;
-  x.id = required_id(f, "id");
-  x.name = f.text("name").value_or(x.id);
-  const std::string kind =
-      f.choice("kind", {"ib", "roce", "ethernet", "efa", "omnipath"}).value_or("ib");
-  x.kind = kind == "ib"         ? FabricKind::ib
-           : kind == "roce"     ? FabricKind::roce
-           : kind == "ethernet" ? FabricKind::ethernet
-           : kind == "efa"      ? FabricKind::efa
-                                : FabricKind::omnipath;
-  const auto rate = f.number("port_gbit_s", 1, 1e6);
-  if (!rate) f.fail("port_gbit_s", "missing required key", "port rate in Gb/s, e.g. 400");
-  x.port_bw_Bps = *rate * units::kGbps;
+  read_id_and_name(f, x);
+  x.kind = choose(f, "kind",
+                  {{"ib", FabricKind::ib},
+                   {"roce", FabricKind::roce},
+                   {"ethernet", FabricKind::ethernet},
+                   {"efa", FabricKind::efa},
+                   {"omnipath", FabricKind::omnipath}},
+                  FabricKind::ib);
+  x.port_bw_Bps =
+      required_number(f, "port_gbit_s", 1, 1e6, "port rate in Gb/s, e.g. 400") * units::kGbps;
   x.latency_s = f.number("latency_us", 0, 1e6).value_or(0) * 1e-6;
-  const std::string topo =
-      f.choice("topology", {"rail-optimized", "fat-tree"}).value_or("rail-optimized");
-  x.topology = topo == "fat-tree" ? FabricTopology::fat_tree : FabricTopology::rail_optimized;
+  x.topology = choose(
+      f, "topology",
+      {{"rail-optimized", FabricTopology::rail_optimized}, {"fat-tree", FabricTopology::fat_tree}},
+      FabricTopology::rail_optimized);
   x.oversubscription = f.number("oversubscription", 1, 1000).value_or(1);
   x.switch_ports = static_cast<int>(f.integer("switch_ports", 2, 100000).value_or(0));
   x.switch_W = f.number("switch_w", 0, 1e6).value_or(0);
@@ -184,58 +214,44 @@ Fabric read_fabric(Fields& f) {
   x.nic_usd = f.number("nic_usd", 0, 1e9).value_or(0);
   x.cable_usd = f.number("cable_usd", 0, 1e9).value_or(0);
   x.source = required_text(f, "source");
-  f.text("note");
   return x;
 }
 
 CloudPrice read_cloud_price(Fields& f) {
   CloudPrice p;
   p.gpu_id = required_id(f, "gpu");
-  const auto usd = f.number("usd_per_gpu_hour", 0, 1e6);
-  if (!usd) f.fail("usd_per_gpu_hour", "missing required key", "dollars per GPU-hour, e.g. 2.5");
-  p.usd_per_gpu_hour = *usd;
+  p.usd_per_gpu_hour =
+      required_number(f, "usd_per_gpu_hour", 0, 1e6, "dollars per GPU-hour, e.g. 2.5");
   p.pricing = f.choice("pricing", {"on-demand", "reserved", "spot", "capacity-block"})
                   .value_or("on-demand");
   p.provider = f.text("provider").value_or("");
   p.instance = f.text("instance").value_or("");
   p.date = required_text(f, "date");
-  p.source = required_text(f, "source");
-  p.is_default = f.boolean("default").value_or(false);
-  f.text("note");
+  read_source_and_default(f, p);
   return p;
 }
 
 PurchasePrice read_purchase_price(Fields& f) {
   PurchasePrice p;
   p.server_id = required_id(f, "server");
-  const auto usd = f.number("usd", 0, 1e12);
-  if (!usd) f.fail("usd", "missing required key", "the server's price in dollars");
-  p.usd = *usd;
+  p.usd = required_number(f, "usd", 0, 1e12, "the server's price in dollars");
   p.date = required_text(f, "date");
   p.source = required_text(f, "source");
-  f.text("note");
   return p;
 }
 
 FailureRate read_failure_rate(Fields& f) {
   FailureRate r;
   r.id = required_id(f, "id");
-  const auto rate = f.number("per_1000_node_days", 0, 1e6);
-  if (!rate) {
-    f.fail("per_1000_node_days", "missing required key",
-           "unexpected interruptions per 1,000 node-days, e.g. 3.8");
-  }
-  r.per_1000_node_days = *rate;
-  r.source = required_text(f, "source");
-  r.is_default = f.boolean("default").value_or(false);
-  f.text("note");
+  r.per_1000_node_days = required_number(f, "per_1000_node_days", 0, 1e6,
+                                         "unexpected interruptions per 1,000 node-days, e.g. 3.8");
+  read_source_and_default(f, r);
   return r;
 }
 
 StorageSystem read_storage(Fields& f) {
   StorageSystem s;
-  s.id = required_id(f, "id");
-  s.name = f.text("name").value_or(s.id);
+  read_id_and_name(f, s);
   s.shared = f.choice("kind", {"shared", "local"}).value_or("shared") == "shared";
   auto rate = [&](const char* key) { return f.number(key, 0, kHuge).value_or(0) * units::kGBps; };
   s.node_read_Bps = rate("node_read_gbyte_s");
@@ -244,17 +260,14 @@ StorageSystem read_storage(Fields& f) {
   s.gpu_write_Bps = rate("gpu_write_gbyte_s");
   s.total_read_Bps = rate("total_read_gbyte_s");
   s.total_write_Bps = rate("total_write_gbyte_s");
-  if (s.node_write_Bps + s.gpu_write_Bps + s.total_write_Bps <= 0) {
-    f.fail("node_write_gbyte_s", "no write bandwidth given",
-           "give node_write_gbyte_s, gpu_write_gbyte_s or total_write_gbyte_s");
-  }
-  if (s.node_read_Bps + s.gpu_read_Bps + s.total_read_Bps <= 0) {
-    f.fail("node_read_gbyte_s", "no read bandwidth given",
-           "give node_read_gbyte_s, gpu_read_gbyte_s or total_read_gbyte_s");
-  }
-  s.source = required_text(f, "source");
-  s.is_default = f.boolean("default").value_or(false);
-  f.text("note");
+  auto need_some = [&](const char* way, double node, double gpu, double total) {
+    if (node + gpu + total > 0) return;
+    f.fail(fmt::format("node_{}_gbyte_s", way), fmt::format("no {} bandwidth given", way),
+           fmt::format("give node_{0}_gbyte_s, gpu_{0}_gbyte_s or total_{0}_gbyte_s", way));
+  };
+  need_some("write", s.node_write_Bps, s.gpu_write_Bps, s.total_write_Bps);
+  need_some("read", s.node_read_Bps, s.gpu_read_Bps, s.total_read_Bps);
+  read_source_and_default(f, s);
   return s;
 }
 
@@ -264,14 +277,11 @@ Facility read_facility(Fields& f) {
   x.pue = f.number("pue", 1, 10).value_or(1.0);
   x.usd_per_kwh = f.number("usd_per_kwh", 0, 100).value_or(0);
   x.colo_usd_per_kw_month = f.number("colo_usd_per_kw_month", 0, 1e6).value_or(0);
-  const auto rack = f.number("rack_kw", 0.1, 1e4);
-  if (!rack) f.fail("rack_kw", "missing required key", "the power budget of one rack, e.g. 40");
-  x.rack_W = *rack * 1000.0;
+  x.rack_W =
+      required_number(f, "rack_kw", 0.1, 1e4, "the power budget of one rack, e.g. 40") * 1000.0;
   x.life_years = f.number("life_years", 0.1, 100).value_or(5);
   x.operations_share = f.number("operations_share", 0, 10).value_or(0);
-  x.source = required_text(f, "source");
-  x.is_default = f.boolean("default").value_or(false);
-  f.text("note");
+  read_source_and_default(f, x);
   return x;
 }
 
@@ -289,7 +299,9 @@ void read_list(const YAML::Node& list, const std::string& file, const std::strin
   }
   for (size_t i = 0; i < list.size(); ++i) {
     Fields f(list[i], file, fmt::format("{}[{}]", key, i));
-    into.add(reader(f));
+    auto entry = reader(f);
+    f.text("note");  // every entry may carry a note
+    into.add(std::move(entry));
     f.finish();
   }
 }
@@ -300,29 +312,23 @@ ModelShape read_model_fields(Fields& f, const std::string& default_id) {
   ModelShape m;
   m.id = f.id("id").value_or(default_id);
   m.name = f.text("name").value_or(m.id);
-  auto need_int = [&](const std::string& key, long long max) {
-    const auto v = f.integer(key, 1, max);
-    if (!v) f.fail(key, "missing required key");
-    return *v;
-  };
-  m.layers = static_cast<int>(need_int("layers", 100000));
-  m.hidden = need_int("hidden", 10000000);
-  m.heads = static_cast<int>(need_int("heads", 100000));
+  m.layers = static_cast<int>(required_integer(f, "layers", 1, 100000));
+  m.hidden = required_integer(f, "hidden", 1, 10000000);
+  m.heads = static_cast<int>(required_integer(f, "heads", 1, 100000));
   m.kv_heads = static_cast<int>(f.integer("kv_heads", 1, 100000).value_or(m.heads));
   m.head_dim = static_cast<int>(f.integer("head_dim", 1, 100000).value_or(0));
   m.ffn = f.integer("ffn", 1, 100000000).value_or(4 * m.hidden);
-  m.vocab = need_int("vocab", 100000000);
-  m.mlp = f.choice("mlp", {"gelu", "swiglu"}).value_or("gelu") == "swiglu" ? MlpKind::swiglu
-                                                                           : MlpKind::gelu;
+  m.vocab = required_integer(f, "vocab", 1, 100000000);
+  m.mlp = choose(f, "mlp", {{"gelu", MlpKind::gelu}, {"swiglu", MlpKind::swiglu}}, MlpKind::gelu);
   m.tied_embeddings = f.boolean("tied_embeddings").value_or(false);
-  const std::string pos = f.choice("position", {"learned", "rope", "alibi"}).value_or("rope");
-  m.position = pos == "learned" ? PositionKind::learned
-               : pos == "alibi" ? PositionKind::alibi
-                                : PositionKind::rope;
+  m.position = choose(f, "position",
+                      {{"learned", PositionKind::learned},
+                       {"rope", PositionKind::rope},
+                       {"alibi", PositionKind::alibi}},
+                      PositionKind::rope);
   m.max_position = f.integer("max_position", 1, 100000000).value_or(0);
-  m.norm = f.choice("norm", {"layernorm", "rmsnorm"}).value_or("layernorm") == "rmsnorm"
-               ? NormKind::rmsnorm
-               : NormKind::layernorm;
+  m.norm = choose(f, "norm", {{"layernorm", NormKind::layernorm}, {"rmsnorm", NormKind::rmsnorm}},
+                  NormKind::layernorm);
   m.linear_bias = f.boolean("linear_bias").value_or(false);
   m.qkv_bias = f.boolean("qkv_bias").value_or(false);
   m.dropout = f.boolean("dropout").value_or(false);

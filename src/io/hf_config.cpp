@@ -304,16 +304,15 @@ bool any_dropout(const Reader& r, const std::vector<std::pair<Names, double>>& k
   return on;
 }
 
-// LlamaConfig, MistralConfig, MixtralConfig, Qwen2Config, Qwen2MoeConfig:
-// gated (SwiGLU) MLP, RoPE, RMSNorm, untied embeddings by default. Llama's
-// attention_bias puts biases on Q, K, V and O; without mlp_bias it is
-// recorded as qkv_bias (the O bias, h values, is left out).
-void read_llama_family(const Reader& r, const std::string& type, Parsed& p) {
+// The Llama-style core (the Llama family, DeepSeek): grouped-query heads, the
+// head size when given (`head_dim`: the key is read), a SwiGLU MLP of
+// intermediate_size, RoPE, RMSNorm, untied embeddings by default, attention dropout.
+void read_llama_core(const Reader& r, Parsed& p, bool head_dim) {
   ModelShape& m = p.m;
   read_core(r, p, {"num_hidden_layers"}, {"hidden_size"}, {"num_attention_heads"});
   m.kv_heads = static_cast<int>(
       r.optional_size({"num_key_value_heads"}, 1, kMaxInt, &p.kv_key).value_or(m.heads));
-  if (auto d = r.optional_size({"head_dim"})) {
+  if (const auto d = head_dim ? r.optional_size({"head_dim"}) : std::nullopt) {
     m.head_dim = static_cast<int>(*d);
     p.head_dim_given = true;
   }
@@ -323,6 +322,15 @@ void read_llama_family(const Reader& r, const std::string& type, Parsed& p) {
   m.norm = NormKind::rmsnorm;
   m.tied_embeddings = r.flag({"tie_word_embeddings"}, false);
   m.dropout = any_dropout(r, {{{"attention_dropout"}, 0.0}});
+}
+
+// LlamaConfig, MistralConfig, MixtralConfig, Qwen2Config, Qwen2MoeConfig:
+// gated (SwiGLU) MLP, RoPE, RMSNorm, untied embeddings by default. Llama's
+// attention_bias puts biases on Q, K, V and O; without mlp_bias it is
+// recorded as qkv_bias (the O bias, h values, is left out).
+void read_llama_family(const Reader& r, const std::string& type, Parsed& p) {
+  ModelShape& m = p.m;
+  read_llama_core(r, p, true);
   const bool is_qwen = type == "qwen2" || type == "qwen2_moe";
   const bool attention_bias = r.flag({"attention_bias"}, false);
   const bool mlp_bias = r.flag({"mlp_bias"}, false);
@@ -434,15 +442,7 @@ void read_falcon(const Reader& r, const std::string& type, Parsed& p) {
 // size recorded is the query/key one, qk_nope_head_dim + qk_rope_head_dim.
 void read_deepseek(const Reader& r, const std::string& type, Parsed& p) {
   ModelShape& m = p.m;
-  read_core(r, p, {"num_hidden_layers"}, {"hidden_size"}, {"num_attention_heads"});
-  m.kv_heads = static_cast<int>(
-      r.optional_size({"num_key_value_heads"}, 1, kMaxInt, &p.kv_key).value_or(m.heads));
-  m.ffn = r.size({"intermediate_size"}, 1, kMaxSize);
-  m.mlp = MlpKind::swiglu;
-  m.position = PositionKind::rope;
-  m.norm = NormKind::rmsnorm;
-  m.tied_embeddings = r.flag({"tie_word_embeddings"}, false);
-  m.dropout = any_dropout(r, {{{"attention_dropout"}, 0.0}});
+  read_llama_core(r, p, false);
 
   m.moe.experts = static_cast<int>(r.size({"n_routed_experts"}));
   m.moe.top_k = static_cast<int>(r.size({"num_experts_per_tok"}, 1, kMaxInt, &p.top_k_key));

@@ -143,6 +143,28 @@ sim::JobSpec read_job(const YAML::Node& n, const std::string& file, const std::s
   return s;
 }
 
+// A top-level list a jobs file must give: present, non-empty, at most `max` entries.
+struct RequiredList {
+  const char* key;
+  const char* missing_hint;  // what to write when the key is absent
+  const char* example;       // when it is not a list or is empty
+  std::size_t max;
+  const char* too_many;  // format of the message: the entries, then `max`
+  const char* too_many_hint;
+};
+
+YAML::Node required_list(Fields& top, const RequiredList& l) {
+  const YAML::Node list = top.node(l.key);
+  if (!list.IsDefined() || list.IsNull()) top.fail(l.key, "missing required key", l.missing_hint);
+  if (!list.IsSequence() || list.size() == 0) {
+    top.fail(l.key, fmt::format("expected a non-empty list of {}", l.key), l.example);
+  }
+  if (list.size() > l.max) {
+    top.fail(l.key, fmt::format(fmt::runtime(l.too_many), list.size(), l.max), l.too_many_hint);
+  }
+  return list;
+}
+
 }  // namespace
 
 sim::JobMix read_jobs(const std::string& text, const std::string& file, const std::string& dir,
@@ -161,41 +183,23 @@ sim::JobMix read_jobs(const std::string& text, const std::string& file, const st
       static_cast<int>(top.integer("backfill_depth", 1, 1000000).value_or(1000));
   mix.wait_target_s = top.number("wait_target_h", 0, 1e6).value_or(1) * kS;
 
-  const YAML::Node clusters = top.node("clusters");
-  if (!clusters.IsDefined() || clusters.IsNull()) {
-    top.fail("clusters", "missing required key",
-             "list the candidates, e.g. clusters: [{server: dgx-h100, nodes: 1}, "
-             "{server: dgx-h100, nodes: 4}]");
-  }
-  if (!clusters.IsSequence() || clusters.size() == 0) {
-    top.fail("clusters", "expected a non-empty list of clusters",
-             "e.g. clusters: [{server: dgx-h100, nodes: 1}]");
-  }
-  if (clusters.size() > kMaxSimClusters) {
-    top.fail("clusters",
-             fmt::format("{} candidate clusters; a jobs file compares at most {}", clusters.size(),
-                         kMaxSimClusters),
-             "simulate the candidates in several runs");
-  }
+  const YAML::Node clusters =
+      required_list(top, {"clusters",
+                          "list the candidates, e.g. clusters: [{server: dgx-h100, nodes: 1}, "
+                          "{server: dgx-h100, nodes: 4}]",
+                          "e.g. clusters: [{server: dgx-h100, nodes: 1}]", kMaxSimClusters,
+                          "{} candidate clusters; a jobs file compares at most {}",
+                          "simulate the candidates in several runs"});
   for (size_t i = 0; i < clusters.size(); ++i) {
     mix.clusters.push_back(read_cluster(clusters[i], file, item_path("clusters", i), catalog));
   }
 
-  const YAML::Node jobs = top.node("jobs");
-  if (!jobs.IsDefined() || jobs.IsNull()) {
-    top.fail("jobs", "missing required key",
-             "list the jobs, e.g. jobs: [{name: lora, gpus: 1, duration_h: 4}]");
-  }
-  if (!jobs.IsSequence() || jobs.size() == 0) {
-    top.fail("jobs", "expected a non-empty list of jobs",
-             "e.g. jobs: [{name: lora, gpus: 1, duration_h: 4}]");
-  }
-  if (static_cast<long long>(jobs.size()) > kMaxSimJobEntries) {
-    top.fail("jobs",
-             fmt::format("{} entries; a jobs file holds at most {} entries", jobs.size(),
-                         kMaxSimJobEntries),
-             "use count on one entry for many jobs of the same kind");
-  }
+  const YAML::Node jobs = required_list(
+      top, {"jobs", "list the jobs, e.g. jobs: [{name: lora, gpus: 1, duration_h: 4}]",
+            "e.g. jobs: [{name: lora, gpus: 1, duration_h: 4}]",
+            static_cast<std::size_t>(kMaxSimJobEntries),
+            "{} entries; a jobs file holds at most {} entries",
+            "use count on one entry for many jobs of the same kind"});
   std::set<std::string> names;
   long long total = 0;
   for (size_t i = 0; i < jobs.size(); ++i) {

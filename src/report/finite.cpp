@@ -6,7 +6,9 @@
 #include <stdexcept>
 
 #include "core/ids.hpp"
+#include "hw/enum_names.hpp"
 #include "perf/compute.hpp"
+#include "report/parts.hpp"
 
 namespace scaleout::report {
 
@@ -16,15 +18,7 @@ namespace {
 enum class Range { non_negative, positive, share };
 
 const char* range_text(Range r) {
-  switch (r) {
-    case Range::non_negative:
-      return "finite and >= 0";
-    case Range::positive:
-      return "finite and > 0";
-    case Range::share:
-      return "in [0, 1]";
-  }
-  return "";
+  return enum_name(r, {"finite and >= 0", "finite and > 0", "in [0, 1]"});
 }
 
 bool in_range(double v, Range r) {
@@ -89,9 +83,8 @@ void check_memory(Checker& c, const MemoryEstimate& m) {
 void check_step(Checker& c, const StepEstimate& s) {
   c.figure("step time (s)", s.step_s, Range::positive);
   const StepBreakdown& b = s.breakdown;
-  for (const double part : {b.compute, b.tp_comm, b.cp_comm, b.ep_comm, b.pp_comm, b.dp_comm,
-                            b.bubble, b.optimizer, b.other}) {
-    c.figure("a part of the step time (s)", part, Range::non_negative);
+  for (const auto& part : kStepParts) {
+    c.figure("a part of the step time (s)", b.*part.value, Range::non_negative);
   }
   c.figure("micro-batches per step", s.microbatches, Range::positive);
   c.figure("tokens/s", s.tokens_per_s, Range::positive);
@@ -116,15 +109,20 @@ void check_run(Checker& c, const RunEconomics& r) {
   c.figure("break-even utilisation", r.cost.breakeven_utilisation, Range::non_negative);
 }
 
-void check_candidate(Checker& c, const PlanRequest& req, const PlanCandidate& p,
-                     const std::string& where) {
-  const bool known = p.hardware >= 0 && static_cast<std::size_t>(p.hardware) < req.hardware.size();
+// Names the candidate's hardware option (none when its index is out of range).
+void at_candidate(Checker& c, const PlanRequest& req, int hardware, const std::string& where) {
+  const bool known = hardware >= 0 && static_cast<std::size_t>(hardware) < req.hardware.size();
   if (known) {
-    const HardwareOption& h = req.hardware[static_cast<std::size_t>(p.hardware)];
+    const HardwareOption& h = req.hardware[static_cast<std::size_t>(hardware)];
     c.at(where, h.server.id, h.gpu.id, h.fabric ? h.fabric->id : std::string());
   } else {
     c.at(where, "", "", "");
   }
+}
+
+void check_candidate(Checker& c, const PlanRequest& req, const PlanCandidate& p,
+                     const std::string& where) {
+  at_candidate(c, req, p.hardware, where);
   check_memory(c, p.memory);
   check_step(c, p.step);
   check_run(c, p.run);
@@ -153,18 +151,26 @@ void check_serving(Checker& c, const ServingEstimate& e) {
 
 void check_serving_candidate(Checker& c, const PlanRequest& req, const ServingCandidate& p,
                              const std::string& where) {
-  const bool known = p.hardware >= 0 && static_cast<std::size_t>(p.hardware) < req.hardware.size();
-  if (known) {
-    const HardwareOption& h = req.hardware[static_cast<std::size_t>(p.hardware)];
-    c.at(where, h.server.id, h.gpu.id, h.fabric ? h.fabric->id : std::string());
-  } else {
-    c.at(where, "", "", "");
-  }
+  at_candidate(c, req, p.hardware, where);
   check_serving(c, p.estimate);
   c.figure("cost per hour (USD)", p.usd_per_hour, Range::non_negative);
   c.figure("cost per million tokens (USD)", p.usd_per_mtok, Range::non_negative);
   c.figure("served requests/s", p.served_rps, Range::non_negative);
   c.figure("uncertainty band", p.band, Range::non_negative);
+}
+
+// The plans a search reports: recommended, single-node, multi-node, frontier.
+template <typename Result, typename CheckCandidate>
+std::optional<BadFigure> check_plans(const PlanRequest& req, const Result& p,
+                                     CheckCandidate check) {
+  Checker c;
+  if (p.recommended) check(c, req, *p.recommended, "recommended plan");
+  if (p.single_node_best) check(c, req, *p.single_node_best, "single-node plan");
+  if (p.best_multi_node) check(c, req, *p.best_multi_node, "best multi-node plan");
+  for (std::size_t i = 0; i < p.frontier.size() && !c.failed(); ++i) {
+    check(c, req, p.frontier[i], fmt::format("frontier entry {}", i + 1));
+  }
+  return c.result();
 }
 
 }  // namespace
@@ -186,31 +192,11 @@ std::optional<BadFigure> check_serving_estimate(const ServingEstimateReport& r) 
 }
 
 std::optional<BadFigure> check_plan(const PlanReport& r) {
-  Checker c;
-  const PlanResult& p = r.result;
-  if (p.recommended) check_candidate(c, r.request, *p.recommended, "recommended plan");
-  if (p.single_node_best) check_candidate(c, r.request, *p.single_node_best, "single-node plan");
-  if (p.best_multi_node) check_candidate(c, r.request, *p.best_multi_node, "best multi-node plan");
-  for (std::size_t i = 0; i < p.frontier.size() && !c.failed(); ++i) {
-    check_candidate(c, r.request, p.frontier[i], fmt::format("frontier entry {}", i + 1));
-  }
-  return c.result();
+  return check_plans(r.request, r.result, check_candidate);
 }
 
 std::optional<BadFigure> check_serving_plan(const ServingPlanReport& r) {
-  Checker c;
-  const ServingPlanResult& p = r.result;
-  if (p.recommended) check_serving_candidate(c, r.request, *p.recommended, "recommended plan");
-  if (p.single_node_best) {
-    check_serving_candidate(c, r.request, *p.single_node_best, "single-node plan");
-  }
-  if (p.best_multi_node) {
-    check_serving_candidate(c, r.request, *p.best_multi_node, "best multi-node plan");
-  }
-  for (std::size_t i = 0; i < p.frontier.size() && !c.failed(); ++i) {
-    check_serving_candidate(c, r.request, p.frontier[i], fmt::format("frontier entry {}", i + 1));
-  }
-  return c.result();
+  return check_plans(r.request, r.result, check_serving_candidate);
 }
 
 std::optional<BadFigure> check_simulate(const SimulateReport& r) {

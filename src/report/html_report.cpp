@@ -89,6 +89,14 @@ struct Part {
   double value = 0;
 };
 
+// The legend of a bar chart of named parts.
+template <typename Parts>
+std::vector<Str> words_of(const Parts& parts) {
+  std::vector<Str> words;
+  for (const auto& part : parts) words.emplace_back(part.words);
+  return words;
+}
+
 struct Bar {
   Str role;                     // left of the bar, first line ("Recommended")
   Str label;                    // left of the bar, second line ("128 x dgx-h200")
@@ -202,10 +210,7 @@ Str memory_chart(const PlanReport& r) {
     b.role = role;
     b.label = plan_title(r, *c);
     b.total = gib(c->memory.total());
-    b.parts = {{"weights", m.weights},     {"gradients", m.gradients},
-               {"optimizer", m.optimizer}, {"activations", m.activations},
-               {"logits", m.logits},       {"buffers", m.buffers},
-               {"overhead", m.overhead}};
+    for (const auto& part : kMemoryParts) b.parts.push_back({part.key, m.*part.value});
     b.limit = c->memory.capacity_bytes;
     b.limit_label = fmt::format("HBM {:.0f} GiB", c->memory.capacity_bytes / units::kGiB);
     scale = std::max({scale, c->memory.total(), c->memory.capacity_bytes});
@@ -219,11 +224,8 @@ Str memory_chart(const PlanReport& r) {
   const double step = nice_step(scale / units::kGiB, 7) * units::kGiB;
   scale = std::ceil(scale / step) * step;
   return stacked_bars(
-      "chart-memory", "Per-GPU memory against HBM capacity", bars,
-      {"weights", "gradients", "optimizer state", "activations", "logits and loss",
-       "comm/prefetch buffers", "framework overhead"},
-      scale, step, gib_tick, [](double b) { return gib(b); },
-      "GiB per GPU (most loaded pipeline stage)");
+      "chart-memory", "Per-GPU memory against HBM capacity", bars, words_of(kMemoryParts), scale,
+      step, gib_tick, [](double b) { return gib(b); }, "GiB per GPU (most loaded pipeline stage)");
 }
 
 Str step_chart(const PlanReport& r) {
@@ -235,15 +237,7 @@ Str step_chart(const PlanReport& r) {
     bar.role = role;
     bar.label = plan_title(r, *c);
     bar.total = fmt::format("{:.2f} s", c->step.step_s);
-    bar.parts = {{"compute", b.compute / total},
-                 {"tensor-parallel comm", b.tp_comm / total},
-                 {"context-parallel comm", b.cp_comm / total},
-                 {"expert-parallel comm", b.ep_comm / total},
-                 {"pipeline comm", b.pp_comm / total},
-                 {"data-parallel comm", b.dp_comm / total},
-                 {"pipeline bubble", b.bubble / total},
-                 {"optimizer", b.optimizer / total},
-                 {"other", b.other / total}};
+    for (const auto& part : kStepParts) bar.parts.push_back({part.words, b.*part.value / total});
     bars.push_back(std::move(bar));
   }
   if (bars.empty()) {
@@ -251,11 +245,8 @@ Str step_chart(const PlanReport& r) {
            text(20, 35, "No plan fits: no step time to show.", "start", "label") + "</svg>\n";
   }
   return stacked_bars(
-      "chart-step", "Step-time breakdown", bars,
-      {"compute", "tensor-parallel comm", "context-parallel comm", "expert-parallel comm",
-       "pipeline comm", "data-parallel comm", "pipeline bubble", "optimizer", "other"},
-      1.0, 0.1, pct_tick, [](double f) { return percent(f); },
-      "share of one step (exposed, not overlapped, time)");
+      "chart-step", "Step-time breakdown", bars, words_of(kStepParts), 1.0, 0.1, pct_tick,
+      [](double f) { return percent(f); }, "share of one step (exposed, not overlapped, time)");
 }
 
 // --- frontier line charts ------------------------------------------------------------------------
@@ -266,22 +257,25 @@ struct Axis {
   std::vector<double> ticks;
 };
 
-Axis log2_axis(double lo, double hi) {
+// A log axis from the power of `base` at or below `lo` to the one at or above
+// `hi` (`log_base`: the logarithm to that base); no ticks yet.
+Axis log_bounds(double lo, double hi, double base, double (*log_base)(double)) {
   Axis a;
   a.log = true;
-  a.lo = std::pow(2.0, std::floor(std::log2(lo)));
-  a.hi = std::pow(2.0, std::ceil(std::log2(hi)));
-  if (a.hi <= a.lo) a.hi = a.lo * 2;
+  a.lo = std::pow(base, std::floor(log_base(lo)));
+  a.hi = std::pow(base, std::ceil(log_base(hi)));
+  if (a.hi <= a.lo) a.hi = a.lo * base;
+  return a;
+}
+
+Axis log2_axis(double lo, double hi) {
+  Axis a = log_bounds(lo, hi, 2.0, [](double x) { return std::log2(x); });
   for (double v = a.lo; v <= a.hi * (1 + 1e-9); v *= 2) a.ticks.push_back(v);
   return a;
 }
 
 Axis log10_axis(double lo, double hi) {
-  Axis a;
-  a.log = true;
-  a.lo = std::pow(10.0, std::floor(std::log10(lo)));
-  a.hi = std::pow(10.0, std::ceil(std::log10(hi)));
-  if (a.hi <= a.lo) a.hi = a.lo * 10;
+  Axis a = log_bounds(lo, hi, 10.0, [](double x) { return std::log10(x); });
   const bool sparse = a.hi / a.lo > 1e4;  // many decades: label the decades only
   for (double d = a.lo; d < a.hi * (1 + 1e-9); d *= 10) {
     for (double m : {1.0, 2.0, 5.0}) {

@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/json_parts.hpp"
+#include "report/parts.hpp"
 #include "report/report.hpp"
 
 namespace scaleout::report {
@@ -47,8 +48,10 @@ ordered_json model_json(const ModelShape& m) {
   return j;
 }
 
-ordered_json nullable(const std::optional<double>& v) {
-  return v ? ordered_json(*v) : ordered_json(nullptr);
+ordered_json memory_parts_json(const StageMemory& m) {
+  ordered_json j = ordered_json::object();
+  for (const auto& part : kMemoryParts) j[part.key] = m.*part.value;
+  return j;
 }
 
 }  // namespace
@@ -78,14 +81,7 @@ std::string estimate_json(const EstimateResult& r) {
                  {"capacity_bytes", mem.capacity_bytes},
                  {"fits", mem.fits},
                  {"headroom_bytes", mem.headroom_bytes},
-                 {"breakdown_bytes",
-                  {{"weights", st.weights},
-                   {"gradients", st.gradients},
-                   {"optimizer", st.optimizer},
-                   {"activations", st.activations},
-                   {"logits", st.logits},
-                   {"buffers", st.buffers},
-                   {"overhead", st.overhead}}},
+                 {"breakdown_bytes", memory_parts_json(st)},
                  {"peak_stage",
                   {{"stage", st.stage},
                    {"stages", mem.stages},
@@ -283,9 +279,9 @@ ordered_json layout_json(const Layout& l) {
 }
 
 ordered_json breakdown_json(const StepBreakdown& b) {
-  return {{"compute", b.compute}, {"tp_comm", b.tp_comm},     {"cp_comm", b.cp_comm},
-          {"ep_comm", b.ep_comm}, {"pp_comm", b.pp_comm},     {"dp_comm", b.dp_comm},
-          {"bubble", b.bubble},   {"optimizer", b.optimizer}, {"other", b.other}};
+  ordered_json j = ordered_json::object();
+  for (const auto& part : kStepParts) j[part.key] = b.*part.value;
+  return j;
 }
 
 }  // namespace scaleout::report

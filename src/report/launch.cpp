@@ -190,20 +190,8 @@ void pipeline_args(const ModelShape& m, const Layout& l, std::vector<std::string
 }
 
 std::string fabric_kind(const HardwareOption& hw) {
-  if (!hw.fabric) return "ib";  // the server's own NICs, modelled at InfiniBand efficiency
-  switch (hw.fabric->kind) {
-    case FabricKind::ib:
-      return "ib";
-    case FabricKind::roce:
-      return "roce";
-    case FabricKind::efa:
-      return "efa";
-    case FabricKind::ethernet:
-      return "ethernet";
-    case FabricKind::omnipath:
-      return "omnipath";
-  }
-  return "ib";
+  // The server's own NICs are modelled at InfiniBand efficiency.
+  return hw.fabric ? to_string(hw.fabric->kind) : "ib";
 }
 
 // The fabric's id as comment text, or what stands in for it.
@@ -372,33 +360,36 @@ std::string torchrun_script(const PlanReport& r, const PlanCandidate& c) {
   const Layout& l = c.layout;
   std::string o = "#!/usr/bin/env bash\n";
   o += header(r, c, "#");
-  o += "# Runs once per node (srun from slurm.sbatch, or by hand on each node): torchrun\n";
-  o += "# starts one process per GPU and meets the other nodes at the c10d rendezvous.\n";
-  o += "# Data, tokenizer, checkpoints and learning rate are yours to add through\n";
-  o += "# MEGATRON_EXTRA_ARGS or extra arguments, e.g. --data-path ... --tokenizer-type ...\n";
-  o += "# --tokenizer-model ... --save ... --load ... --lr ... (or --mock-data to smoke-test).\n";
-  o += "set -euo pipefail\n";
-  o += "here=\"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd)\"\n";
-  o += "MEGATRON_LM=\"${MEGATRON_LM:-/workspace/Megatron-LM}\"\n";
-  o += "MASTER_ADDR=\"${MASTER_ADDR:-localhost}\"\n";
-  o += "MASTER_PORT=\"${MASTER_PORT:-29500}\"\n";
+  o += R"sh(# Runs once per node (srun from slurm.sbatch, or by hand on each node): torchrun
+# starts one process per GPU and meets the other nodes at the c10d rendezvous.
+# Data, tokenizer, checkpoints and learning rate are yours to add through
+# MEGATRON_EXTRA_ARGS or extra arguments, e.g. --data-path ... --tokenizer-type ...
+# --tokenizer-model ... --save ... --load ... --lr ... (or --mock-data to smoke-test).
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+MEGATRON_LM="${MEGATRON_LM:-/workspace/Megatron-LM}"
+MASTER_ADDR="${MASTER_ADDR:-localhost}"
+MASTER_PORT="${MASTER_PORT:-29500}"
+)sh";
   if (l.tp > 1 || l.cp > 1) {
     o += "# Megatron-LM asserts this with tensor or context parallelism (before Blackwell).\n";
     o += "export CUDA_DEVICE_MAX_CONNECTIONS=1\n";
   }
-  o += "\n";
-  o += "# megatron.args holds one option (and its value) per line.\n";
-  o += "args=()\n";
-  o += "while read -r -a words; do args+=(\"${words[@]}\"); done < \"$here/megatron.args\"\n";
-  o += "read -r -a extra <<< \"${MEGATRON_EXTRA_ARGS:-}\"\n";
-  o += "\n";
-  o += "exec torchrun \\\n";
-  o += fmt::format("  --nnodes={} \\\n", c.nodes);
-  o += fmt::format("  --nproc-per-node={} \\\n", hw.server.gpus_per_node);
-  o += "  --rdzv-backend=c10d \\\n";
-  o += "  --rdzv-endpoint=\"$MASTER_ADDR:$MASTER_PORT\" \\\n";
-  o += fmt::format("  --rdzv-id=\"${{SLURM_JOB_ID:-{}}}\" \\\n", job_name(r));
-  o += fmt::format("  \"$MEGATRON_LM/{}\" \"${{args[@]}}\" \"${{extra[@]}}\" \"$@\"\n", kPretrain);
+  o += fmt::format(R"sh(
+# megatron.args holds one option (and its value) per line.
+args=()
+while read -r -a words; do args+=("${{words[@]}}"); done < "$here/megatron.args"
+read -r -a extra <<< "${{MEGATRON_EXTRA_ARGS:-}}"
+
+exec torchrun \
+  --nnodes={} \
+  --nproc-per-node={} \
+  --rdzv-backend=c10d \
+  --rdzv-endpoint="$MASTER_ADDR:$MASTER_PORT" \
+  --rdzv-id="${{SLURM_JOB_ID:-{}}}" \
+  "$MEGATRON_LM/{}" "${{args[@]}}" "${{extra[@]}}" "$@"
+)sh",
+                   c.nodes, hw.server.gpus_per_node, job_name(r), kPretrain);
   return o;
 }
 
@@ -407,12 +398,14 @@ std::string slurm_script(const PlanReport& r, const PlanCandidate& c) {
   const double wanted = c.time_to_train_s * (1.0 + c.band);
   const bool capped = !(wanted <= kMaxSlurmTimeS);  // NaN and infinity are capped too
   const double limit = capped ? kMaxSlurmTimeS : std::max(wanted, 0.0);
-  std::string o = "#!/usr/bin/env bash\n";
-  o += fmt::format("#SBATCH --job-name={}\n", job_name(r));
-  o += fmt::format("#SBATCH --nodes={}\n", c.nodes);
-  o += "#SBATCH --ntasks-per-node=1\n";
-  o += fmt::format("#SBATCH --gpus-per-node={}\n", hw.server.gpus_per_node);
-  o += "#SBATCH --exclusive\n";
+  std::string o = fmt::format(R"sh(#!/usr/bin/env bash
+#SBATCH --job-name={}
+#SBATCH --nodes={}
+#SBATCH --ntasks-per-node=1
+#SBATCH --gpus-per-node={}
+#SBATCH --exclusive
+)sh",
+                              job_name(r), c.nodes, hw.server.gpus_per_node);
   if (capped) {
     o += fmt::format(
         "# Time: predicted {} + {:.0f} % band = {}, capped at {}: resubmit from the last\n"
@@ -425,18 +418,20 @@ std::string slurm_script(const PlanReport& r, const PlanCandidate& c) {
   }
   o += fmt::format("#SBATCH --time={}\n", slurm_time(limit));
   o += header(r, c, "#");
-  o += "# Submit from the folder that holds these files: sbatch slurm.sbatch\n";
-  o += "set -euo pipefail\n";
-  o += "\n";
-  o += "# The c10d rendezvous runs on the first node of the allocation.\n";
-  o += "MASTER_ADDR=\"$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)\"\n";
-  o += "export MASTER_ADDR\n";
-  o += "export MASTER_PORT=\"${MASTER_PORT:-29500}\"\n";
-  o += "\n";
+  o += R"sh(# Submit from the folder that holds these files: sbatch slurm.sbatch
+set -euo pipefail
+
+# The c10d rendezvous runs on the first node of the allocation.
+MASTER_ADDR="$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)"
+export MASTER_ADDR
+export MASTER_PORT="${MASTER_PORT:-29500}"
+
+)sh";
   o += nccl_block(hw);
-  o += "\n";
-  o += "# One task per node; torchrun.sh starts one process per GPU.\n";
-  o += "srun bash \"${SLURM_SUBMIT_DIR:-.}/torchrun.sh\"\n";
+  o += R"sh(
+# One task per node; torchrun.sh starts one process per GPU.
+srun bash "${SLURM_SUBMIT_DIR:-.}/torchrun.sh"
+)sh";
   return o;
 }
 
@@ -487,45 +482,46 @@ std::string pytorchjob_yaml(const PlanReport& r, const PlanCandidate& c) {
     env += "                  value: \"1\"\n";
   }
   auto replica = [&](const char* role, int replicas) {
-    std::string o;
-    o += fmt::format("    {}:\n", role);
-    o += fmt::format("      replicas: {}\n", replicas);
-    o += "      restartPolicy: OnFailure\n";
-    o += "      template:\n";
-    o += "        spec:\n";
-    o += "          containers:\n";
-    o += "            - name: pytorch\n";
-    o += "              image: nvcr.io/nvidia/pytorch:CHANGE-ME  # an image with Megatron-LM and "
-         "Transformer Engine\n";
-    o += "              command: [\"torchrun\"]\n";
-    o += "              args:\n" + args;
-    o += env;
-    o += "              resources:\n";
-    o += "                limits:\n" + res;
-    o += "              securityContext:\n";
-    o += "                capabilities:\n";
-    o += "                  add: [\"IPC_LOCK\"]  # pinned memory for RDMA\n";
-    o += "              volumeMounts:\n";
-    o += "                - name: dshm\n";
-    o += "                  mountPath: /dev/shm\n";
-    o += "          volumes:\n";
-    o += "            - name: dshm\n";
-    o += "              emptyDir:\n";
-    o += "                medium: Memory\n";
-    return o;
+    return fmt::format(R"yaml(    {}:
+      replicas: {}
+      restartPolicy: OnFailure
+      template:
+        spec:
+          containers:
+            - name: pytorch
+              image: nvcr.io/nvidia/pytorch:CHANGE-ME  # an image with Megatron-LM and Transformer Engine
+              command: ["torchrun"]
+              args:
+{}{}              resources:
+                limits:
+{}              securityContext:
+                capabilities:
+                  add: ["IPC_LOCK"]  # pinned memory for RDMA
+              volumeMounts:
+                - name: dshm
+                  mountPath: /dev/shm
+          volumes:
+            - name: dshm
+              emptyDir:
+                medium: Memory
+)yaml",
+                       role, replicas, args, env, res);
   };
   std::string o;
   o += header(r, c, "#");
-  o += "# Kubeflow training operator: torchrun reads PET_NNODES, PET_NPROC_PER_NODE,\n";
-  o += "# PET_NODE_RANK, PET_MASTER_ADDR and PET_MASTER_PORT, which the operator sets.\n";
-  o += "# Add data, tokenizer, checkpoint and learning-rate arguments to args.\n";
-  o += "apiVersion: kubeflow.org/v1\n";
-  o += "kind: PyTorchJob\n";
-  o += "metadata:\n";
-  o += fmt::format("  name: {}\n", job_name(r));
-  o += "spec:\n";
-  o += fmt::format("  nprocPerNode: \"{}\"\n", hw.server.gpus_per_node);
-  o += "  pytorchReplicaSpecs:\n";
+  o += fmt::format(
+      R"yaml(# Kubeflow training operator: torchrun reads PET_NNODES, PET_NPROC_PER_NODE,
+# PET_NODE_RANK, PET_MASTER_ADDR and PET_MASTER_PORT, which the operator sets.
+# Add data, tokenizer, checkpoint and learning-rate arguments to args.
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: {}
+spec:
+  nprocPerNode: "{}"
+  pytorchReplicaSpecs:
+)yaml",
+      job_name(r), hw.server.gpus_per_node);
   o += replica("Master", 1);
   if (c.nodes > 1) o += replica("Worker", c.nodes - 1);
   return o;

@@ -2,13 +2,46 @@
 // plan_report.cpp). Figures (bytes, money, durations) come from format.hpp.
 #pragma once
 
+#include <array>
 #include <string>
 
+#include "memory/memory.hpp"
+#include "perf/step.hpp"
 #include "report/format.hpp"
 #include "search/planner.hpp"
 #include "workload/workload.hpp"
 
 namespace scaleout::report {
+
+// The parts of a GPU's memory and of a step's time, in the order every writer
+// lists them: the JSON key (and HTML bar part), the words of text reports and
+// legends, and the member.
+template <typename Whole>
+struct NamedPart {
+  const char* key;
+  const char* words;
+  double Whole::*value;
+};
+inline constexpr std::array<NamedPart<StageMemory>, 7> kMemoryParts = {{
+    {"weights", "weights", &StageMemory::weights},
+    {"gradients", "gradients", &StageMemory::gradients},
+    {"optimizer", "optimizer state", &StageMemory::optimizer},
+    {"activations", "activations", &StageMemory::activations},
+    {"logits", "logits and loss", &StageMemory::logits},
+    {"buffers", "comm/prefetch buffers", &StageMemory::buffers},
+    {"overhead", "framework overhead", &StageMemory::overhead},
+}};
+inline constexpr std::array<NamedPart<StepBreakdown>, 9> kStepParts = {{
+    {"compute", "compute", &StepBreakdown::compute},
+    {"tp_comm", "tensor-parallel comm", &StepBreakdown::tp_comm},
+    {"cp_comm", "context-parallel comm", &StepBreakdown::cp_comm},
+    {"ep_comm", "expert-parallel comm", &StepBreakdown::ep_comm},
+    {"pp_comm", "pipeline comm", &StepBreakdown::pp_comm},
+    {"dp_comm", "data-parallel comm", &StepBreakdown::dp_comm},
+    {"bubble", "pipeline bubble", &StepBreakdown::bubble},
+    {"optimizer", "optimizer", &StepBreakdown::optimizer},
+    {"other", "other", &StepBreakdown::other},
+}};
 
 // `text` broken at each `sep` (" " or ", ") into lines of at most `width`
 // columns (a longer piece stays whole): the first line starts with `first`,
@@ -33,5 +66,24 @@ bool feasible(const PlanCandidate& c);
 std::string frontier_counts_text(const PlanResult& p, std::size_t shown);
 // "Search: N layouts, M evaluations in T s" and one line per rejection reason.
 std::string search_text(const SearchStats& s, double seconds);
+
+// A plan's recommended (or, when infeasible, closest) and best single-node
+// candidates, each under its heading and written by `block(o, report, candidate)`;
+// the single-node one only when it is not the verdict itself.
+template <typename Report, typename Block>
+void best_plans_text(std::string& o, const Report& r, Block block, const char* closest,
+                     const char* single_node) {
+  const auto& p = r.result;
+  if (p.recommended) {
+    o += p.verdict == Verdict::infeasible ? closest : "Recommended plan\n";
+    block(o, r, *p.recommended);
+    o += "\n";
+  }
+  if (p.single_node_best && p.verdict != Verdict::single_node) {
+    o += single_node;
+    block(o, r, *p.single_node_best);
+    o += "\n";
+  }
+}
 
 }  // namespace scaleout::report

@@ -141,16 +141,9 @@ std::string plan_text(const PlanReport& r) {
   o += fmt::format("Verdict: {}\n", to_string(p.verdict));
   for (const PlanReason& reason : p.reasons) o += wrap(sentence(reason), "  ", "    ");
   o += "\n";
-  if (p.recommended) {
-    o += p.verdict == Verdict::infeasible ? "Closest plan\n" : "Recommended plan\n";
-    plan_block(o, r, *p.recommended);
-    o += "\n";
-  }
-  if (p.single_node_best && p.verdict != Verdict::single_node) {
-    o += "Best single-node plan (does not meet the constraints)\n";
-    plan_block(o, r, *p.single_node_best);
-    o += "\n";
-  } else if (!p.single_node_best) {
+  best_plans_text(o, r, plan_block, "Closest plan\n",
+                  "Best single-node plan (does not meet the constraints)\n");
+  if (!p.single_node_best) {
     o += wrap(fmt::format("Single node: none ({})", clause(p.single_node_reason)), "", "  ") + "\n";
   }
   o += "Frontier: fastest plan that fits, per server and node count\n";
@@ -183,11 +176,7 @@ std::string plan_text(const PlanReport& r) {
 
 std::string plan_json(const PlanReport& r) {
   const PlanResult& p = r.result;
-  ordered_json j;
-  j["verdict"] = to_string(p.verdict);
-  j["objective"] = to_string(r.request.objective);
-  j["cost_basis"] = to_string(r.request.cost_basis);
-  j["reasons"] = sentences(p.reasons);
+  ordered_json j = plan_head_json(p, r.request.objective, to_string(r.request.cost_basis));
   const PlanConstraints& k = r.request.constraints;
   j["constraints"] = {
       {"deadline_days", k.deadline_s ? ordered_json(days(*k.deadline_s)) : ordered_json(nullptr)},
@@ -196,13 +185,8 @@ std::string plan_json(const PlanReport& r) {
       {"min_goodput", k.min_goodput ? ordered_json(*k.min_goodput) : ordered_json(nullptr)},
       {"max_nodes", k.max_nodes},
       {"knee_premium", kKneePremium}};
-  j["recommended"] = p.recommended ? candidate_json(r, *p.recommended) : ordered_json(nullptr);
-  j["single_node_best"] =
-      p.single_node_best ? candidate_json(r, *p.single_node_best) : ordered_json(nullptr);
-  j["single_node_reason"] = clause(p.single_node_reason);
-  j["min_nodes_fit"] = p.min_nodes_fit ? ordered_json(*p.min_nodes_fit) : ordered_json(nullptr);
-  j["min_nodes_deadline"] =
-      p.min_nodes_deadline ? ordered_json(*p.min_nodes_deadline) : ordered_json(nullptr);
+  add_best_plans_json(j, r, candidate_json);
+  j["min_nodes_deadline"] = nullable(p.min_nodes_deadline);
   ordered_json frontier = ordered_json::array();
   const std::vector<bool> knees = frontier_knees(p.frontier);
   for (std::size_t i = 0; i < p.frontier.size(); ++i) {

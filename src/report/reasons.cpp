@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "report/format.hpp"
 
@@ -20,35 +21,27 @@ std::string deadline_words(const std::optional<double>& deadline_s) {
 std::string objective_ms(double s) { return s > 0 ? ms(s) : std::string("none"); }
 
 // The heading a single-node kind opens a multi-node verdict with; none for other kinds.
-const char* heading(PK k) {
-  switch (k) {
-    case PK::single_node_memory:
-    case PK::single_node_no_layout:
-      return "Capacity";
-    case PK::single_node_time:
-      return "Time";
-    case PK::single_node_budget:
-      return "Budget";
-    case PK::single_node_power:
-      return "Power";
-    case PK::single_node_goodput:
-      return "Goodput";
-    default:
-      return nullptr;
+template <typename Kind, std::size_t N>
+const char* heading_of(Kind k, const std::pair<Kind, const char*> (&headings)[N]) {
+  for (const auto& [kind, heading] : headings) {
+    if (kind == k) return heading;
   }
+  return nullptr;
+}
+
+const char* heading(PK k) {
+  return heading_of(k, {{PK::single_node_memory, "Capacity"},
+                        {PK::single_node_no_layout, "Capacity"},
+                        {PK::single_node_time, "Time"},
+                        {PK::single_node_budget, "Budget"},
+                        {PK::single_node_power, "Power"},
+                        {PK::single_node_goodput, "Goodput"}});
 }
 
 const char* heading(SK k) {
-  switch (k) {
-    case SK::single_node_memory:
-      return "Capacity";
-    case SK::single_node_latency:
-      return "Latency";
-    case SK::single_node_throughput:
-      return "Throughput";
-    default:
-      return nullptr;
-  }
+  return heading_of(k, {{SK::single_node_memory, "Capacity"},
+                        {SK::single_node_latency, "Latency"},
+                        {SK::single_node_throughput, "Throughput"}});
 }
 
 std::string single_node_clause(const PlanReason& r) {

@@ -31,12 +31,14 @@ struct EstimateResult {
 std::string estimate_text(const EstimateResult& r);
 std::string estimate_json(const EstimateResult& r);
 
-// A plan and what it was asked.
-struct PlanReport {
+// A plan and what it was asked (training: PlanResult; serving: ServingPlanResult).
+template <typename Result>
+struct SearchReport {
   PlanRequest request;
-  PlanResult result;
+  Result result;
   double seconds = 0;  // wall time of the search
 };
+using PlanReport = SearchReport<PlanResult>;
 
 std::string plan_text(const PlanReport& r);
 std::string plan_json(const PlanReport& r);

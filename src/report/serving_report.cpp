@@ -206,17 +206,9 @@ std::string serving_plan_text(const ServingPlanReport& r) {
   o += fmt::format("Verdict: {}\n", to_string(p.verdict));
   for (const ServingReason& reason : p.reasons) o += "  " + sentence(reason) + "\n";
   o += "\n";
-  if (p.recommended) {
-    o += p.verdict == Verdict::infeasible ? "Closest plan (misses the objectives)\n"
-                                          : "Recommended plan\n";
-    plan_block(o, r, *p.recommended);
-    o += "\n";
-  }
-  if (p.single_node_best && p.verdict != Verdict::single_node) {
-    o += "Best single-node plan\n";
-    plan_block(o, r, *p.single_node_best);
-    o += "\n";
-  } else if (!p.single_node_best) {
+  best_plans_text(o, r, plan_block, "Closest plan (misses the objectives)\n",
+                  "Best single-node plan\n");
+  if (!p.single_node_best) {
     o += fmt::format("Single node: none ({})\n\n", clause(p.single_node_reason));
   }
   o += "Frontier: best plan per server and node count\n";
@@ -235,16 +227,9 @@ std::string serving_plan_text(const ServingPlanReport& r) {
 
 std::string serving_plan_json(const ServingPlanReport& r) {
   const ServingPlanResult& p = r.result;
-  ordered_json j;
-  j["verdict"] = to_string(p.verdict);
-  j["objective"] = to_string(r.request.objective);
-  j["cost_basis"] = "cloud";  // serving plans price cloud GPU-hours only
-  j["reasons"] = sentences(p.reasons);
-  j["recommended"] = p.recommended ? candidate_json(r, *p.recommended) : ordered_json(nullptr);
-  j["single_node_best"] =
-      p.single_node_best ? candidate_json(r, *p.single_node_best) : ordered_json(nullptr);
-  j["single_node_reason"] = clause(p.single_node_reason);
-  j["min_nodes_fit"] = p.min_nodes_fit ? ordered_json(*p.min_nodes_fit) : ordered_json(nullptr);
+  // Serving plans price cloud GPU-hours only.
+  ordered_json j = plan_head_json(p, r.request.objective, "cloud");
+  add_best_plans_json(j, r, candidate_json);
   j["min_nodes_deadline"] = nullptr;
   ordered_json frontier = ordered_json::array();
   for (const ServingCandidate& c : p.frontier) {
@@ -288,13 +273,12 @@ std::string serving_validate_text(const ServingValidationReport& r) {
   o += "\n";
   o += fmt::format("All rows: {} rows, MAPE {:.1f} %, bias {:+.1f} %\n", r.overall.rows,
                    100 * r.overall.mape, 100 * r.overall.bias);
-  for (const auto& [metric, s] : r.by_metric) {
-    o += fmt::format("  metric {:<26} {:>3} rows, MAPE {:5.1f} %, bias {:+.1f} %\n", metric, s.rows,
-                     100 * s.mape, 100 * s.bias);
-  }
-  for (const auto& [source, s] : r.by_source) {
-    o += fmt::format("  source {:<26} {:>3} rows, MAPE {:5.1f} %, bias {:+.1f} %\n", source, s.rows,
-                     100 * s.mape, 100 * s.bias);
+  for (const auto& [by, scores] :
+       {std::pair{"metric", &r.by_metric}, std::pair{"source", &r.by_source}}) {
+    for (const auto& [name, s] : *scores) {
+      o += fmt::format("  {} {:<26} {:>3} rows, MAPE {:5.1f} %, bias {:+.1f} %\n", by, name, s.rows,
+                       100 * s.mape, 100 * s.bias);
+    }
   }
   return o;
 }

@@ -10,6 +10,7 @@
 #include "inference/serving.hpp"
 #include "inference/serving_plan.hpp"
 #include "model/params.hpp"
+#include "report/report.hpp"
 #include "search/planner.hpp"
 #include "validation/serving_validation.hpp"
 #include "workload/workload.hpp"
@@ -29,11 +30,7 @@ struct ServingEstimateReport {
 std::string serving_estimate_text(const ServingEstimateReport& r);
 std::string serving_estimate_json(const ServingEstimateReport& r);
 
-struct ServingPlanReport {
-  PlanRequest request;
-  ServingPlanResult result;
-  double seconds = 0;  // wall time of the search
-};
+using ServingPlanReport = SearchReport<ServingPlanResult>;
 
 std::string serving_plan_text(const ServingPlanReport& r);
 std::string serving_plan_json(const ServingPlanReport& r);

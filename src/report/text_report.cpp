@@ -70,17 +70,11 @@ std::string estimate_text(const EstimateResult& r) {
                         st.layers, std::round(st.microbatches_in_flight * 100) / 100),
             "", "  ", "; ");
   const double total = mem.total();
-  auto line = [&](const char* name, double bytes) {
-    o += fmt::format("  {:<24}{:>12}  {:>6}\n", name, gib(bytes, 2),
+  for (const auto& part : kMemoryParts) {
+    const double bytes = st.*part.value;
+    o += fmt::format("  {:<24}{:>12}  {:>6}\n", part.words, gib(bytes, 2),
                      total > 0 ? pct(bytes / total) : "-");
-  };
-  line("weights", st.weights);
-  line("gradients", st.gradients);
-  line("optimizer state", st.optimizer);
-  line("activations", st.activations);
-  line("logits and loss", st.logits);
-  line("comm/prefetch buffers", st.buffers);
-  line("framework overhead", st.overhead);
+  }
   o += fmt::format("  {:<24}{:>12}\n", "total", gib(total, 2));
   o += fmt::format("  {:<24}{:>12}\n", "capacity", gib(mem.capacity_bytes, 2));
   if (mem.host_offload_bytes > 0) {
@@ -93,19 +87,10 @@ std::string estimate_text(const EstimateResult& r) {
                    t.step_s, t.microbatches, t.tokens_per_s, t.tokens_per_s_per_gpu);
   o += fmt::format("  MFU {}, HFU {}, GPUs wait on the network {} of the step\n", pct(t.mfu),
                    pct(t.hfu), pct(t.network_wait_fraction));
-  auto part = [&](const char* name, double s) {
-    if (s <= 0) return;
-    o += fmt::format("  {:<24}{:>10.3f} s  {:>6}\n", name, s, pct(s / t.step_s));
-  };
-  part("compute", b.compute);
-  part("tensor-parallel comm", b.tp_comm);
-  part("context-parallel comm", b.cp_comm);
-  part("expert-parallel comm", b.ep_comm);
-  part("pipeline comm", b.pp_comm);
-  part("data-parallel comm", b.dp_comm);
-  part("pipeline bubble", b.bubble);
-  part("optimizer", b.optimizer);
-  part("other", b.other);
+  for (const auto& part : kStepParts) {
+    const double s = b.*part.value;
+    if (s > 0) o += fmt::format("  {:<24}{:>10.3f} s  {:>6}\n", part.words, s, pct(s / t.step_s));
+  }
   if (t.time_to_train_s > 0) {
     std::string train = fmt::format("Time to train {:.1f} days for {:.3g} tokens without failures",
                                     t.time_to_train_s / 86400.0, w.tokens);
@@ -141,15 +126,13 @@ std::string validate_text(const ValidationReport& r) {
     if (!x.filled.empty()) o += wrap(x.filled, "    filled: ", "      ", "; ");
     if (!x.skipped.empty()) o += wrap(x.skipped, "    not predicted: ", "      ");
   }
-  o += "\nMAPE by metric\n";
-  for (const auto& [k, s] : r.by_metric) {
-    o += fmt::format("  {:<22} {:>4} rows  {:>8}  ({} not predicted)\n", k, s.count,
-                     s.count ? pct(s.mape) : "-", s.skipped);
-  }
-  o += "MAPE by group\n";
-  for (const auto& [k, s] : r.by_group) {
-    o += fmt::format("  {:<22} {:>4} rows  {:>8}  ({} not predicted)\n", k, s.count,
-                     s.count ? pct(s.mape) : "-", s.skipped);
+  for (const auto& [title, scores] :
+       {std::pair{"\nMAPE by metric\n", &r.by_metric}, std::pair{"MAPE by group\n", &r.by_group}}) {
+    o += title;
+    for (const auto& [k, s] : *scores) {
+      o += fmt::format("  {:<22} {:>4} rows  {:>8}  ({} not predicted)\n", k, s.count,
+                       s.count ? pct(s.mape) : "-", s.skipped);
+    }
   }
   if (!r.rank_correlation.empty()) {
     o += "Rank correlation (Spearman) of predicted and measured, per model and metric;\n"

@@ -7,22 +7,13 @@
 #include <cmath>
 #include <random>
 
+#include "hw/enum_names.hpp"
 #include "search/planner.hpp"
 
 namespace scaleout::sim {
 
 const char* to_string(JobKind k) {
-  switch (k) {
-    case JobKind::pretrain:
-      return "pretrain";
-    case JobKind::finetune:
-      return "finetune";
-    case JobKind::inference:
-      return "inference";
-    case JobKind::other:
-      return "other";
-  }
-  return "?";
+  return enum_name(k, {"pretrain", "finetune", "inference", "other"});
 }
 
 const char* to_string(SizeBy s) { return s == SizeBy::time ? "time" : "cost"; }

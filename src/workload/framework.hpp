@@ -113,141 +113,74 @@ struct FrameworkTraits {
   bool tp_backward_overlap;
 };
 
+// The two families of rows: Megatron-Core's fused kernels and distributed
+// optimizer, and eager PyTorch FSDP. A row is its family's defaults and what
+// the framework does otherwise.
+constexpr FrameworkTraits megatron_core_row(Framework framework, std::string_view name,
+                                            std::string_view display) {
+  return {.framework = framework,
+          .name = name,
+          .display = display,
+          .megatron_family = true,
+          .transformer_engine_fp8 = true,
+          .tp = true,
+          .pp = true,
+          .cp = true,
+          .max_zero = 1,
+          .max_zero_with_pp = 1,
+          .state = StateKind::megatron_mixed,
+          .logit_bytes = 6.0,
+          .selective = SelectiveRecompute::attention_core,
+          .eager = false,
+          .kernel_floor_s = 0.0,
+          .zero3_hidden_share = 1.0,
+          .zero3_per_tensor = false,
+          .dp_overlap = true,
+          .tp_backward_overlap = true};
+}
+
+constexpr FrameworkTraits pytorch_fsdp_row(Framework framework, std::string_view name,
+                                           std::string_view display, double logit_bytes) {
+  FrameworkTraits r = megatron_core_row(framework, name, display);
+  r.megatron_family = false;
+  r.transformer_engine_fp8 = false;
+  r.tp = r.pp = r.cp = false;
+  r.max_zero = r.max_zero_with_pp = 3;
+  r.state = StateKind::fsdp_fp32;
+  r.logit_bytes = logit_bytes;
+  r.eager = true;
+  r.tp_backward_overlap = false;
+  return r;
+}
+
 // One row per framework, in enum order.
 inline constexpr std::array<FrameworkTraits, 7> kFrameworkTable = {{
-    {.framework = Framework::megatron,
-     .name = "megatron",
-     .display = "Megatron-LM",
-     .megatron_family = true,
-     .transformer_engine_fp8 = true,
-     .tp = true,
-     .pp = true,
-     .cp = true,
-     .max_zero = 1,
-     .max_zero_with_pp = 1,
-     .state = StateKind::megatron_mixed,
-     .logit_bytes = 6.0,
-     .selective = SelectiveRecompute::attention_core,
-     .eager = false,
-     .kernel_floor_s = 0.0,
-     .zero3_hidden_share = 1.0,
-     .zero3_per_tensor = false,
-     .dp_overlap = true,
-     .tp_backward_overlap = true},
-    {.framework = Framework::deepspeed,
-     .name = "deepspeed",
-     .display = "DeepSpeed (ZeRO, Megatron-DeepSpeed)",
-     .megatron_family = true,
-     .transformer_engine_fp8 = false,
-     .tp = true,
-     .pp = true,
-     .cp = true,
-     .max_zero = 3,
-     .max_zero_with_pp = 1,
-     .state = StateKind::zero_16bit_grads,
-     .logit_bytes = 6.0,
-     .selective = SelectiveRecompute::attention_core,
-     .eager = false,
-     .kernel_floor_s = kDeepSpeedKernelFloor_s,
-     .zero3_hidden_share = kDeepSpeedZero3HiddenShare,
-     .zero3_per_tensor = true,
-     .dp_overlap = false,
-     .tp_backward_overlap = true},
-    {.framework = Framework::fsdp,
-     .name = "fsdp",
-     .display = "PyTorch FSDP",
-     .megatron_family = false,
-     .transformer_engine_fp8 = false,
-     .tp = false,
-     .pp = false,
-     .cp = false,
-     .max_zero = 3,
-     .max_zero_with_pp = 3,
-     .state = StateKind::fsdp_fp32,
-     .logit_bytes = 12.0,
-     .selective = SelectiveRecompute::attention_core,
-     .eager = true,
-     .kernel_floor_s = 0.0,
-     .zero3_hidden_share = 1.0,
-     .zero3_per_tensor = false,
-     .dp_overlap = true,
-     .tp_backward_overlap = false},
-    {.framework = Framework::torchtitan,
-     .name = "torchtitan",
-     .display = "torchtitan (PyTorch FSDP2, TP, PP, CP)",
-     .megatron_family = false,
-     .transformer_engine_fp8 = false,
-     .tp = true,
-     .pp = true,
-     .cp = true,
-     .max_zero = 3,
-     .max_zero_with_pp = 3,
-     .state = StateKind::fsdp_fp32,
-     .logit_bytes = 12.0,
-     .selective = SelectiveRecompute::op_level_sac,
-     .eager = true,
-     .kernel_floor_s = 0.0,
-     .zero3_hidden_share = 1.0,
-     .zero3_per_tensor = false,
-     .dp_overlap = true,
-     .tp_backward_overlap = false},
-    {.framework = Framework::nemo,
-     .name = "nemo",
-     .display = "NeMo (Megatron-Core)",
-     .megatron_family = true,
-     .transformer_engine_fp8 = true,
-     .tp = true,
-     .pp = true,
-     .cp = true,
-     .max_zero = 1,
-     .max_zero_with_pp = 1,
-     .state = StateKind::megatron_mixed,
-     .logit_bytes = 6.0,
-     .selective = SelectiveRecompute::attention_core,
-     .eager = false,
-     .kernel_floor_s = 0.0,
-     .zero3_hidden_share = 1.0,
-     .zero3_per_tensor = false,
-     .dp_overlap = true,
-     .tp_backward_overlap = true},
-    {.framework = Framework::mosaic,
-     .name = "mosaic",
-     .display = "MosaicML llm-foundry (PyTorch FSDP)",
-     .megatron_family = false,
-     .transformer_engine_fp8 = false,
-     .tp = false,
-     .pp = false,
-     .cp = false,
-     .max_zero = 3,
-     .max_zero_with_pp = 3,
-     .state = StateKind::fsdp_fp32,
-     .logit_bytes = 4.0,
-     .selective = SelectiveRecompute::attention_core,
-     .eager = true,
-     .kernel_floor_s = 0.0,
-     .zero3_hidden_share = 1.0,
-     .zero3_per_tensor = false,
-     .dp_overlap = true,
-     .tp_backward_overlap = false},
-    {.framework = Framework::other,
-     .name = "other",
-     .display = "another framework, taken as plain PyTorch FSDP",
-     .megatron_family = false,
-     .transformer_engine_fp8 = false,
-     .tp = false,
-     .pp = false,
-     .cp = false,
-     .max_zero = 3,
-     .max_zero_with_pp = 3,
-     .state = StateKind::fsdp_fp32,
-     .logit_bytes = 12.0,
-     .selective = SelectiveRecompute::attention_core,
-     .eager = true,
-     .kernel_floor_s = 0.0,
-     .zero3_hidden_share = 1.0,
-     .zero3_per_tensor = false,
-     .dp_overlap = true,
-     .tp_backward_overlap = false},
+    megatron_core_row(Framework::megatron, "megatron", "Megatron-LM"),
+    [] {
+      // Megatron-LM's layers under DeepSpeed's engine and ZeRO.
+      FrameworkTraits r = megatron_core_row(Framework::deepspeed, "deepspeed",
+                                            "DeepSpeed (ZeRO, Megatron-DeepSpeed)");
+      r.transformer_engine_fp8 = false;
+      r.max_zero = 3;
+      r.state = StateKind::zero_16bit_grads;
+      r.kernel_floor_s = kDeepSpeedKernelFloor_s;
+      r.zero3_hidden_share = kDeepSpeedZero3HiddenShare;
+      r.zero3_per_tensor = true;
+      r.dp_overlap = false;
+      return r;
+    }(),
+    pytorch_fsdp_row(Framework::fsdp, "fsdp", "PyTorch FSDP", 12.0),
+    [] {
+      FrameworkTraits r = pytorch_fsdp_row(Framework::torchtitan, "torchtitan",
+                                           "torchtitan (PyTorch FSDP2, TP, PP, CP)", 12.0);
+      r.tp = r.pp = r.cp = true;
+      r.selective = SelectiveRecompute::op_level_sac;
+      return r;
+    }(),
+    megatron_core_row(Framework::nemo, "nemo", "NeMo (Megatron-Core)"),
+    pytorch_fsdp_row(Framework::mosaic, "mosaic", "MosaicML llm-foundry (PyTorch FSDP)", 4.0),
+    pytorch_fsdp_row(Framework::other, "other", "another framework, taken as plain PyTorch FSDP",
+                     12.0),
 }};
 
 static_assert(kFrameworkTable.size() == static_cast<std::size_t>(Framework::other) + 1,

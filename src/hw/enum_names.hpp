@@ -1,0 +1,16 @@
+// Names of enum values as tables in enum order, instead of one switch per enum
+// (in hw/, which workload, sim, report and the layers above them may include).
+#pragma once
+
+#include <cstddef>
+
+namespace scaleout {
+
+// The name of `e` in `names` (listed in enum order); "?" for a value outside the table.
+template <typename Enum, std::size_t N>
+constexpr const char* enum_name(Enum e, const char* const (&names)[N]) {
+  const auto i = static_cast<std::size_t>(e);
+  return i < N ? names[i] : "?";
+}
+
+}  // namespace scaleout
