@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "io/catalog_reader.hpp"
+#include "memory/memory.hpp"
 #include "model/params.hpp"
+#include "perf/step.hpp"
 
 namespace scaleout {
 namespace {
@@ -120,6 +122,43 @@ TEST(Layer, EveryDescriptionFitsTheFixedArray) {
   const LayerOps ops = describe_layer(m, true, {}, a);
   EXPECT_LE(ops.size, kMaxLayerOps);
   EXPECT_GT(ops.size, 20);
+}
+
+}  // namespace
+}  // namespace scaleout
+
+namespace scaleout {
+namespace {
+
+// The planner describes a layout's layers once and hands them to memory and
+// step time; the figures must be those of a fresh description.
+TEST(Layer, DescribedOnceGivesTheSameEstimates) {
+  const Catalog& c = io::builtin_catalog();
+  const Gpu& gpu = *c.find_gpu("h100-sxm");
+  const Server& server = *c.find_server("dgx-h100");
+  for (const char* id : {"llama3-70b", "mixtral-8x7b", "deepseek-v3"}) {
+    Workload w;
+    w.model = *c.find_model(id);
+    w.seq_len = 4096;
+    w.global_batch = 512;
+    w.layout.tp = 8;
+    w.layout.pp = 4;
+    w.layout.dp = 16;
+    w.layout.ep = w.model.is_moe() ? 8 : 1;
+    w.layout.sp = true;
+    w.cluster.nodes = 64;
+    const DescribedLayers layers = describe_layers(w);
+    const PerfConstants k = perf_constants(gpu, w.framework);
+    for (int mb : {1, 2}) {
+      w.layout.micro_batch = mb;
+      const MemoryEstimate fresh = estimate_memory(w, gpu);
+      const MemoryEstimate reused = estimate_memory(w, gpu, {}, layers);
+      EXPECT_EQ(fresh.total(), reused.total()) << id;
+      EXPECT_EQ(estimate_step(w, server, gpu, c.find_fabric("ib-ndr"), k, fresh).step_s,
+                estimate_step(w, server, gpu, c.find_fabric("ib-ndr"), k, reused, layers).step_s)
+          << id;
+    }
+  }
 }
 
 }  // namespace
