@@ -99,13 +99,12 @@ ServingMemory serving_memory(const Workload& w, const Gpu& gpu, int batch,
     layer_params += moe_layers * local_layer_params(describe_layer(m, true, split));
   const double share = static_cast<double>(stage_layers(m, pp)) / m.layers;
   const double ends = pp == 1 ? pc.embedding + pc.output : std::max(pc.embedding, pc.output);
-  const double h_model = static_cast<double>(m.hidden);
-  const double final_norm = m.norm == NormKind::layernorm ? 2.0 * h_model : h_model;  // whole
+  const double h = static_cast<double>(m.hidden);
+  const double final_norm = m.norm == NormKind::layernorm ? 2.0 * h : h;  // whole on every rank
   mem.weights = layer_params * share * wb + final_norm * wb + ends / tp * 2.0;
   // Activations: the largest transient set, the prefill chunk through one
   // layer (residual, fused QKV, gated MLP input and output, 16-bit), or the
   // 32-bit logits of a full decode batch, whichever is larger.
-  const double h = static_cast<double>(m.hidden);
   const double f =
       static_cast<double>(m.is_moe() && m.moe.expert_ffn > 0 ? std::max(m.ffn, m.moe.expert_ffn)
                                                              : m.ffn) /

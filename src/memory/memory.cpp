@@ -183,8 +183,8 @@ double activation_bytes(const Workload& w, const LayerOps& ops) {
       // Only the layer input is kept (2sbh, /t with SP).
       return tokens * kAct * static_cast<double>(w.model.hidden) / layer_split(w).seq_div;
     case Recompute::selective:
-      if (framework_traits(w.framework).selective == SelectiveRecompute::op_level_sac &&
-          !ops.moe && !w.model.is_mla()) {
+      if (framework_traits(w.framework).selective == SelectiveRecompute::op_level_sac && !ops.moe &&
+          !w.model.is_mla()) {
         return tokens * torchtitan_sac_bytes_per_token(w, ops);
       }
       return tokens * layer_bytes_per_token(w, ops, true);
@@ -198,11 +198,6 @@ double activation_bytes(const Workload& w, const LayerOps& ops) {
 
 double activation_bytes_per_layer(const Workload& w, bool moe_layer) {
   return activation_bytes(w, describe_layer(w, moe_layer));
-}
-
-double full_layer_activation_bytes(const Workload& w, bool moe_layer) {
-  return local_tokens(w) *
-         layer_bytes_per_token(w, describe_layer(w, moe_layer), w.layout.flash_attention);
 }
 
 MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const OverheadModel& ovh) {

@@ -73,10 +73,6 @@ struct MemoryEstimate {
 // generalised to the model's tensors).
 double activation_bytes_per_layer(const Workload& w, bool moe_layer);
 
-// Activation bytes of one layer with nothing recomputed (the working set
-// while a fully recomputed layer runs its backward pass).
-double full_layer_activation_bytes(const Workload& w, bool moe_layer);
-
 MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu,
                                const OverheadModel& overhead = {});
 // The same with the workload's layers already described (describe_layers(w)).

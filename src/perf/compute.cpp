@@ -112,7 +112,7 @@ LayerTimes layer_times(const Workload& w, const Gpu& gpu, const ComputeConstants
   // Backward: dgrad + wgrad, twice the forward matmuls; frozen LoRA bases only
   // dgrad. FlashAttention's backward recomputes the scores: 5 matmuls to the
   // forward's 2 (2.5x); the unfused backward is twice its forward.
-  const double base_scale = adapter_spec(w).rank > 0 ? 1.0 : 2.0;
+  const double base_scale = is_lora(w) ? 1.0 : 2.0;
   const double attn_scale = w.layout.flash_attention ? 2.5 : 2.0;
   OpTimes& b = t.backward;
   b.gemm_s = base_scale * base.gemm_s + 2.0 * adapters.gemm_s;

@@ -115,13 +115,6 @@ inline bool is_lora(const Workload& w) {
   return w.task == Task::finetune && w.finetune.method != FinetuneMethod::full;
 }
 
-// Adapted linears per layer: Q, K, V, O, and the MLP's two (three with SwiGLU)
-// matrices unless the adapters are on attention only.
-inline int lora_adapters_per_layer(const Workload& w) {
-  if (w.finetune.attention_only) return 4;
-  return w.model.mlp == MlpKind::swiglu ? 7 : 6;
-}
-
 // How the workload's layout splits a layer (model/layer.hpp).
 inline LayerSplit layer_split(const Workload& w) {
   LayerSplit s;
