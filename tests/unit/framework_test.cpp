@@ -17,6 +17,7 @@
 #include "memory/memory.hpp"
 #include "perf/step.hpp"
 #include "validation/validation.hpp"
+#include "validation_rows.hpp"
 
 namespace scaleout {
 namespace {
@@ -73,28 +74,7 @@ TEST(FrameworkTable, OneMegatronFamily) {
 // Megatron's unfused softmax and dropout 0.1 in the family only.
 TEST(FrameworkTable, ValidationRowsFollowTheFamilyFlag) {
   for (Framework f : kAll) {
-    ValidationRow r;
-    r.id = "t";
-    r.model = "GPT";
-    r.layers = 24;
-    r.hidden = 2304;
-    r.heads = 24;
-    r.vocab = 51200;
-    r.mlp = "gelu";
-    r.seq_len = 2048;
-    r.global_batch = 512;
-    r.tp = 1;
-    r.pp = 1;
-    r.dp = 32;
-    r.micro_batch = 1;
-    r.recompute = "full";
-    r.zero = 0;
-    r.gpu = "a100-sxm-80g";
-    r.num_gpus = 32;
-    r.gpus_per_node = 8;
-    r.nics_per_node = 8;
-    r.nic_gbps = 200;
-    r.fabric = "ib";
+    ValidationRow r = gpt_row();
     r.framework = to_string(f);
     r.metric = "step_time_s";
     r.value = 3.5;
@@ -132,8 +112,8 @@ TEST(FrameworkTable, StepConstantsAreTheRows) {
   const Catalog& cat = io::builtin_catalog();
   const Gpu& a100 = *cat.find_gpu("a100-sxm-80g");
   const Gpu& h100 = *cat.find_gpu("h100-sxm");
-  EXPECT_DOUBLE_EQ(eager_efficiency(a100), 0.84);
-  EXPECT_DOUBLE_EQ(eager_efficiency(h100), 0.70);
+  EXPECT_DOUBLE_EQ(eager_efficiency(a100), a100.family_data.eager_efficiency);
+  EXPECT_DOUBLE_EQ(eager_efficiency(h100), h100.family_data.eager_efficiency);
   for (Framework f : kAll) {
     const FrameworkTraits& t = framework_traits(f);
     for (const Gpu* g : {&a100, &h100}) {

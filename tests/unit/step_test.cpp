@@ -526,9 +526,12 @@ TEST(Frameworks, EagerPyTorchLosesMoreOnHopperThanOnAmpere) {
     EXPECT_DOUBLE_EQ(fsdp.compute.gemm_efficiency, fused.compute.gemm_efficiency * eager) << id;
     EXPECT_DOUBLE_EQ(fsdp.compute.attention_efficiency, fused.compute.attention_efficiency * eager);
   }
-  EXPECT_DOUBLE_EQ(0.84, 0.84);
-  EXPECT_DOUBLE_EQ(0.70, 0.70);
-  EXPECT_LT(0.70, 0.84);
+  // The fitted values (families.json, docs/validation.md) the loop used.
+  const double ampere = cat.find_gpu("a100-sxm-80g")->family_data.eager_efficiency;
+  const double hopper = cat.find_gpu("h100-sxm")->family_data.eager_efficiency;
+  EXPECT_DOUBLE_EQ(ampere, 0.84);
+  EXPECT_DOUBLE_EQ(hopper, 0.70);
+  EXPECT_LT(hopper, ampere);
 }
 
 }  // namespace
