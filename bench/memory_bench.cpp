@@ -71,6 +71,39 @@ void BM_EstimateMemoryAndStep(benchmark::State& state) {
 }
 BENCHMARK(BM_EstimateMemoryAndStep);
 
+// The planner's inner loop: a layout (here its micro-batch changes every
+// iteration) is described once per (tp, sp, ep) and timed once
+// (layout_times); then every memory-saving setting the planner tries, ZeRO
+// 1-3 x recompute none/selective/full, is one memory + step evaluation
+// against those times. Items: evaluations (9 per iteration).
+void BM_EvaluateMemorySettings(benchmark::State& state) {
+  const scaleout::Catalog& c = scaleout::io::builtin_catalog();
+  scaleout::Workload w = llama70_candidate();
+  const scaleout::Gpu& gpu = *c.find_gpu("h100-sxm");
+  const scaleout::Server& server = *c.find_server("dgx-h100");
+  const scaleout::Fabric* fabric = c.find_fabric("ib-ndr");
+  const scaleout::PerfConstants k = scaleout::perf_constants(gpu, w.framework);
+  const scaleout::DescribedLayers layers = scaleout::describe_layers(w);
+  constexpr scaleout::Recompute kRecomputes[] = {
+      scaleout::Recompute::none, scaleout::Recompute::selective, scaleout::Recompute::full};
+  int mb = 1;
+  for (auto _ : state) {
+    w.layout.micro_batch = mb;
+    mb = mb % 4 + 1;
+    const scaleout::LayoutTimes times = scaleout::layout_times(w, server, gpu, fabric, k, layers);
+    for (int zero = 1; zero <= 3; ++zero) {
+      for (scaleout::Recompute rc : kRecomputes) {
+        w.layout.zero = zero;
+        w.layout.recompute = rc;
+        const scaleout::MemoryEstimate mem = scaleout::estimate_memory(w, gpu, {}, layers);
+        benchmark::DoNotOptimize(scaleout::estimate_step(w, gpu, k, mem, layers, times));
+      }
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * 9);
+}
+BENCHMARK(BM_EvaluateMemorySettings);
+
 // Describing a candidate's layers (once per tp, sp and ep in the planner).
 void BM_DescribeLayers(benchmark::State& state) {
   scaleout::Workload w = llama70_candidate();

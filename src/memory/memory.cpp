@@ -109,18 +109,11 @@ struct LayerParams {
 
 LayerParams layer_params(const LayerOps& ops) {
   LayerParams p;
-  for (int b = 0; b < kOpBlocks; ++b) {
-    const OpBlock block = static_cast<OpBlock>(b);
-    const double local = block_local_params(ops, block);
-    if (block == OpBlock::experts) {
-      p.experts += local;
-    } else if (block == OpBlock::adapter) {
-      p.adapters += local;
-    } else {
-      p.dense += local;
-      if (block != OpBlock::norm) p.quantisable += local;
-    }
-  }
+  p.experts = block_local_params(ops, OpBlock::experts);
+  p.adapters = block_local_params(ops, OpBlock::adapter);
+  for (int b = 0; b < kOpBlocks; ++b) p.dense += ops.local_params[static_cast<std::size_t>(b)];
+  p.dense -= p.experts + p.adapters;
+  p.quantisable = p.dense - block_local_params(ops, OpBlock::norm);
   return p;
 }
 

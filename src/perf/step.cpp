@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "memory/memory.hpp"
 #include "model/params.hpp"
@@ -94,6 +95,9 @@ double model_flops_per_token(const Workload& w, const DescribedLayers& d) {
 
 namespace {
 
+// 16-bit activations cross the TP, CP, EP and PP links.
+constexpr double kActBytes = 2.0;
+
 struct StageTime {
   double compute = 0;  // forward + backward + recompute, per micro-batch
   double tp = 0, cp = 0, ep = 0;
@@ -130,14 +134,14 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
   return estimate_step(w, server, gpu, fabric, k, mem, describe_layers(w));
 }
 
-StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& gpu,
-                           const Fabric* fabric, const PerfConstants& k, const MemoryEstimate& mem,
-                           const DescribedLayers& layers) {
+LayoutTimes layout_times(const Workload& w, const Server& server, const Gpu& gpu,
+                         const Fabric* fabric, const PerfConstants& k,
+                         const DescribedLayers& layers) {
   const ModelShape& m = w.model;
   const Layout& ly = w.layout;
-  const int p = std::max(1, ly.pp);
-  const double v = std::max(1, ly.interleave);
-  const ClusterLinks links = resolve_links(server, gpu, fabric, w.cluster.nodes, k.network);
+  LayoutTimes out;
+  out.links = resolve_links(server, gpu, fabric, w.cluster.nodes, k.network);
+  const ClusterLinks& links = out.links;
   const int gpn = server.gpus_per_node;
 
   // Groups placed in the layout's rank order (Megatron-LM: TP innermost, then
@@ -147,72 +151,119 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
   const GroupSpan tp_g = span_of(ly.tp, ly.stride(Dim::tp), gpn);
   const GroupSpan cp_g = span_of(ly.cp, ly.stride(Dim::cp), gpn);
   const GroupSpan ep_g = span_of(ly.ep, shard_stride, gpn);
-  const GroupSpan pp_g = span_of(p, ly.stride(Dim::pp), gpn);
-  const GroupSpan shard_g = span_of(ly.dp * ly.cp, shard_stride, gpn);
+  out.shard_group = span_of(ly.dp * ly.cp, shard_stride, gpn);
 
   const double tokens_mb = static_cast<double>(w.seq_len) * ly.micro_batch / ly.cp;
   const double h = static_cast<double>(m.hidden);
-  const double act_bytes = 2.0;
-  const bool lora = is_lora(w);
+  // TP: an all-reduce (or reduce-scatter + all-gather pair with SP) of T*h
+  // 16-bit values after each row-parallel matmul forward, and one for each
+  // column-parallel input backward (Megatron-LM: two of each per layer).
+  const double tp_one =
+      collective_time_s(Collective::all_reduce, tokens_mb * h * kActBytes, tp_g, links);
 
-  // Per-layer times of one micro-batch, from the layer's description.
-  auto layer_time = [&](bool moe_layer, StageTime& st) {
+  auto layer = [&](bool moe_layer) {
     const LayerOps& ops = moe_layer ? layers.moe : layers.dense;
-    const LayerTimes lt = layer_times(w, gpu, k.compute, ops);
-    const OpTimes& f = lt.forward;
-    const OpTimes& b = lt.backward;
-    double compute = f.total() + b.total();
-    double flops = f.flops + b.flops;
-    // TP: an all-reduce (or reduce-scatter + all-gather pair with SP) of T*h
-    // 16-bit values after each row-parallel matmul forward, and one for each
-    // column-parallel input backward (Megatron-LM: two of each per layer).
-    const double reductions = ops.tp_reductions;
-    const double tp_one =
-        collective_time_s(Collective::all_reduce, tokens_mb * h * act_bytes, tp_g, links);
-    // Backward: the column-parallel layers (QKV, MLP in) all-reduce their
-    // input gradients; overlapped, they hide behind the weight-gradient GEMMs,
-    // about half of the forward GEMM time (QKV + MLP in: 7/12 of its FLOPs).
-    const double tp_backward = k.framework.tp_backward_overlap
-                                   ? std::max(0.0, reductions * tp_one - 0.5 * f.gemm_s)
-                                   : reductions * tp_one;
-    double tp = reductions * tp_one + tp_backward;
-    double ep = 0;
+    LayoutTimes::Layer one;
+    one.times = layer_times(w, gpu, k.compute, ops);
+    one.tp_one = tp_one;
     if (moe_layer && ly.ep > 1) {
-      const double a2a_bytes = tokens_mb * m.moe.top_k * m.moe.capacity_factor * h * act_bytes;
-      ep = 4.0 * collective_time_s(Collective::all_to_all, a2a_bytes, ep_g, links);
+      const double a2a_bytes = tokens_mb * m.moe.top_k * m.moe.capacity_factor * h * kActBytes;
+      one.ep = 4.0 * collective_time_s(Collective::all_to_all, a2a_bytes, ep_g, links);
     }
-    double cp = 0;
     if (ly.cp > 1) {
       // Ring attention passes K and V blocks cp-1 times forward (and K, V and
       // their gradients backward), hidden behind the attention kernels.
       const double kv_local =
-          local_kv_heads(m, ly.tp) * m.head_size() * 2.0 * act_bytes * tokens_mb;
+          local_kv_heads(m, ly.tp) * m.head_size() * 2.0 * kActBytes * tokens_mb;
       const double hop = collective_time_s(Collective::send_recv, kv_local, cp_g, links);
       const double comm = (ly.cp - 1) * hop * 3.0;
-      const double attn = lt.core.total() * 3.5;
-      cp = std::max(0.0, comm - attn);
+      const double attn = one.times.core.total() * 3.5;
+      one.cp = std::max(0.0, comm - attn);
     }
+    return one;
+  };
+  const int moe_first = m.is_moe() ? m.moe.dense_layers : m.layers;
+  if (moe_first > 0) out.dense = layer(false);
+  if (moe_first < m.layers) out.moe = layer(true);
+  out.embedding = embedding_forward_backward(w, gpu, k.compute);
+  out.logits = logits_forward_backward(w, gpu, k.compute);
+
+  if (ly.pp > 1) {
+    // Each tensor-parallel rank sends 1/t of the activation and the receiving
+    // stage all-gathers it over the TP group (Megatron-LM's scatter/gather,
+    // Narayanan et al. 2021 §4.1; DeepSpeed's pipeline engine partitions
+    // activations and gradients the same way); with SP they are already split.
+    const GroupSpan pp_g = span_of(ly.pp, ly.stride(Dim::pp), gpn);
+    const double act = tokens_mb * h * kActBytes;
+    const double hop = collective_time_s(Collective::send_recv, act / ly.tp, pp_g, links);
+    const double regather =
+        ly.sp ? 0.0 : collective_time_s(Collective::all_gather, act, tp_g, links);
+    out.pp_hop = hop + regather;
+  }
+  out.model_flops_per_token = model_flops_per_token(w, layers);
+  // The dense peak the run's kernels get (compute_peak_flops: the one fallback rule).
+  out.peak_flops = compute_peak_flops(gpu, w.precision);
+  return out;
+}
+
+StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& gpu,
+                           const Fabric* fabric, const PerfConstants& k, const MemoryEstimate& mem,
+                           const DescribedLayers& layers) {
+  return estimate_step(w, gpu, k, mem, layers, layout_times(w, server, gpu, fabric, k, layers));
+}
+
+StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstants& k,
+                           const MemoryEstimate& mem, const DescribedLayers& layers,
+                           const LayoutTimes& lt) {
+  const ModelShape& m = w.model;
+  const Layout& ly = w.layout;
+  const int p = std::max(1, ly.pp);
+  const double v = std::max(1, ly.interleave);
+  const ClusterLinks& links = lt.links;
+  const GroupSpan& shard_g = lt.shard_group;
+  const bool lora = is_lora(w);
+  const StatePolicy pol = state_policy(w);
+  const FrameworkTraits& traits = framework_traits(w.framework);
+
+  // One layer of one micro-batch under the recompute policy and ZeRO stage.
+  auto layer_time = [&](bool moe_layer) {
+    const LayerOps& ops = moe_layer ? layers.moe : layers.dense;
+    const LayoutTimes::Layer& one = moe_layer ? lt.moe : lt.dense;
+    const OpTimes& f = one.times.forward;
+    const OpTimes& b = one.times.backward;
+    StageTime st;
+    double compute = f.total() + b.total();
+    double flops = f.flops + b.flops;
+    const double reductions = ops.tp_reductions;
+    // Backward: the column-parallel layers (QKV, MLP in) all-reduce their
+    // input gradients; overlapped, they hide behind the weight-gradient GEMMs,
+    // about half of the forward GEMM time (QKV + MLP in: 7/12 of its FLOPs).
+    const double tp_backward = k.framework.tp_backward_overlap
+                                   ? std::max(0.0, reductions * one.tp_one - 0.5 * f.gemm_s)
+                                   : reductions * one.tp_one;
+    double tp = reductions * one.tp_one + tp_backward;
+    double ep = one.ep;
     if (ly.recompute == Recompute::full) {
       compute += f.total();
       flops += f.flops;
-      tp += reductions * tp_one;
-      if (moe_layer && ly.ep > 1) ep *= 1.5;
+      tp += reductions * one.tp_one;
+      ep *= 1.5;
     } else if (ly.recompute == Recompute::selective) {
-      if (framework_traits(w.framework).selective == SelectiveRecompute::op_level_sac) {
+      if (traits.selective == SelectiveRecompute::op_level_sac) {
         // Op-level SAC keeps every second matmul output: the others and all
         // element-wise ops run again; the attention output is kept.
-        compute += 0.5 * f.gemm_s + lt.elementwise_s;
-        flops += 0.5 * (f.flops - lt.core.flops);
+        compute += 0.5 * f.gemm_s + one.times.elementwise_s;
+        flops += 0.5 * (f.flops - one.times.core.flops);
       } else {
-        compute += lt.core.total();
-        flops += lt.core.flops;
+        compute += one.times.core.total();
+        flops += one.times.core.flops;
       }
     }
-    st.compute += compute;
-    st.flops += flops;
-    st.tp += tp;
-    st.ep += ep;
-    st.cp += cp;
+    st.compute = compute;
+    st.flops = flops;
+    st.tp = tp;
+    st.ep = ep;
+    st.cp = one.cp;
     // ZeRO-3 / FSDP: gather the layer's weights forward and backward, reduce-
     // scatter its gradients; prefetching hides them behind the layer's compute.
     if (ly.zero >= 3 && ly.dp * ly.cp > 1) {
@@ -231,12 +282,13 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
       const double gather =
           pieces * collective_time_s(Collective::all_gather, layer_params * 2.0 / pieces, shard_g,
                                      links, algo);
-      const double grad_bytes = lora ? 0.0 : layer_params * state_policy(w).grad_bytes;
+      const double grad_bytes = lora ? 0.0 : layer_params * pol.grad_bytes;
       const double reduce = pieces * collective_time_s(Collective::reduce_scatter,
                                                        grad_bytes / pieces, shard_g, links, algo);
       const double comm = 2.0 * gather + reduce;
-      st.fsdp_exposed += std::max(0.0, comm - k.framework.zero3_hidden_share * compute);
+      st.fsdp_exposed = std::max(0.0, comm - k.framework.zero3_hidden_share * compute);
     }
+    return st;
   };
 
   // Stages: layers split evenly, the first L mod p stages one more; the
@@ -245,36 +297,51 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
   // from counts (a middle stage of MoE layers can be the slowest).
   const int moe_first = m.is_moe() ? m.moe.dense_layers : m.layers;
   StageTime dense_one, moe_one;
-  if (moe_first > 0) layer_time(false, dense_one);
-  if (moe_first < m.layers) layer_time(true, moe_one);
-  const OpTimes embedding = embedding_forward_backward(w, gpu, k.compute);
-  const OpTimes logits = logits_forward_backward(w, gpu, k.compute);
-  auto add = [](StageTime& st, const StageTime& one, int n) {
-    st.compute += n * one.compute;
-    st.flops += n * one.flops;
-    st.tp += n * one.tp;
-    st.ep += n * one.ep;
-    st.cp += n * one.cp;
-    st.fsdp_exposed += n * one.fsdp_exposed;
-  };
-  StageTime slowest;
-  double stage_sum = 0;  // one micro-batch through every stage
-  for (int s = 0; s < p; ++s) {
-    StageTime st;
-    const int base = m.layers / p;
-    const int extra = m.layers % p;
+  if (moe_first > 0) dense_one = layer_time(false);
+  if (moe_first < m.layers) moe_one = layer_time(true);
+  // Stage s's layers: dense first (moe_first of them in the model), then MoE.
+  const int base = m.layers / p;
+  const int extra = m.layers % p;
+  auto stage_counts = [&](int s, int& dense_n, int& moe_n) {
     const int first = s * base + std::min(s, extra);
     const int count = base + (s < extra ? 1 : 0);
-    const int moe_here = std::max(0, first + count - std::max(first, moe_first));
-    add(st, dense_one, count - moe_here);
-    add(st, moe_one, moe_here);
-    if (s == 0) st.compute += embedding.total();
-    if (s == p - 1) {
-      st.compute += logits.total();
-      st.flops += logits.flops;
+    moe_n = std::max(0, first + count - std::max(first, moe_first));
+    dense_n = count - moe_n;
+  };
+  // Totals first (one multiply-add per stage), then the slowest stage's parts.
+  const double dense_total = dense_one.total(), moe_total = moe_one.total();
+  double stage_sum = 0;  // one micro-batch through every stage
+  double slowest_total = -1;
+  int slowest_s = 0;
+  for (int s = 0; s < p; ++s) {
+    int dense_n = 0, moe_n = 0;
+    stage_counts(s, dense_n, moe_n);
+    double t = dense_n * dense_total + moe_n * moe_total;
+    if (s == 0) t += lt.embedding.total();
+    if (s == p - 1) t += lt.logits.total();
+    stage_sum += t;
+    if (t > slowest_total) {
+      slowest_total = t;
+      slowest_s = s;
     }
-    stage_sum += st.total();
-    if (st.total() > slowest.total()) slowest = st;
+  }
+  StageTime slowest;
+  {
+    int dense_n = 0, moe_n = 0;
+    stage_counts(slowest_s, dense_n, moe_n);
+    for (const auto& [one, n] : {std::pair{&dense_one, dense_n}, std::pair{&moe_one, moe_n}}) {
+      slowest.compute += n * one->compute;
+      slowest.flops += n * one->flops;
+      slowest.tp += n * one->tp;
+      slowest.ep += n * one->ep;
+      slowest.cp += n * one->cp;
+      slowest.fsdp_exposed += n * one->fsdp_exposed;
+    }
+    if (slowest_s == 0) slowest.compute += lt.embedding.total();
+    if (slowest_s == p - 1) {
+      slowest.compute += lt.logits.total();
+      slowest.flops += lt.logits.flops;
+    }
   }
 
   StepEstimate out;
@@ -294,16 +361,8 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
   // (Narayanan et al. 2021 §2.2: (p-1)/v stage-times when stages are equal).
   // One activation (gradient) crosses each stage boundary per chunk and micro-batch.
   if (p > 1) {
-    br.bubble = (stage_sum - slowest.total()) / v;
-    // Each tensor-parallel rank sends 1/t of the activation and the receiving
-    // stage all-gathers it over the TP group (Megatron-LM's scatter/gather,
-    // Narayanan et al. 2021 §4.1; DeepSpeed's pipeline engine partitions
-    // activations and gradients the same way); with SP they are already split.
-    const double act = tokens_mb * h * act_bytes;
-    const double hop = collective_time_s(Collective::send_recv, act / ly.tp, pp_g, links);
-    const double regather =
-        ly.sp ? 0.0 : collective_time_s(Collective::all_gather, act, tp_g, links);
-    br.pp_comm = 2.0 * v * mb * (hop + regather);
+    br.bubble = (stage_sum - slowest_total) / v;
+    br.pp_comm = 2.0 * v * mb * lt.pp_hop;
   }
 
   // Data-parallel gradient reduction of the stage's parameters, overlapped with
@@ -311,7 +370,6 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
   // 16-bit weights after the optimizer step, exposed (Megatron-LM overlaps it
   // with the next forward only with --overlap-param-gather, off by default).
   const double trainable = mem.peak.trainable_params;
-  const StatePolicy pol = state_policy(w);
   if (ly.zero < 3 && ly.dp * ly.cp > 1) {
     const double grad_bytes = trainable * pol.grad_bytes;
     const double reduce =
@@ -343,13 +401,11 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
   const double gpus = static_cast<double>(ly.gpus());
   out.tokens_per_s = out.tokens_per_step / out.step_s;
   out.tokens_per_s_per_gpu = out.tokens_per_s / gpus;
-  out.model_flops_per_step = out.tokens_per_step * model_flops_per_token(w, layers);
+  out.model_flops_per_step = out.tokens_per_step * lt.model_flops_per_token;
   // Executed FLOPs: every micro-batch on every stage, data-parallel replicas.
   out.hardware_flops_per_step = mb * slowest.flops * p * ly.dp * ly.cp * ly.tp;
-  // The dense peak the run's kernels get (compute_peak_flops: the one fallback rule).
-  const double peak = compute_peak_flops(gpu, w.precision);
-  out.mfu = out.model_flops_per_step / (out.step_s * gpus * peak);
-  out.hfu = out.hardware_flops_per_step / (out.step_s * gpus * peak);
+  out.mfu = out.model_flops_per_step / (out.step_s * gpus * lt.peak_flops);
+  out.hfu = out.hardware_flops_per_step / (out.step_s * gpus * lt.peak_flops);
   if (w.tokens > 0) out.time_to_train_s = w.tokens / out.tokens_per_step * out.step_s;
   out.network_wait_fraction =
       (br.tp_comm + br.cp_comm + br.ep_comm + br.pp_comm + br.dp_comm) / out.step_s;

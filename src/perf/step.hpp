@@ -102,4 +102,34 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
                            const Fabric* fabric, const PerfConstants& k,
                            const MemoryEstimate& memory, const DescribedLayers& layers);
 
+// What a step's time shares across the memory-saving settings (ZeRO stage,
+// recompute, optimizer offload and FP8 weight gather): the links and groups,
+// one layer of each kind timed with its TP/EP/CP communication, the
+// embedding and output layer, the pipeline hop, the model FLOPs and the peak.
+// The planner times a layout once and evaluates every setting against it.
+struct LayoutTimes {
+  struct Layer {
+    LayerTimes times;   // one layer, one micro-batch
+    double tp_one = 0;  // one TP all-reduce of the layer's activation
+    double ep = 0;      // token dispatch and combine, forward and backward
+    double cp = 0;      // K/V exchange not hidden behind the attention core
+  };
+  ClusterLinks links;
+  GroupSpan shard_group;  // the ZeRO / FSDP shard group (DP x CP)
+  Layer dense, moe;
+  OpTimes embedding, logits;  // forward and backward
+  double pp_hop = 0;          // one activation across a stage boundary
+  double model_flops_per_token = 0;
+  double peak_flops = 0;
+};
+LayoutTimes layout_times(const Workload& w, const Server& server, const Gpu& gpu,
+                         const Fabric* fabric, const PerfConstants& k,
+                         const DescribedLayers& layers);
+// The step under the workload's memory-saving settings, from its layout's
+// times (layout_times(w, ...) with the same tp, cp, pp, dp, ep, micro-batch,
+// interleaving, sp, nodes and precision).
+StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstants& k,
+                           const MemoryEstimate& memory, const DescribedLayers& layers,
+                           const LayoutTimes& times);
+
 }  // namespace scaleout

@@ -289,7 +289,9 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
                 described_ep = ly.ep;
                 described_sp = ly.sp;
               }
-              // Memory-saving settings, cheapest in time first; keep the fastest that fits.
+              // Memory-saving settings, cheapest in time first; keep the fastest that
+              // fits. The layout is timed once, when a setting first fits.
+              std::optional<LayoutTimes> times;
               for (size_t zi = 0; zi < n_zeros; ++zi) {
                 const int z = zeros[zi];
                 for (size_t ri = 0; ri < n_recomputes; ++ri) {
@@ -307,8 +309,8 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
                       out.rejected.add(Rejection::memory);
                       continue;
                     }
-                    const StepEstimate step =
-                        estimate_step(w, hw.server, hw.gpu, fabric, perf, mem, layers);
+                    if (!times) times = layout_times(w, hw.server, hw.gpu, fabric, perf, layers);
+                    const StepEstimate step = estimate_step(w, hw.gpu, perf, mem, layers, *times);
                     if (!out.fastest || step.step_s < out.fastest->step.step_s) {
                       if (!out.fastest) out.fastest.emplace();
                       PlanCandidate& c = *out.fastest;
