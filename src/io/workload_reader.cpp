@@ -35,49 +35,15 @@ constexpr size_t kMaxGlobalBatches = 64;
 // searched; a catalog id appears once).
 constexpr size_t kMaxHardwareIds = 1024;
 
+// The value of `key`, one of `accepted` by its name (`to_string`, the one
+// spelling of each value), or none when the key is absent.
 template <typename E>
-E pick(const std::string& s, const std::vector<std::pair<std::string, E>>& table) {
-  for (const auto& [name, value] : table) {
-    if (name == s) return value;
-  }
-  return table.front().second;
-}
-
-std::vector<std::string> names_of(const auto& table) {
-  std::vector<std::string> out;
-  for (const auto& [name, value] : table) out.push_back(name);
-  return out;
-}
-
-const std::vector<std::pair<std::string, Task>> kTasks = {
-    {"pretrain", Task::pretrain}, {"finetune", Task::finetune}, {"inference", Task::inference}};
-const std::vector<std::pair<std::string, Precision>> kPrecisions = {{"bf16", Precision::bf16},
-                                                                    {"fp16", Precision::fp16},
-                                                                    {"fp8", Precision::fp8},
-                                                                    {"fp32", Precision::fp32}};
-const std::vector<std::pair<std::string, WeightFormat>> kWeightFormats = {
-    {"bf16", WeightFormat::bf16},
-    {"fp8", WeightFormat::fp8},
-    {"int8", WeightFormat::int8},
-    {"int4", WeightFormat::int4}};
-const std::vector<std::pair<std::string, Precision>> kKvFormats = {
-    {"bf16", Precision::bf16}, {"fp16", Precision::fp16}, {"fp8", Precision::fp8}};
-const std::vector<std::pair<std::string, Optimizer>> kOptimizers = {
-    {"adam", Optimizer::adam},
-    {"adam8bit", Optimizer::adam8bit},
-    {"sgd", Optimizer::sgd},
-    {"adafactor", Optimizer::adafactor}};
-const std::vector<std::pair<std::string, FinetuneMethod>> kMethods = {
-    {"full", FinetuneMethod::full},
-    {"lora", FinetuneMethod::lora},
-    {"qlora", FinetuneMethod::qlora}};
-
-template <typename E>
-std::optional<E> read_enum(Fields& f, const std::string& key,
-                           const std::vector<std::pair<std::string, E>>& table) {
-  auto s = f.choice(key, names_of(table));
+std::optional<E> read_enum(Fields& f, const std::string& key, std::initializer_list<E> accepted) {
+  std::vector<std::string> names;
+  for (E e : accepted) names.push_back(to_string(e));
+  const auto s = f.choice(key, names);
   if (!s) return std::nullopt;
-  return pick(*s, table);
+  return *(accepted.begin() + (std::find(names.begin(), names.end(), *s) - names.begin()));
 }
 
 ModelShape read_model(Fields& top, const std::string& file, const std::string& dir,
@@ -132,7 +98,8 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
   std::map<std::string, int> lines;  // key path -> line, for layout problems
   Fields top(root, file, "");
   w.model = read_model(top, file, dir, catalog);
-  w.task = read_enum(top, "task", kTasks).value_or(Task::pretrain);
+  w.task = read_enum(top, "task", {Task::pretrain, Task::finetune, Task::inference})
+               .value_or(Task::pretrain);
   const bool serving = w.task == Task::inference;
   if (serving) {
     // Training keys mean nothing for a serving workload: say so instead of
@@ -177,8 +144,13 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
   } else {
     w.global_batch = top.integer("global_batch", 1, 1000000000).value_or(0);
   }
-  w.precision = read_enum(top, "precision", kPrecisions).value_or(Precision::bf16);
-  w.optimizer = read_enum(top, "optimizer", kOptimizers).value_or(Optimizer::adam);
+  w.precision = read_enum(top, "precision",
+                          {Precision::bf16, Precision::fp16, Precision::fp8, Precision::fp32})
+                    .value_or(Precision::bf16);
+  w.optimizer =
+      read_enum(top, "optimizer",
+                {Optimizer::adam, Optimizer::adam8bit, Optimizer::sgd, Optimizer::adafactor})
+          .value_or(Optimizer::adam);
   // The names are the rows of workload/framework.hpp; an unknown one is an error.
   if (auto fw = top.choice("framework", framework_names())) w.framework = *framework_from_name(*fw);
   for (const char* k : {"model", "global_batch", "precision", "seq_len"})
@@ -187,7 +159,8 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
 
   if (const YAML::Node ft = top.node("finetune"); ft.IsDefined() && !ft.IsNull()) {
     Fields f(ft, file, "finetune");
-    const auto method = read_enum(f, "method", kMethods);
+    const auto method =
+        read_enum(f, "method", {FinetuneMethod::full, FinetuneMethod::lora, FinetuneMethod::qlora});
     if (!method) f.fail("method", "missing required key", "method: full, lora or qlora");
     w.finetune.method = *method;
     w.finetune.rank = static_cast<int>(f.integer("rank", 1, 65536).value_or(16));
@@ -447,8 +420,12 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
     s.request_rate = f.number("request_rate", 0, 1e9).value_or(0);
     s.ttft_s = f.number("ttft_ms", 1e-3, 1e9).value_or(0) / 1000.0;
     s.tpot_s = f.number("tpot_ms", 1e-3, 1e9).value_or(0) / 1000.0;
-    s.weights = read_enum(f, "weights", kWeightFormats).value_or(WeightFormat::bf16);
-    s.kv_cache = read_enum(f, "kv_cache", kKvFormats).value_or(Precision::bf16);
+    s.weights =
+        read_enum(f, "weights",
+                  {WeightFormat::bf16, WeightFormat::fp8, WeightFormat::int8, WeightFormat::int4})
+            .value_or(WeightFormat::bf16);
+    s.kv_cache = read_enum(f, "kv_cache", {Precision::bf16, Precision::fp16, Precision::fp8})
+                     .value_or(Precision::bf16);
     s.max_batch = static_cast<int>(f.integer("max_batch", 1, 1000000).value_or(s.max_batch));
     s.prefill_chunk = f.integer("prefill_chunk", 1, 10000000).value_or(s.prefill_chunk);
     s.batch = static_cast<int>(f.integer("batch", 1, 1000000).value_or(0));
