@@ -77,7 +77,7 @@ ModelShape read_model(Fields& top, const std::string& file, const std::string& d
   }
   if (const ModelShape* m = catalog.find_model(name)) return *m;
   throw InputError(file, line_of(n), "model", fmt::format("unknown model '{}'", name),
-                   suggestion(name, catalog.model_ids()));
+                   suggestion(name, catalog.ids<ModelShape>()));
 }
 
 }  // namespace
@@ -280,18 +280,18 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
     const Server* server = catalog.find_server(c.server_id);
     if (!server) {
       f.fail("server", fmt::format("unknown server '{}'", c.server_id),
-             suggestion(c.server_id, catalog.server_ids()));
+             suggestion(c.server_id, catalog.ids<Server>()));
     }
     c.nodes = static_cast<int>(f.integer("nodes", 1, kMaxGpus).value_or(1));
     c.gpu_id = f.id("gpu").value_or("");
     if (!c.gpu_id.empty() && !catalog.find_gpu(c.gpu_id)) {
       f.fail("gpu", fmt::format("unknown GPU '{}'", c.gpu_id),
-             suggestion(c.gpu_id, catalog.gpu_ids()));
+             suggestion(c.gpu_id, catalog.ids<Gpu>()));
     }
     c.fabric_id = f.id("fabric").value_or("");
     if (!c.fabric_id.empty() && !catalog.find_fabric(c.fabric_id)) {
       f.fail("fabric", fmt::format("unknown fabric '{}'", c.fabric_id),
-             suggestion(c.fabric_id, catalog.fabric_ids()));
+             suggestion(c.fabric_id, catalog.ids<Fabric>()));
     }
     f.finish();
     if (c.nodes > 1 && server->nics_per_node == 0) {
@@ -337,7 +337,7 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
   };
   if (const YAML::Node n = top.node("reliability"); n.IsDefined() && !n.IsNull()) {
     Fields f(n, file, "reliability");
-    run.failure_rate = catalog_id(f, "failure_rate", catalog.failure_rate_ids());
+    run.failure_rate = catalog_id(f, "failure_rate", catalog.ids<FailureRate>());
     run.failures_per_1000_node_days = f.number("failures_per_1000_node_days", 0, 1e6);
     if (run.failure_rate && run.failures_per_1000_node_days) {
       f.fail("failures_per_1000_node_days",
@@ -352,14 +352,14 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
   }
   if (const YAML::Node n = top.node("storage"); n.IsDefined() && !n.IsNull()) {
     Fields f(n, file, "storage");
-    run.storage = catalog_id(f, "system", catalog.storage_ids());
+    run.storage = catalog_id(f, "system", catalog.ids<StorageSystem>());
     run.bytes_per_token = f.number("bytes_per_token", 0.01, 1e6);
     run.stall_target = f.number("checkpoint_stall_target", 1e-6, 0.5);
     f.finish();
   }
   if (const YAML::Node n = top.node("facility"); n.IsDefined() && !n.IsNull()) {
     Fields f(n, file, "facility");
-    run.facility = catalog_id(f, "site", catalog.facility_ids());
+    run.facility = catalog_id(f, "site", catalog.ids<Facility>());
     run.pue = f.number("pue", 1, 10);
     run.usd_per_kwh = f.number("usd_per_kwh", 0, 100);
     run.colo_usd_per_kw_month = f.number("colo_usd_per_kw_month", 0, 1e6);
@@ -404,8 +404,8 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
       }
       return ids;
     };
-    out.plan.servers = id_list("servers", catalog.server_ids());
-    out.plan.fabrics = id_list("fabrics", catalog.fabric_ids());
+    out.plan.servers = id_list("servers", catalog.ids<Server>());
+    out.plan.fabrics = id_list("fabrics", catalog.ids<Fabric>());
     f.finish();
   }
   if (const YAML::Node in = top.node("inference"); in.IsDefined() && !in.IsNull()) {
@@ -509,22 +509,22 @@ RunSettings resolve_run_settings(const Catalog& catalog, const RunInput& in,
     s.failures_per_1000_node_days = *in.failures_per_1000_node_days;
     s.failure_rate_id = "workload";
   } else {
-    const FailureRate* f = in.failure_rate ? catalog.find_failure_rate(*in.failure_rate)
-                                           : catalog.default_failure_rate();
+    const FailureRate* f = in.failure_rate ? catalog.find<FailureRate>(*in.failure_rate)
+                                           : catalog.default_entry<FailureRate>();
     if (!f) missing("failure rate", "reliability.failures_per_1000_node_days");
     s.failures_per_1000_node_days = f->per_1000_node_days;
     s.failure_rate_id = f->id;
   }
   if (in.requeue_minutes) s.requeue_s = *in.requeue_minutes * 60.0;
   if (in.async_checkpoint) s.async_checkpoint = *in.async_checkpoint;
-  const StorageSystem* st =
-      in.storage ? catalog.find_storage(*in.storage) : catalog.default_storage();
+  const StorageSystem* st = in.storage ? catalog.find<StorageSystem>(*in.storage)
+                                       : catalog.default_entry<StorageSystem>();
   if (!st) missing("storage system", "storage.system");
   s.storage = *st;
   if (in.bytes_per_token) s.bytes_per_token = *in.bytes_per_token;
   if (in.stall_target) s.stall_target = *in.stall_target;
   const Facility* fa =
-      in.facility ? catalog.find_facility(*in.facility) : catalog.default_facility();
+      in.facility ? catalog.find<Facility>(*in.facility) : catalog.default_entry<Facility>();
   if (!fa) missing("facility", "facility.site");
   s.facility = *fa;
   if (in.pue) s.facility.pue = *in.pue;
