@@ -160,9 +160,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace scaleout;
   FuzzedDataProvider in(data, size);
   const Catalog& catalog = io::builtin_catalog();
-  static const std::vector<const ModelShape*> models = catalog.models();
-  static const std::vector<const Server*> servers = catalog.servers();
-  static const std::vector<const Fabric*> fabrics = catalog.fabrics();
+  static const std::vector<const ModelShape*> models = catalog.all<ModelShape>();
+  static const std::vector<const Server*> servers = catalog.all<Server>();
+  static const std::vector<const Fabric*> fabrics = catalog.all<Fabric>();
 
   PlanReport r;
   Workload& w = r.request.workload;

@@ -202,7 +202,7 @@ inline Preview preview(const Parts& p, const fs::path& dir) {
     const io::PlanInput& in = wf.plan;
     long long servers = static_cast<long long>(in.servers.size());
     if (in.cluster_keys.count("server")) servers = 1;
-    if (servers == 0) servers = static_cast<long long>(catalog.server_ids().size());
+    if (servers == 0) servers = static_cast<long long>(catalog.ids<Server>().size());
     long long fabrics = static_cast<long long>(in.fabrics.size());
     if (in.cluster_keys.count("fabric")) fabrics = 1;
     int max_nodes = in.max_nodes.value_or(PlanConstraints{}.max_nodes);

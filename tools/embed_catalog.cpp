@@ -250,18 +250,18 @@ std::string source_of(const Catalog& c) {
       "#include \"io/embedded_catalog.hpp\"\n\n"
       "namespace scaleout::io {\n\n"
       "void add_embedded_catalog(Catalog& c) {\n";
-  for (const GpuFamily* f : c.families()) write_family(o, *f);
-  for (const Gpu* g : c.gpus()) write_gpu(o, *g);
-  for (const Server* s : c.servers()) write_server(o, *s);
-  for (const Fabric* f : c.fabrics()) write_fabric(o, *f);
-  for (const ModelShape* m : c.models()) write_model(o, *m);
+  for (const GpuFamily* f : c.all<GpuFamily>()) write_family(o, *f);
+  for (const Gpu* g : c.all<Gpu>()) write_gpu(o, *g);
+  for (const Server* s : c.all<Server>()) write_server(o, *s);
+  for (const Fabric* f : c.all<Fabric>()) write_fabric(o, *f);
+  for (const ModelShape* m : c.all<ModelShape>()) write_model(o, *m);
   for (const CloudPrice& p : c.cloud_prices()) write_cloud_price(o, p);
-  for (const Server* s : c.servers()) {
+  for (const Server* s : c.all<Server>()) {
     if (const PurchasePrice* p = c.find_purchase_price(s->id)) write_purchase_price(o, *p);
   }
-  for (const FailureRate* f : c.failure_rates()) write_failure_rate(o, *f);
-  for (const StorageSystem* s : c.storage_systems()) write_storage(o, *s);
-  for (const Facility* f : c.facilities()) write_facility(o, *f);
+  for (const FailureRate* f : c.all<FailureRate>()) write_failure_rate(o, *f);
+  for (const StorageSystem* s : c.all<StorageSystem>()) write_storage(o, *s);
+  for (const Facility* f : c.all<Facility>()) write_facility(o, *f);
   o += "}\n\n}  // namespace scaleout::io\n";
   return o;
 }

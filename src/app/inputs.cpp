@@ -45,23 +45,23 @@ Catalog load_catalog(const Options& o, report::EntryFiles* files) {
       entry.source = kMark;
       marked.add(std::move(entry));
     };
-    for (const Gpu* g : c.gpus()) mark(*g);
-    for (const Server* v : c.servers()) mark(*v);
-    for (const Fabric* f : c.fabrics()) mark(*f);
+    for (const Gpu* g : c.all<Gpu>()) mark(*g);
+    for (const Server* v : c.all<Server>()) mark(*v);
+    for (const Fabric* f : c.all<Fabric>()) mark(*f);
     io::read_catalog(text, path, marked);
-    for (const Gpu* g : marked.gpus()) {
+    for (const Gpu* g : marked.all<Gpu>()) {
       if (g->source == kMark)
         marked.add(*c.find_gpu(g->id));
       else
         files->gpus[g->id] = path;
     }
-    for (const Server* v : marked.servers()) {
+    for (const Server* v : marked.all<Server>()) {
       if (v->source == kMark)
         marked.add(*c.find_server(v->id));
       else
         files->servers[v->id] = path;
     }
-    for (const Fabric* f : marked.fabrics()) {
+    for (const Fabric* f : marked.all<Fabric>()) {
       if (f->source == kMark)
         marked.add(*c.find_fabric(f->id));
       else

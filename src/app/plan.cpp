@@ -77,7 +77,7 @@ std::string add_hardware(const Options& o, const Catalog& catalog, const report:
     servers_key = "cluster.server";
   }
   const bool whole_catalog = servers.empty();
-  if (whole_catalog) servers = catalog.server_ids();
+  if (whole_catalog) servers = catalog.ids<Server>();
   // A GPU without a FLOP rate for the workload's precision: an error when the
   // file chose it, else the server is left out of the search with a warning.
   const Precision precision = serving ? Precision::bf16 : wf.workload.precision;

@@ -1,10 +1,12 @@
-// The catalog: GPUs, servers, fabrics and models by id. Entries are added
+// The catalog: GPU families, GPUs, servers, fabrics, models, prices and the
+// economics entries, each kind a table by id. Entries are added
 // in order; an entry whose id already exists replaces it (user catalog files
 // override the embedded one).
 #pragma once
 
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "hw/hardware.hpp"
@@ -27,57 +29,72 @@ class Catalog {
   void add(StorageSystem s);
   void add(Facility f);
 
-  const GpuFamily* find_family(const std::string& id) const;
-  const Gpu* find_gpu(const std::string& id) const;
-  const Server* find_server(const std::string& id) const;
-  const Fabric* find_fabric(const std::string& id) const;
-  const ModelShape* find_model(const std::string& id) const;
+  // The entry of kind T (GpuFamily, Gpu, Server, Fabric, ModelShape,
+  // PurchasePrice by server id, FailureRate, StorageSystem, Facility) with
+  // `id`, or nullptr.
+  template <typename T>
+  const T* find(const std::string& id) const {
+    const auto& m = table<T>();
+    const auto it = m.find(id);
+    return it == m.end() ? nullptr : &it->second;
+  }
+  // The entries of kind T in id order, and their ids.
+  template <typename T>
+  std::vector<const T*> all() const {
+    std::vector<const T*> out;
+    for (const auto& [id, v] : table<T>()) out.push_back(&v);
+    return out;
+  }
+  template <typename T>
+  std::vector<std::string> ids() const {
+    std::vector<std::string> out;
+    for (const auto& [id, v] : table<T>()) out.push_back(id);
+    return out;
+  }
+  // The entry of kind T marked default (FailureRate, StorageSystem,
+  // Facility), or nullptr when the catalog has none.
+  template <typename T>
+  const T* default_entry() const {
+    for (const auto& [id, v] : table<T>()) {
+      if (v.is_default) return &v;
+    }
+    return nullptr;
+  }
+
+  const Gpu* find_gpu(const std::string& id) const { return find<Gpu>(id); }
+  const Server* find_server(const std::string& id) const { return find<Server>(id); }
+  const Fabric* find_fabric(const std::string& id) const { return find<Fabric>(id); }
+  const ModelShape* find_model(const std::string& id) const { return find<ModelShape>(id); }
   // The price plans use for a GPU (the entry marked default), or nullptr.
   const CloudPrice* default_cloud_price(const std::string& gpu_id) const;
   const std::vector<CloudPrice>& cloud_prices() const { return cloud_prices_; }
-  const PurchasePrice* find_purchase_price(const std::string& server_id) const;
+  const PurchasePrice* find_purchase_price(const std::string& server_id) const {
+    return find<PurchasePrice>(server_id);
+  }
   // The cheapest price of a pricing kind for a GPU (the default one for
   // on-demand), or nullptr.
   const CloudPrice* cloud_price(const std::string& gpu_id, const std::string& pricing) const;
 
-  const FailureRate* find_failure_rate(const std::string& id) const;
-  const StorageSystem* find_storage(const std::string& id) const;
-  const Facility* find_facility(const std::string& id) const;
-  // The entries marked default, or nullptr when the catalog has none.
-  const FailureRate* default_failure_rate() const;
-  const StorageSystem* default_storage() const;
-  const Facility* default_facility() const;
-  std::vector<const FailureRate*> failure_rates() const;
-  std::vector<const StorageSystem*> storage_systems() const;
-  std::vector<const Facility*> facilities() const;
-  std::vector<std::string> failure_rate_ids() const;
-  std::vector<std::string> storage_ids() const;
-  std::vector<std::string> facility_ids() const;
-
-  // Entries in id order.
-  std::vector<const GpuFamily*> families() const;
-  std::vector<std::string> family_ids() const;
-  std::vector<const Gpu*> gpus() const;
-  std::vector<const Server*> servers() const;
-  std::vector<const Fabric*> fabrics() const;
-  std::vector<const ModelShape*> models() const;
-
-  std::vector<std::string> gpu_ids() const;
-  std::vector<std::string> server_ids() const;
-  std::vector<std::string> fabric_ids() const;
-  std::vector<std::string> model_ids() const;
-
  private:
-  std::map<std::string, GpuFamily> families_;
-  std::map<std::string, Gpu> gpus_;
-  std::map<std::string, Server> servers_;
-  std::map<std::string, Fabric> fabrics_;
-  std::map<std::string, ModelShape> models_;
+  // One id-ordered table per kind (purchase prices by server id).
+  template <typename T>
+  using Table = std::map<std::string, T>;
+  template <typename T>
+  Table<T>& table() {
+    return std::get<Table<T>>(tables_);
+  }
+  template <typename T>
+  const Table<T>& table() const {
+    return std::get<Table<T>>(tables_);
+  }
+  // Adds `v` by its id; a default entry replaces the previous default.
+  template <typename T>
+  void add_entry(T v);
+
+  std::tuple<Table<GpuFamily>, Table<Gpu>, Table<Server>, Table<Fabric>, Table<ModelShape>,
+             Table<PurchasePrice>, Table<FailureRate>, Table<StorageSystem>, Table<Facility>>
+      tables_;
   std::vector<CloudPrice> cloud_prices_;
-  std::map<std::string, PurchasePrice> purchase_prices_;
-  std::map<std::string, FailureRate> failure_rates_;
-  std::map<std::string, StorageSystem> storage_;
-  std::map<std::string, Facility> facilities_;
 };
 
 }  // namespace scaleout

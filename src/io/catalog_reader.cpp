@@ -141,7 +141,7 @@ Gpu read_gpu(Fields& f, const Catalog& into) {
   Gpu g;
   read_id_and_name(f, g);
   g.vendor = f.choice("vendor", {"nvidia", "amd", "intel"}).value_or("nvidia");
-  g.family = f.choice("family", into.family_ids()).value_or("");
+  g.family = f.choice("family", into.ids<GpuFamily>()).value_or("");
   g.hbm_bytes =
       required_number(f, "hbm_gib", 1e-3, 1e6, "device memory in GiB, e.g. 80") * units::kGiB;
   g.hbm_bw_Bps =
@@ -416,7 +416,7 @@ void read_catalog(const std::string& text, const std::string& file, Catalog& int
     const YAML::Node gpu = servers[i]["gpu"];
     const std::string id = gpu.Scalar();
     if (!into.find_gpu(id)) {
-      const std::string near = closest_match(id, into.gpu_ids());
+      const std::string near = closest_match(id, into.ids<Gpu>());
       throw InputError(file, line_of(gpu), fmt::format("servers[{}].gpu", i),
                        fmt::format("unknown GPU '{}'", id),
                        near.empty() ? "add it under gpus"

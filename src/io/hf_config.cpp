@@ -375,6 +375,17 @@ void read_llama_family(const Reader& r, const std::string& type, Parsed& p) {
   }
 }
 
+// The GPT-style block of GPT-2, GPT-NeoX, Falcon, OPT, BLOOM and MPT: a
+// 2-matrix GELU MLP of `ffn`, LayerNorm, biases per `bias`, embeddings tied per
+// tie_word_embeddings (default `tied`). The position encoding is the caller's.
+void read_gpt_block(const Reader& r, ModelShape& m, long long ffn, bool bias, bool tied) {
+  m.ffn = ffn;
+  m.mlp = MlpKind::gelu;
+  m.norm = NormKind::layernorm;
+  m.linear_bias = bias;
+  m.tied_embeddings = r.flag({"tie_word_embeddings"}, tied);
+}
+
 // GPT2Config: learned positions (n_positions), 2-matrix GELU MLP of n_inner
 // (4h when null), LayerNorm, biases everywhere, tied embeddings, dropout 0.1
 // by default.
@@ -382,14 +393,11 @@ void read_gpt2(const Reader& r, Parsed& p) {
   ModelShape& m = p.m;
   read_core(r, p, {"n_layer", "num_hidden_layers"}, {"n_embd", "hidden_size"},
             {"n_head", "num_attention_heads"});
-  m.ffn = r.optional_size({"n_inner"}, 1, kMaxSize).value_or(4 * m.hidden);
-  m.mlp = MlpKind::gelu;
+  const long long ffn = r.optional_size({"n_inner"}, 1, kMaxSize).value_or(4 * m.hidden);
   m.position = PositionKind::learned;
   m.max_position =
       r.optional_size({"n_positions", "max_position_embeddings"}, 1, kMaxSize).value_or(1024);
-  m.norm = NormKind::layernorm;
-  m.linear_bias = true;
-  m.tied_embeddings = r.flag({"tie_word_embeddings"}, true);
+  read_gpt_block(r, m, ffn, true, true);
   m.dropout =
       any_dropout(r, {{{"resid_pdrop"}, 0.1}, {{"attn_pdrop"}, 0.1}, {{"embd_pdrop"}, 0.1}});
 }
@@ -401,12 +409,8 @@ void read_gpt2(const Reader& r, Parsed& p) {
 void read_gpt_neox(const Reader& r, Parsed& p) {
   ModelShape& m = p.m;
   read_core(r, p, {"num_hidden_layers"}, {"hidden_size"}, {"num_attention_heads"});
-  m.ffn = r.size({"intermediate_size"}, 1, kMaxSize);
-  m.mlp = MlpKind::gelu;
   m.position = PositionKind::rope;
-  m.norm = NormKind::layernorm;
-  m.linear_bias = true;
-  m.tied_embeddings = r.flag({"tie_word_embeddings"}, false);
+  read_gpt_block(r, m, r.size({"intermediate_size"}, 1, kMaxSize), true, false);
   m.dropout = any_dropout(r, {{{"attention_dropout", "attention_probs_dropout_prob"}, 0.0},
                               {{"hidden_dropout", "hidden_dropout_prob"}, 0.0}});
 }
@@ -427,12 +431,9 @@ void read_falcon(const Reader& r, const std::string& type, Parsed& p) {
   } else {
     m.kv_heads = 1;
   }
-  m.ffn = r.optional_size({"ffn_hidden_size"}, 1, kMaxSize).value_or(4 * m.hidden);
-  m.mlp = MlpKind::gelu;
+  const long long ffn = r.optional_size({"ffn_hidden_size"}, 1, kMaxSize).value_or(4 * m.hidden);
   m.position = r.flag({"alibi"}, false) ? PositionKind::alibi : PositionKind::rope;
-  m.norm = NormKind::layernorm;
-  m.linear_bias = r.flag({"bias"}, false);
-  m.tied_embeddings = r.flag({"tie_word_embeddings"}, true);
+  read_gpt_block(r, m, ffn, r.flag({"bias"}, false), true);
   m.dropout = any_dropout(r, {{{"attention_dropout"}, 0.0}, {{"hidden_dropout"}, 0.0}});
 }
 
@@ -480,13 +481,10 @@ void read_deepseek(const Reader& r, const std::string& type, Parsed& p) {
 void read_opt(const Reader& r, Parsed& p) {
   ModelShape& m = p.m;
   read_core(r, p, {"num_hidden_layers"}, {"hidden_size"}, {"num_attention_heads"});
-  m.ffn = r.size({"ffn_dim"}, 1, kMaxSize);
-  m.mlp = MlpKind::gelu;
+  const long long ffn = r.size({"ffn_dim"}, 1, kMaxSize);
   m.position = PositionKind::learned;
   m.max_position = r.optional_size({"max_position_embeddings"}, 1, kMaxSize).value_or(2048) + 2;
-  m.norm = NormKind::layernorm;
-  m.linear_bias = r.flag({"enable_bias"}, true);
-  m.tied_embeddings = r.flag({"tie_word_embeddings"}, true);
+  read_gpt_block(r, m, ffn, r.flag({"enable_bias"}, true), true);
   m.dropout = any_dropout(r, {{{"dropout"}, 0.1}, {{"attention_dropout"}, 0.0}});
 }
 
@@ -497,12 +495,8 @@ void read_bloom(const Reader& r, Parsed& p) {
   ModelShape& m = p.m;
   read_core(r, p, {"n_layer", "num_hidden_layers"}, {"hidden_size", "n_embed"},
             {"n_head", "num_attention_heads"});
-  m.ffn = 4 * m.hidden;
-  m.mlp = MlpKind::gelu;
   m.position = PositionKind::alibi;
-  m.norm = NormKind::layernorm;
-  m.linear_bias = true;
-  m.tied_embeddings = r.flag({"tie_word_embeddings"}, true);
+  read_gpt_block(r, m, 4 * m.hidden, true, true);
   m.dropout = any_dropout(r, {{{"attention_dropout"}, 0.0}, {{"hidden_dropout"}, 0.0}});
 }
 
@@ -519,11 +513,7 @@ void read_mpt(const Reader& r, Parsed& p) {
            fmt::format("expansion_ratio x d_model must be at most {}, got {} x {}", kMaxSize, ratio,
                        m.hidden));
   }
-  m.ffn = ratio * m.hidden;
-  m.mlp = MlpKind::gelu;
-  m.norm = NormKind::layernorm;
-  m.linear_bias = !r.flag({"no_bias"}, true);
-  m.tied_embeddings = r.flag({"tie_word_embeddings"}, true);
+  read_gpt_block(r, m, ratio * m.hidden, !r.flag({"no_bias"}, true), true);
 
   const Reader attn = r.child("attn_config");
   const std::string attn_type = attn.string("attn_type").value_or("multihead_attention");

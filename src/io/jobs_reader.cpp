@@ -27,14 +27,14 @@ sim::CandidateCluster read_cluster(const YAML::Node& n, const std::string& file,
   if (id.empty()) f.fail("server", "missing required key", "e.g. server: dgx-h100");
   const Server* server = catalog.find_server(id);
   if (!server)
-    f.fail("server", fmt::format("unknown server '{}'", id), suggestion(id, catalog.server_ids()));
+    f.fail("server", fmt::format("unknown server '{}'", id), suggestion(id, catalog.ids<Server>()));
   c.server = *server;
   c.nodes = static_cast<int>(f.integer("nodes", 1, kMaxSimNodes).value_or(1));
   if (auto fabric = f.id("fabric")) {
     const Fabric* fb = catalog.find_fabric(*fabric);
     if (!fb) {
       f.fail("fabric", fmt::format("unknown fabric '{}'", *fabric),
-             suggestion(*fabric, catalog.fabric_ids()));
+             suggestion(*fabric, catalog.ids<Fabric>()));
     }
     c.fabric = *fb;
   }

@@ -72,11 +72,11 @@ std::vector<ServingRow> read_serving_csv(const std::string& text, const std::str
     r.server = id(3);
     if (!catalog.find_model(r.model)) {
       throw InputError(file, line, "model", fmt::format("unknown model '{}'", r.model),
-                       suggestion(r.model, catalog.model_ids()));
+                       suggestion(r.model, catalog.ids<ModelShape>()));
     }
     if (!catalog.find_server(r.server)) {
       throw InputError(file, line, "server", fmt::format("unknown server '{}'", r.server),
-                       suggestion(r.server, catalog.server_ids()));
+                       suggestion(r.server, catalog.ids<Server>()));
     }
     r.weights = choice(4, {"bf16", "fp8", "int8", "int4"});
     r.kv_cache = choice(5, {"bf16", "fp16", "fp8"});

@@ -58,6 +58,37 @@ const std::vector<std::string> kColumns = {"id",
                                            "derivation",
                                            "cite"};
 
+// The whole-number columns, in column order, with the largest value each accepts.
+struct WholeColumn {
+  const char* name;
+  std::optional<long long> ValidationRow::*value;
+  long long max;
+};
+const WholeColumn kWholeColumns[] = {
+    {"layers", &ValidationRow::layers, 1000000},
+    {"hidden", &ValidationRow::hidden, 100000000},
+    {"heads", &ValidationRow::heads, 1000000},
+    {"kv_heads", &ValidationRow::kv_heads, 1000000},
+    {"ffn_hidden", &ValidationRow::ffn_hidden, 1000000000},
+    {"vocab", &ValidationRow::vocab, 1000000000},
+    {"moe_experts", &ValidationRow::moe_experts, 1000000},
+    {"moe_top_k", &ValidationRow::moe_top_k, 1000000},
+    {"seq_len", &ValidationRow::seq_len, 1000000000},
+    {"global_batch", &ValidationRow::global_batch, 1000000000000},
+    {"micro_batch", &ValidationRow::micro_batch, 1000000000000},
+    {"tp", &ValidationRow::tp, 1000000},
+    {"pp", &ValidationRow::pp, 1000000},
+    {"dp", &ValidationRow::dp, 1000000},
+    {"cp", &ValidationRow::cp, 1000000},
+    {"ep", &ValidationRow::ep, 1000000},
+    {"interleave", &ValidationRow::interleave, 1000},
+    {"zero", &ValidationRow::zero, 3},
+    {"lora_rank", &ValidationRow::lora_rank, 1000000},
+    {"num_gpus", &ValidationRow::num_gpus, 10000000},
+    {"gpus_per_node", &ValidationRow::gpus_per_node, 100000},
+    {"nics_per_node", &ValidationRow::nics_per_node, 100000},
+};
+
 constexpr const char* kDecimalHint =
     "plain decimal digits, e.g. 3.5 or 1e-3 (no '+', hex, inf or nan)";
 
@@ -121,7 +152,7 @@ struct Cells {
     return s;
   }
 
-  std::optional<long long> integer(std::string_view col, long long max = 1000000000000LL) const {
+  std::optional<long long> integer(std::string_view col, long long max) const {
     const std::string& s = str(col);
     if (s.empty()) return std::nullopt;
     long long v = -1;
@@ -312,34 +343,14 @@ std::vector<ValidationRow> read_validation_csv(const std::string& text, const st
     r.id = c.id("id", false);
     r.group = c.id("group", true);
     r.model = c.name("model");
-    r.layers = c.integer("layers", 1000000);
-    r.hidden = c.integer("hidden", 100000000);
-    r.heads = c.integer("heads", 1000000);
-    r.kv_heads = c.integer("kv_heads", 1000000);
-    r.ffn_hidden = c.integer("ffn_hidden", 1000000000);
-    r.vocab = c.integer("vocab", 1000000000);
+    // The whole-number cells are checked before the words and the GPU id.
+    for (const WholeColumn& col : kWholeColumns) r.*col.value = c.integer(col.name, col.max);
     r.mlp = c.choice("mlp", {"gelu", "swiglu"});
-    r.moe_experts = c.integer("moe_experts", 1000000);
-    r.moe_top_k = c.integer("moe_top_k", 1000000);
-    r.seq_len = c.integer("seq_len", 1000000000);
-    r.global_batch = c.integer("global_batch");
-    r.micro_batch = c.integer("micro_batch");
-    r.tp = c.integer("tp", 1000000);
-    r.pp = c.integer("pp", 1000000);
-    r.dp = c.integer("dp", 1000000);
-    r.cp = c.integer("cp", 1000000);
-    r.ep = c.integer("ep", 1000000);
     r.sp = c.choice("sp", {"y", "n"});
-    r.interleave = c.integer("interleave", 1000);
     r.recompute = c.choice("recompute", layout_choices(LayoutKey::recompute));
-    r.zero = c.integer("zero", 3);
     r.finetune = c.choice("finetune", {"full", "lora", "qlora"});
-    r.lora_rank = c.integer("lora_rank", 1000000);
     r.precision = c.choice("precision", {"bf16", "fp16", "fp8", "fp32"});
     r.gpu = c.id("gpu", true);
-    r.num_gpus = c.integer("num_gpus", 10000000);
-    r.gpus_per_node = c.integer("gpus_per_node", 100000);
-    r.nics_per_node = c.integer("nics_per_node", 100000);
     r.nic_gbps = c.number("nic_gbps");
     if (r.nic_gbps && !(*r.nic_gbps > 0 && *r.nic_gbps <= 100000)) {
       throw InputError(

@@ -35,49 +35,15 @@ constexpr size_t kMaxGlobalBatches = 64;
 // searched; a catalog id appears once).
 constexpr size_t kMaxHardwareIds = 1024;
 
+// The value of `key`, one of `accepted` by its name (`to_string`, the one
+// spelling of each value), or none when the key is absent.
 template <typename E>
-E pick(const std::string& s, const std::vector<std::pair<std::string, E>>& table) {
-  for (const auto& [name, value] : table) {
-    if (name == s) return value;
-  }
-  return table.front().second;
-}
-
-std::vector<std::string> names_of(const auto& table) {
-  std::vector<std::string> out;
-  for (const auto& [name, value] : table) out.push_back(name);
-  return out;
-}
-
-const std::vector<std::pair<std::string, Task>> kTasks = {
-    {"pretrain", Task::pretrain}, {"finetune", Task::finetune}, {"inference", Task::inference}};
-const std::vector<std::pair<std::string, Precision>> kPrecisions = {{"bf16", Precision::bf16},
-                                                                    {"fp16", Precision::fp16},
-                                                                    {"fp8", Precision::fp8},
-                                                                    {"fp32", Precision::fp32}};
-const std::vector<std::pair<std::string, WeightFormat>> kWeightFormats = {
-    {"bf16", WeightFormat::bf16},
-    {"fp8", WeightFormat::fp8},
-    {"int8", WeightFormat::int8},
-    {"int4", WeightFormat::int4}};
-const std::vector<std::pair<std::string, Precision>> kKvFormats = {
-    {"bf16", Precision::bf16}, {"fp16", Precision::fp16}, {"fp8", Precision::fp8}};
-const std::vector<std::pair<std::string, Optimizer>> kOptimizers = {
-    {"adam", Optimizer::adam},
-    {"adam8bit", Optimizer::adam8bit},
-    {"sgd", Optimizer::sgd},
-    {"adafactor", Optimizer::adafactor}};
-const std::vector<std::pair<std::string, FinetuneMethod>> kMethods = {
-    {"full", FinetuneMethod::full},
-    {"lora", FinetuneMethod::lora},
-    {"qlora", FinetuneMethod::qlora}};
-
-template <typename E>
-std::optional<E> read_enum(Fields& f, const std::string& key,
-                           const std::vector<std::pair<std::string, E>>& table) {
-  auto s = f.choice(key, names_of(table));
+std::optional<E> read_enum(Fields& f, const std::string& key, std::initializer_list<E> accepted) {
+  std::vector<std::string> names;
+  for (E e : accepted) names.push_back(to_string(e));
+  const auto s = f.choice(key, names);
   if (!s) return std::nullopt;
-  return pick(*s, table);
+  return *(accepted.begin() + (std::find(names.begin(), names.end(), *s) - names.begin()));
 }
 
 ModelShape read_model(Fields& top, const std::string& file, const std::string& dir,
@@ -111,7 +77,7 @@ ModelShape read_model(Fields& top, const std::string& file, const std::string& d
   }
   if (const ModelShape* m = catalog.find_model(name)) return *m;
   throw InputError(file, line_of(n), "model", fmt::format("unknown model '{}'", name),
-                   suggestion(name, catalog.model_ids()));
+                   suggestion(name, catalog.ids<ModelShape>()));
 }
 
 }  // namespace
@@ -132,7 +98,8 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
   std::map<std::string, int> lines;  // key path -> line, for layout problems
   Fields top(root, file, "");
   w.model = read_model(top, file, dir, catalog);
-  w.task = read_enum(top, "task", kTasks).value_or(Task::pretrain);
+  w.task = read_enum(top, "task", {Task::pretrain, Task::finetune, Task::inference})
+               .value_or(Task::pretrain);
   const bool serving = w.task == Task::inference;
   if (serving) {
     // Training keys mean nothing for a serving workload: say so instead of
@@ -177,8 +144,13 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
   } else {
     w.global_batch = top.integer("global_batch", 1, 1000000000).value_or(0);
   }
-  w.precision = read_enum(top, "precision", kPrecisions).value_or(Precision::bf16);
-  w.optimizer = read_enum(top, "optimizer", kOptimizers).value_or(Optimizer::adam);
+  w.precision = read_enum(top, "precision",
+                          {Precision::bf16, Precision::fp16, Precision::fp8, Precision::fp32})
+                    .value_or(Precision::bf16);
+  w.optimizer =
+      read_enum(top, "optimizer",
+                {Optimizer::adam, Optimizer::adam8bit, Optimizer::sgd, Optimizer::adafactor})
+          .value_or(Optimizer::adam);
   // The names are the rows of workload/framework.hpp; an unknown one is an error.
   if (auto fw = top.choice("framework", framework_names())) w.framework = *framework_from_name(*fw);
   for (const char* k : {"model", "global_batch", "precision", "seq_len"})
@@ -187,7 +159,8 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
 
   if (const YAML::Node ft = top.node("finetune"); ft.IsDefined() && !ft.IsNull()) {
     Fields f(ft, file, "finetune");
-    const auto method = read_enum(f, "method", kMethods);
+    const auto method =
+        read_enum(f, "method", {FinetuneMethod::full, FinetuneMethod::lora, FinetuneMethod::qlora});
     if (!method) f.fail("method", "missing required key", "method: full, lora or qlora");
     w.finetune.method = *method;
     w.finetune.rank = static_cast<int>(f.integer("rank", 1, 65536).value_or(16));
@@ -307,18 +280,18 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
     const Server* server = catalog.find_server(c.server_id);
     if (!server) {
       f.fail("server", fmt::format("unknown server '{}'", c.server_id),
-             suggestion(c.server_id, catalog.server_ids()));
+             suggestion(c.server_id, catalog.ids<Server>()));
     }
     c.nodes = static_cast<int>(f.integer("nodes", 1, kMaxGpus).value_or(1));
     c.gpu_id = f.id("gpu").value_or("");
     if (!c.gpu_id.empty() && !catalog.find_gpu(c.gpu_id)) {
       f.fail("gpu", fmt::format("unknown GPU '{}'", c.gpu_id),
-             suggestion(c.gpu_id, catalog.gpu_ids()));
+             suggestion(c.gpu_id, catalog.ids<Gpu>()));
     }
     c.fabric_id = f.id("fabric").value_or("");
     if (!c.fabric_id.empty() && !catalog.find_fabric(c.fabric_id)) {
       f.fail("fabric", fmt::format("unknown fabric '{}'", c.fabric_id),
-             suggestion(c.fabric_id, catalog.fabric_ids()));
+             suggestion(c.fabric_id, catalog.ids<Fabric>()));
     }
     f.finish();
     if (c.nodes > 1 && server->nics_per_node == 0) {
@@ -364,7 +337,7 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
   };
   if (const YAML::Node n = top.node("reliability"); n.IsDefined() && !n.IsNull()) {
     Fields f(n, file, "reliability");
-    run.failure_rate = catalog_id(f, "failure_rate", catalog.failure_rate_ids());
+    run.failure_rate = catalog_id(f, "failure_rate", catalog.ids<FailureRate>());
     run.failures_per_1000_node_days = f.number("failures_per_1000_node_days", 0, 1e6);
     if (run.failure_rate && run.failures_per_1000_node_days) {
       f.fail("failures_per_1000_node_days",
@@ -379,14 +352,14 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
   }
   if (const YAML::Node n = top.node("storage"); n.IsDefined() && !n.IsNull()) {
     Fields f(n, file, "storage");
-    run.storage = catalog_id(f, "system", catalog.storage_ids());
+    run.storage = catalog_id(f, "system", catalog.ids<StorageSystem>());
     run.bytes_per_token = f.number("bytes_per_token", 0.01, 1e6);
     run.stall_target = f.number("checkpoint_stall_target", 1e-6, 0.5);
     f.finish();
   }
   if (const YAML::Node n = top.node("facility"); n.IsDefined() && !n.IsNull()) {
     Fields f(n, file, "facility");
-    run.facility = catalog_id(f, "site", catalog.facility_ids());
+    run.facility = catalog_id(f, "site", catalog.ids<Facility>());
     run.pue = f.number("pue", 1, 10);
     run.usd_per_kwh = f.number("usd_per_kwh", 0, 100);
     run.colo_usd_per_kw_month = f.number("colo_usd_per_kw_month", 0, 1e6);
@@ -431,8 +404,8 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
       }
       return ids;
     };
-    out.plan.servers = id_list("servers", catalog.server_ids());
-    out.plan.fabrics = id_list("fabrics", catalog.fabric_ids());
+    out.plan.servers = id_list("servers", catalog.ids<Server>());
+    out.plan.fabrics = id_list("fabrics", catalog.ids<Fabric>());
     f.finish();
   }
   if (const YAML::Node in = top.node("inference"); in.IsDefined() && !in.IsNull()) {
@@ -447,8 +420,12 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
     s.request_rate = f.number("request_rate", 0, 1e9).value_or(0);
     s.ttft_s = f.number("ttft_ms", 1e-3, 1e9).value_or(0) / 1000.0;
     s.tpot_s = f.number("tpot_ms", 1e-3, 1e9).value_or(0) / 1000.0;
-    s.weights = read_enum(f, "weights", kWeightFormats).value_or(WeightFormat::bf16);
-    s.kv_cache = read_enum(f, "kv_cache", kKvFormats).value_or(Precision::bf16);
+    s.weights =
+        read_enum(f, "weights",
+                  {WeightFormat::bf16, WeightFormat::fp8, WeightFormat::int8, WeightFormat::int4})
+            .value_or(WeightFormat::bf16);
+    s.kv_cache = read_enum(f, "kv_cache", {Precision::bf16, Precision::fp16, Precision::fp8})
+                     .value_or(Precision::bf16);
     s.max_batch = static_cast<int>(f.integer("max_batch", 1, 1000000).value_or(s.max_batch));
     s.prefill_chunk = f.integer("prefill_chunk", 1, 10000000).value_or(s.prefill_chunk);
     s.batch = static_cast<int>(f.integer("batch", 1, 1000000).value_or(0));
@@ -532,22 +509,22 @@ RunSettings resolve_run_settings(const Catalog& catalog, const RunInput& in,
     s.failures_per_1000_node_days = *in.failures_per_1000_node_days;
     s.failure_rate_id = "workload";
   } else {
-    const FailureRate* f = in.failure_rate ? catalog.find_failure_rate(*in.failure_rate)
-                                           : catalog.default_failure_rate();
+    const FailureRate* f = in.failure_rate ? catalog.find<FailureRate>(*in.failure_rate)
+                                           : catalog.default_entry<FailureRate>();
     if (!f) missing("failure rate", "reliability.failures_per_1000_node_days");
     s.failures_per_1000_node_days = f->per_1000_node_days;
     s.failure_rate_id = f->id;
   }
   if (in.requeue_minutes) s.requeue_s = *in.requeue_minutes * 60.0;
   if (in.async_checkpoint) s.async_checkpoint = *in.async_checkpoint;
-  const StorageSystem* st =
-      in.storage ? catalog.find_storage(*in.storage) : catalog.default_storage();
+  const StorageSystem* st = in.storage ? catalog.find<StorageSystem>(*in.storage)
+                                       : catalog.default_entry<StorageSystem>();
   if (!st) missing("storage system", "storage.system");
   s.storage = *st;
   if (in.bytes_per_token) s.bytes_per_token = *in.bytes_per_token;
   if (in.stall_target) s.stall_target = *in.stall_target;
   const Facility* fa =
-      in.facility ? catalog.find_facility(*in.facility) : catalog.default_facility();
+      in.facility ? catalog.find<Facility>(*in.facility) : catalog.default_entry<Facility>();
   if (!fa) missing("facility", "facility.site");
   s.facility = *fa;
   if (in.pue) s.facility.pue = *in.pue;

@@ -163,7 +163,7 @@ std::string validate_json(const ValidationReport& r) {
 std::string catalog_json(const Catalog& c, const std::string& kind) {
   ordered_json out = ordered_json::array();
   if (kind == "gpus") {
-    for (const Gpu* g : c.gpus()) {
+    for (const Gpu* g : c.all<Gpu>()) {
       out.push_back({{"id", g->id},
                      {"name", g->name},
                      {"vendor", g->vendor},
@@ -182,7 +182,7 @@ std::string catalog_json(const Catalog& c, const std::string& kind) {
                      {"source", g->source}});
     }
   } else if (kind == "servers") {
-    for (const Server* s : c.servers()) {
+    for (const Server* s : c.all<Server>()) {
       out.push_back({{"id", s->id},
                      {"name", s->name},
                      {"kind", s->kind},
@@ -199,7 +199,7 @@ std::string catalog_json(const Catalog& c, const std::string& kind) {
                      {"source", s->source}});
     }
   } else if (kind == "fabrics") {
-    for (const Fabric* f : c.fabrics()) {
+    for (const Fabric* f : c.all<Fabric>()) {
       out.push_back({{"id", f->id},
                      {"name", f->name},
                      {"kind", to_string(f->kind)},
@@ -223,14 +223,14 @@ std::string catalog_json(const Catalog& c, const std::string& kind) {
   } else if (kind == "economics") {
     ordered_json j;
     j["failure_rates"] = ordered_json::array();
-    for (const FailureRate* f : c.failure_rates()) {
+    for (const FailureRate* f : c.all<FailureRate>()) {
       j["failure_rates"].push_back({{"id", f->id},
                                     {"per_1000_node_days", f->per_1000_node_days},
                                     {"default", f->is_default},
                                     {"source", f->source}});
     }
     j["storage"] = ordered_json::array();
-    for (const StorageSystem* x : c.storage_systems()) {
+    for (const StorageSystem* x : c.all<StorageSystem>()) {
       j["storage"].push_back({{"id", x->id},
                               {"kind", x->shared ? "shared" : "local"},
                               {"node_read_Bps", x->node_read_Bps},
@@ -243,7 +243,7 @@ std::string catalog_json(const Catalog& c, const std::string& kind) {
                               {"source", x->source}});
     }
     j["facilities"] = ordered_json::array();
-    for (const Facility* f : c.facilities()) {
+    for (const Facility* f : c.all<Facility>()) {
       j["facilities"].push_back({{"id", f->id},
                                  {"pue", f->pue},
                                  {"usd_per_kwh", f->usd_per_kwh},
@@ -256,7 +256,7 @@ std::string catalog_json(const Catalog& c, const std::string& kind) {
     }
     return j.dump(2) + "\n";
   } else {
-    for (const ModelShape* m : c.models()) out.push_back(model_json(*m));
+    for (const ModelShape* m : c.all<ModelShape>()) out.push_back(model_json(*m));
   }
   return out.dump(2) + "\n";
 }

@@ -156,7 +156,7 @@ std::string catalog_text(const Catalog& c, const std::string& kind) {
   if (kind == "gpus") {
     o += fmt::format("{:<16} {:>8} {:>9} {:>9} {:>9} {:>9} {:>6}\n", "id", "HBM GiB", "HBM GB/s",
                      "bf16 TF/s", "fp8 TF/s", "link GB/s", "TDP W");
-    for (const Gpu* g : c.gpus()) {
+    for (const Gpu* g : c.all<Gpu>()) {
       o += fmt::format("{:<16} {:>8.0f} {:>9.0f} {:>9.1f} {:>9.1f} {:>9.0f} {:>6.0f}\n", g->id,
                        g->hbm_bytes / units::kGiB, g->hbm_bw_Bps / units::kGBps,
                        g->bf16_flops / units::kTFLOPS, g->fp8_flops / units::kTFLOPS,
@@ -166,7 +166,7 @@ std::string catalog_text(const Catalog& c, const std::string& kind) {
   } else if (kind == "servers") {
     o += fmt::format("{:<28} {:<13} {:>4} {:<13} {:>5} {:>11}\n", "id", "gpu", "gpus", "intra-node",
                      "GB/s", "NICs x Gb/s");
-    for (const Server* s : c.servers()) {
+    for (const Server* s : c.all<Server>()) {
       o += fmt::format("{:<28} {:<13} {:>4} {:<13} {:>5.0f} {:>11}\n", s->id, s->gpu_id,
                        s->gpus_per_node, to_string(s->intra_node),
                        s->intra_node_bw_Bps / units::kGBps,
@@ -177,7 +177,7 @@ std::string catalog_text(const Catalog& c, const std::string& kind) {
   } else if (kind == "fabrics") {
     o += fmt::format("{:<24} {:<9} {:>9} {:>11} {:<15} {:>7}\n", "id", "kind", "port Gb/s",
                      "latency us", "topology", "oversub");
-    for (const Fabric* f : c.fabrics()) {
+    for (const Fabric* f : c.all<Fabric>()) {
       o += fmt::format("{:<24} {:<9} {:>9.0f} {:>11} {:<15} {:>7.1f}\n", f->id, to_string(f->kind),
                        f->port_bw_Bps / units::kGbps,
                        f->latency_s > 0 ? fmt::format("{:.2f}", f->latency_s * 1e6) : "-",
@@ -196,7 +196,7 @@ std::string catalog_text(const Catalog& c, const std::string& kind) {
     }
     o += "* the price plan uses for that GPU\n";
     o += fmt::format("\n{:<28} {:>10} {:<10}  {}\n", "server (purchase)", "USD", "date", "source");
-    for (const Server* s : c.servers()) {
+    for (const Server* s : c.all<Server>()) {
       if (const PurchasePrice* p = c.find_purchase_price(s->id)) {
         o += fmt::format("{:<28} {:>10.0f} {:<10}  {}\n", s->id, p->usd, brief(p->date),
                          brief(p->source));
@@ -204,12 +204,12 @@ std::string catalog_text(const Catalog& c, const std::string& kind) {
     }
   } else if (kind == "economics") {
     o += "Failure rates (unexpected interruptions per 1,000 node-days)\n";
-    for (const FailureRate* f : c.failure_rates()) {
+    for (const FailureRate* f : c.all<FailureRate>()) {
       o += fmt::format("  {:<18} {:>6.2f}  {}{}\n", f->id, f->per_1000_node_days, brief(f->source),
                        f->is_default ? "  *" : "");
     }
     o += "Storage (GB/s: per node / per GPU / whole system; 0 = no limit)\n";
-    for (const StorageSystem* x : c.storage_systems()) {
+    for (const StorageSystem* x : c.all<StorageSystem>()) {
       o += fmt::format(
           "  {:<18} {:<6} write {:>4.0f} / {:>3.0f} / {:>5.0f}, read {:>4.0f} / {:>3.0f} "
           "/ {:>5.0f}{}\n",
@@ -219,7 +219,7 @@ std::string catalog_text(const Catalog& c, const std::string& kind) {
           x->total_read_Bps / units::kGBps, x->is_default ? "  *" : "");
     }
     o += "Facilities\n";
-    for (const Facility* f : c.facilities()) {
+    for (const Facility* f : c.all<Facility>()) {
       o += fmt::format(
           "  {:<18} PUE {:.2f} ${:.3f}/kWh colo ${:.0f}/kW-mo rack {:.0f} kW {:.0f} y ops "
           "{:.0f}%{}\n",
@@ -230,7 +230,7 @@ std::string catalog_text(const Catalog& c, const std::string& kind) {
   } else {
     o += fmt::format("{:<16} {:>9} {:>6} {:>6} {:>5} {:>4} {:>7} {:>7} {:<7}\n", "id", "params",
                      "layers", "hidden", "heads", "kv", "ffn", "vocab", "mlp");
-    for (const ModelShape* m : c.models()) {
+    for (const ModelShape* m : c.all<ModelShape>()) {
       std::string params = count(count_params(*m).total());
       if (m->is_moe()) params += "*";
       o += fmt::format("{:<16} {:>9} {:>6} {:>6} {:>5} {:>4} {:>7} {:>7} {:<7}\n", m->id, params,

@@ -33,7 +33,7 @@ TEST(Catalog, HoldsTheSharedCatalogIdsAndValidationIds) {
 }
 
 TEST(Catalog, EveryEntryHasASourceAndSaneFigures) {
-  for (const Gpu* g : cat().gpus()) {
+  for (const Gpu* g : cat().all<Gpu>()) {
     EXPECT_FALSE(g->source.empty()) << g->id;
     EXPECT_GT(g->hbm_bytes, 8 * units::kGiB) << g->id;
     EXPECT_GT(g->hbm_bw_Bps, 100 * units::kGBps) << g->id;
@@ -43,34 +43,34 @@ TEST(Catalog, EveryEntryHasASourceAndSaneFigures) {
       EXPECT_NEAR(g->fp8_flops / g->bf16_flops, 2.0, 0.05) << g->id;
     }
   }
-  for (const Server* s : cat().servers()) {
+  for (const Server* s : cat().all<Server>()) {
     EXPECT_FALSE(s->source.empty()) << s->id;
     EXPECT_NE(cat().find_gpu(s->gpu_id), nullptr) << s->id;
     EXPECT_GE(s->scaleup_domain_gpus, 1) << s->id;
   }
-  for (const Fabric* f : cat().fabrics()) {
+  for (const Fabric* f : cat().all<Fabric>()) {
     EXPECT_FALSE(f->source.empty()) << f->id;
     EXPECT_GE(f->oversubscription, 1.0) << f->id;
   }
-  for (const ModelShape* m : cat().models()) {
+  for (const ModelShape* m : cat().all<ModelShape>()) {
     EXPECT_FALSE(m->source.empty()) << m->id;
     EXPECT_EQ(m->heads % m->kv_heads, 0) << m->id;
   }
 }
 
 TEST(Catalog, EconomicsHasSourcedDefaults) {
-  ASSERT_NE(cat().default_failure_rate(), nullptr);
-  ASSERT_NE(cat().default_storage(), nullptr);
-  ASSERT_NE(cat().default_facility(), nullptr);
+  ASSERT_NE(cat().default_entry<FailureRate>(), nullptr);
+  ASSERT_NE(cat().default_entry<StorageSystem>(), nullptr);
+  ASSERT_NE(cat().default_entry<Facility>(), nullptr);
   // Llama 3: 419 unexpected interruptions / (2,048 nodes x 54 days) x 1,000.
-  EXPECT_NEAR(cat().find_failure_rate("llama3-h100")->per_1000_node_days, 419.0 / 2048 / 54 * 1000,
+  EXPECT_NEAR(cat().find<FailureRate>("llama3-h100")->per_1000_node_days, 419.0 / 2048 / 54 * 1000,
               0.01);
-  for (const FailureRate* f : cat().failure_rates()) EXPECT_FALSE(f->source.empty()) << f->id;
-  for (const StorageSystem* s : cat().storage_systems()) {
+  for (const FailureRate* f : cat().all<FailureRate>()) EXPECT_FALSE(f->source.empty()) << f->id;
+  for (const StorageSystem* s : cat().all<StorageSystem>()) {
     EXPECT_FALSE(s->source.empty()) << s->id;
     EXPECT_GT(s->node_write_Bps + s->gpu_write_Bps + s->total_write_Bps, 0) << s->id;
   }
-  for (const Facility* f : cat().facilities()) {
+  for (const Facility* f : cat().all<Facility>()) {
     EXPECT_FALSE(f->source.empty()) << f->id;
     EXPECT_GE(f->pue, 1.0) << f->id;
     EXPECT_GT(f->rack_W, 0) << f->id;
@@ -159,16 +159,16 @@ TEST(EmbeddedCatalog, EqualsTheJsonFilesReadAtRunTime) {
     io::read_catalog(text.str(), path, parsed);
   }
   const Catalog& built = cat();
-  expect_same(parsed.families(), built.families(), "families");
-  expect_same(parsed.gpus(), built.gpus(), "gpus");
-  expect_same(parsed.servers(), built.servers(), "servers");
-  expect_same(parsed.fabrics(), built.fabrics(), "fabrics");
-  expect_same(parsed.models(), built.models(), "models");
+  expect_same(parsed.all<GpuFamily>(), built.all<GpuFamily>(), "families");
+  expect_same(parsed.all<Gpu>(), built.all<Gpu>(), "gpus");
+  expect_same(parsed.all<Server>(), built.all<Server>(), "servers");
+  expect_same(parsed.all<Fabric>(), built.all<Fabric>(), "fabrics");
+  expect_same(parsed.all<ModelShape>(), built.all<ModelShape>(), "models");
   ASSERT_EQ(parsed.cloud_prices().size(), built.cloud_prices().size());
   for (std::size_t i = 0; i < parsed.cloud_prices().size(); ++i) {
     EXPECT_TRUE(parsed.cloud_prices()[i] == built.cloud_prices()[i]) << i;
   }
-  for (const Server* s : parsed.servers()) {
+  for (const Server* s : parsed.all<Server>()) {
     const PurchasePrice* a = parsed.find_purchase_price(s->id);
     const PurchasePrice* b = built.find_purchase_price(s->id);
     ASSERT_EQ(a == nullptr, b == nullptr) << s->id;
@@ -176,17 +176,18 @@ TEST(EmbeddedCatalog, EqualsTheJsonFilesReadAtRunTime) {
       EXPECT_TRUE(*a == *b) << s->id;
     }
   }
-  expect_same(parsed.failure_rates(), built.failure_rates(), "failure rates");
-  expect_same(parsed.storage_systems(), built.storage_systems(), "storage");
-  expect_same(parsed.facilities(), built.facilities(), "facilities");
+  expect_same(parsed.all<FailureRate>(), built.all<FailureRate>(), "failure rates");
+  expect_same(parsed.all<StorageSystem>(), built.all<StorageSystem>(), "storage");
+  expect_same(parsed.all<Facility>(), built.all<Facility>(), "facilities");
 }
 
 TEST(Families, EveryGpuNamesASourcedFamily) {
-  EXPECT_EQ(cat().family_ids(), (std::vector<std::string>{"ada", "ampere", "blackwell", "cdna3",
-                                                          "gaudi", "hopper", "volta"}));
-  for (const GpuFamily* f : cat().families()) EXPECT_FALSE(f->validation_source.empty()) << f->id;
-  for (const Gpu* g : cat().gpus()) {
-    const GpuFamily* f = cat().find_family(g->family);
+  EXPECT_EQ(cat().ids<GpuFamily>(), (std::vector<std::string>{"ada", "ampere", "blackwell", "cdna3",
+                                                              "gaudi", "hopper", "volta"}));
+  for (const GpuFamily* f : cat().all<GpuFamily>())
+    EXPECT_FALSE(f->validation_source.empty()) << f->id;
+  for (const Gpu* g : cat().all<Gpu>()) {
+    const GpuFamily* f = cat().find<GpuFamily>(g->family);
     ASSERT_NE(f, nullptr) << g->id;
     EXPECT_TRUE(g->family_data == *f) << g->id;
   }
@@ -194,8 +195,8 @@ TEST(Families, EveryGpuNamesASourcedFamily) {
   EXPECT_DOUBLE_EQ(a.gemm_share, 271.2 / 312.0);
   EXPECT_DOUBLE_EQ(a.step_time_band, 0.15);
   EXPECT_DOUBLE_EQ(a.validation_nic_gbit_s, 200);
-  EXPECT_FALSE(cat().find_family("ada")->validation_nvswitch);
-  EXPECT_TRUE(cat().find_family("hopper")->megatron_fused_attention);
+  EXPECT_FALSE(cat().find<GpuFamily>("ada")->validation_nvswitch);
+  EXPECT_TRUE(cat().find<GpuFamily>("hopper")->megatron_fused_attention);
 }
 
 TEST(Families, ANewFamilyIsADataChange) {

@@ -28,7 +28,7 @@ bool finite_nonnegative(double x) { return std::isfinite(x) && x >= 0; }
 
 TEST(Properties, RandomWorkloadsGiveFiniteBreakdownsThatAddUp) {
   const Catalog& cat = io::builtin_catalog();
-  const std::vector<const ModelShape*> models = cat.models();
+  const std::vector<const ModelShape*> models = cat.all<ModelShape>();
   const std::vector<const char*> servers = {"dgx-a100", "dgx-h100", "dgx-b200",
                                             "smc-as-4125gs-tnrt-l40s", "amd-mi300x-platform"};
   Random r;
