@@ -1,6 +1,6 @@
 #include "hw/hardware.hpp"
 
-#include "hw/enum_names.hpp"
+#include "core/enum_names.hpp"
 
 namespace scaleout {
 

@@ -1,5 +1,6 @@
 #include "model/params.hpp"
 
+#include "core/enum_names.hpp"
 #include "model/layer.hpp"
 
 namespace scaleout {
@@ -41,18 +42,8 @@ ParamCounts count_params(const ModelShape& m) {
   return c;
 }
 
-const char* to_string(MlpKind k) { return k == MlpKind::swiglu ? "swiglu" : "gelu"; }
-const char* to_string(PositionKind k) {
-  switch (k) {
-    case PositionKind::learned:
-      return "learned";
-    case PositionKind::rope:
-      return "rope";
-    case PositionKind::alibi:
-      return "alibi";
-  }
-  return "?";
-}
-const char* to_string(NormKind k) { return k == NormKind::rmsnorm ? "rmsnorm" : "layernorm"; }
+const char* to_string(MlpKind k) { return enum_name(k, {"gelu", "swiglu"}); }
+const char* to_string(PositionKind k) { return enum_name(k, {"learned", "rope", "alibi"}); }
+const char* to_string(NormKind k) { return enum_name(k, {"layernorm", "rmsnorm"}); }
 
 }  // namespace scaleout

@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "core/ids.hpp"
-#include "hw/enum_names.hpp"
+#include "core/enum_names.hpp"
 #include "perf/compute.hpp"
 #include "report/parts.hpp"
 

@@ -6,27 +6,18 @@
 #include <cmath>
 #include <thread>
 
+#include "core/enum_names.hpp"
 #include "memory/memory.hpp"
 #include "workload/checks.hpp"
 
 namespace scaleout {
 
-const char* to_string(Objective o) {
-  return o == Objective::time ? "time" : o == Objective::energy ? "energy" : "cost";
-}
+const char* to_string(Objective o) { return enum_name(o, {"cost", "time", "energy"}); }
 
-const char* to_string(CostBasis b) { return b == CostBasis::own ? "own" : "cloud"; }
+const char* to_string(CostBasis b) { return enum_name(b, {"cloud", "own"}); }
 
 const char* to_string(Verdict v) {
-  switch (v) {
-    case Verdict::single_node:
-      return "single-node";
-    case Verdict::multi_node:
-      return "multi-node";
-    case Verdict::infeasible:
-      return "infeasible";
-  }
-  return "?";
+  return enum_name(v, {"single-node", "multi-node", "infeasible"});
 }
 
 std::vector<int> node_counts(int max_nodes) {
@@ -228,17 +219,28 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
   Layout& ly = w.layout;
   // The layers depend on tp, sp and ep only: described once for every
   // candidate that shares them (micro-batch, interleaving, ZeRO, recompute).
+  // What every plan of the cell shares.
+  PlanCandidate cell;
+  cell.hardware = hw_index;
+  cell.nodes = nodes;
+  cell.global_batch = batch;
   DescribedLayers layers;
   int described_tp = 0, described_ep = 0;
   bool described_sp = false;
 
+  ly.flash_attention = !fx.has(LayoutKey::flash_attention) || fx.values.flash_attention;
   for (int tp : dims[LayoutKey::tp]) {
+    ly.tp = tp;
+    ly.sp = fx.has(LayoutKey::sp) ? fx.values.sp : tp > 1;
     for (int cp : dims[LayoutKey::cp]) {
+      ly.cp = cp;
       for (int pp : dims[LayoutKey::pp]) {
         const long long mp = static_cast<long long>(tp) * cp * pp;
         if (gpus % mp != 0) continue;
         const int dp = static_cast<int>(gpus / mp);
         if (fx.has(LayoutKey::dp) && fx.values.dp != dp) continue;
+        ly.pp = pp;
+        ly.dp = dp;
         if (!framework_allows(fw, tp, pp, cp)) {
           out.rejected.add(Rejection::framework);
           continue;
@@ -262,18 +264,12 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
           }
         }
         for (int ep : dims[LayoutKey::ep]) {
+          ly.ep = ep;
           for (int mb : dims[LayoutKey::micro_batch]) {
+            ly.micro_batch = mb;
             for (int v : dims[LayoutKey::interleave]) {
               if (pp == 1 && v > 1) continue;
-              ly.tp = tp;
-              ly.cp = cp;
-              ly.pp = pp;
-              ly.dp = dp;
-              ly.ep = ep;
-              ly.micro_batch = mb;
               ly.interleave = v;
-              ly.sp = fx.has(LayoutKey::sp) ? fx.values.sp : tp > 1;
-              ly.flash_attention = !fx.has(LayoutKey::flash_attention) || fx.values.flash_attention;
               // Checked with a stage (and its FP8 gather) the loop below tries.
               ly.zero = zeros.front();
               ly.fp8_param_gather = fp8_gather_at(ly.zero);
@@ -312,14 +308,10 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
                     if (!times) times = layout_times(w, hw.server, hw.gpu, fabric, perf, layers);
                     const StepEstimate step = estimate_step(w, hw.gpu, perf, mem, layers, *times);
                     if (!out.fastest || step.step_s < out.fastest->step.step_s) {
-                      if (!out.fastest) out.fastest.emplace();
-                      PlanCandidate& c = *out.fastest;
-                      c.hardware = hw_index;
-                      c.nodes = nodes;
-                      c.global_batch = batch;
-                      c.layout = ly;
-                      c.memory = mem;
-                      c.step = step;
+                      if (!out.fastest) out.fastest = cell;
+                      out.fastest->layout = ly;
+                      out.fastest->memory = mem;
+                      out.fastest->step = step;
                     }
                     if (!off) break;  // offload only when nothing else fits
                   }

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <random>
 
-#include "hw/enum_names.hpp"
+#include "core/enum_names.hpp"
 #include "search/planner.hpp"
 
 namespace scaleout::sim {

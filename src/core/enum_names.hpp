@@ -1,5 +1,5 @@
 // Names of enum values as tables in enum order, instead of one switch per enum
-// (in hw/, which workload, sim, report and the layers above them may include).
+// (in core/, which every folder may include).
 #pragma once
 
 #include <cstddef>
