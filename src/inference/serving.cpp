@@ -92,6 +92,7 @@ ServingMemory serving_memory(const Workload& w, const Gpu& gpu, int batch,
   // over TP, on the first and last stage.
   LayerSplit split;
   split.tp = tp;
+  split.etp = tp;
   const int moe_layers = moe_layer_count(m);
   double layer_params =
       (m.layers - moe_layers) * local_layer_params(describe_layer(m, false, split));
@@ -177,6 +178,7 @@ DecodeStep decode_step(const Workload& w, const Server& server, const Gpu& gpu,
   // attention reads the latent cache only.
   LayerSplit split;
   split.tp = tp;
+  split.etp = tp;  // a replica's experts spread over EP x TP
   split.ep = ep;
   split.absorbed_mla = true;
   const int moe_layers = moe_layer_count(m);

@@ -39,6 +39,7 @@ const std::vector<std::string> kColumns = {"id",
                                            "dp",
                                            "cp",
                                            "ep",
+                                           "etp",
                                            "sp",
                                            "interleave",
                                            "recompute",
@@ -81,6 +82,7 @@ const WholeColumn kWholeColumns[] = {
     {"dp", &ValidationRow::dp, 1000000},
     {"cp", &ValidationRow::cp, 1000000},
     {"ep", &ValidationRow::ep, 1000000},
+    {"etp", &ValidationRow::etp, 1000000},
     {"interleave", &ValidationRow::interleave, 1000},
     {"zero", &ValidationRow::zero, 3},
     {"lora_rank", &ValidationRow::lora_rank, 1000000},
@@ -113,6 +115,10 @@ std::vector<std::string> layout_choices(LayoutKey k) {
 // The longest display name (the `model` column) accepted.
 constexpr std::size_t kMaxNameLength = 128;
 
+// Columns added after the first schema: a file may leave them out (every
+// row then has the empty cell, the default).
+bool is_optional_column(std::string_view name) { return name == "etp"; }
+
 // The canonical index of a column name (a name of kColumns; the reader
 // names only those).
 size_t column(std::string_view name) {
@@ -127,7 +133,12 @@ struct Cells {
   const std::string& file;
   int line;
 
-  const std::string& str(std::string_view name) const { return fields[at[column(name)]]; }
+  // The cell; empty for an optional column the file leaves out.
+  const std::string& str(std::string_view name) const {
+    static const std::string kEmpty;
+    const size_t i = at[column(name)];
+    return i < fields.size() ? fields[i] : kEmpty;
+  }
 
   // An id cell (core/ids.hpp); empty means unknown where `optional`.
   const std::string& id(std::string_view name, bool optional) const {
@@ -209,7 +220,7 @@ std::vector<size_t> column_positions(const std::vector<std::string>& header,
     at[col] = i;
   }
   for (size_t col = 0; col < kColumns.size(); ++col) {
-    if (at[col] == kAbsent) {
+    if (at[col] == kAbsent && !is_optional_column(kColumns[col])) {
       throw InputError(file, 1, kColumns[col], "missing column",
                        "the canonical schema is in data/validation/README.md");
     }

@@ -204,7 +204,9 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
   const double t = ly.tp;
   const int p = std::max(1, ly.pp);
   const double shard = static_cast<double>(ly.dp) * ly.cp;  // ZeRO / FSDP shard group
-  const double expert_shard = std::max(1.0, shard / ly.ep);
+  // Routed experts' state shards over the expert-data-parallel replicas
+  // (tp x cp x dp / (ep x etp), MoE parallel folding).
+  const double expert_shard = static_cast<double>(ly.expert_dp());
   const StatePolicy pol = state_policy(w);
   const bool lora = is_lora(w);
   const bool qlora = lora && w.finetune.method == FinetuneMethod::qlora;

@@ -38,8 +38,10 @@ class Builder {
     op.params = params;
     op.local_params = local;
     op.fuse = fuse;
-    // Shared experts' outputs are reduced with the routed experts' (one all-reduce).
-    if (split == TpSplit::row && block != OpBlock::shared_experts) ++out_.tp_reductions;
+    // Routed experts reduce over the expert-TP group, everything else over TP
+    // (the shared experts run their own gather and reduce-scatter, Megatron-Core).
+    if (split == TpSplit::row)
+      ++(block == OpBlock::experts ? out_.etp_reductions : out_.tp_reductions);
     return op;
   }
   LayerOp& elementwise(OpBlock block, double bytes_per_token, double params = 0) {
@@ -166,6 +168,7 @@ struct MlpSpec {
   double f;            // intermediate size of one expert (or of the dense MLP)
   double experts = 1;  // experts the parameters count (routed or shared), 1 for dense
   double local_div;    // divisor of the parameters one GPU holds
+  double split;        // divisor of the intermediate size (the TP or expert-TP degree)
   double width = 1;    // experts run as one matmul (shared experts)
   double rows = 1, count = 1;
   double copies = 1;                // token copies per token (stored tensors)
@@ -177,7 +180,7 @@ struct MlpSpec {
 // Appends fc1 (and the gate), fc2; returns fc2.
 LayerOp& describe_mlp(Builder& b, const ModelShape& m, const LayerSplit& s, const MlpSpec& x) {
   const double h = static_cast<double>(m.hidden);
-  const double f_local = x.f * x.width / s.tp;
+  const double f_local = x.f * x.width / x.split;
   const bool swiglu = m.mlp == MlpKind::swiglu;
   const double up = x.experts * linear(h, x.f, m.linear_bias);
   LayerOp& fc1 = b.gemm(x.block, TpSplit::column, f_local, h, up, up / x.local_div, x.fuse);
@@ -251,29 +254,33 @@ LayerOps describe_layer(const ModelShape& m, bool moe_layer, const LayerSplit& s
     LayerOp& r = b.gemm(OpBlock::router, TpSplit::none, e.experts, h, router, router);
     r.input = {h / s.seq_div, Stored::act16};
     r.output = {e.experts / s.seq_div, Stored::fp32};  // router probabilities
-    LayerOp& permute = b.elementwise(OpBlock::other, 4.0 * h * e.top_k);
-    permute.output = {copies * h / s.seq_div, Stored::act16};  // dispatched expert inputs
-    // Each GPU runs its E/ep experts on top_k * capacity_factor token copies
-    // (balanced routing).
+    // MoE parallel folding (Megatron-Core): a rank routes its tokens/tp
+    // (sequence-parallel) share; an expert's etp ranks gather the copies
+    // sent to it, so a rank runs etp/tp of the layer's token copies through
+    // its E/ep experts, each at width f/etp (balanced routing).
+    const double share = s.etp / s.tp;
+    LayerOp& permute = b.elementwise(OpBlock::other, 4.0 * h * e.top_k / s.seq_div);
+    permute.output = {copies * share * h, Stored::act16};  // expert inputs, as gathered
     const double local_experts = std::max(1.0, static_cast<double>(e.experts) / s.ep);
     const double fe = static_cast<double>(e.expert_ffn);
-    MlpSpec routed{OpBlock::experts, fe, static_cast<double>(e.experts), s.ep * s.tp};
-    routed.rows = copies / local_experts;
+    MlpSpec routed{OpBlock::experts, fe, static_cast<double>(e.experts), s.ep * s.etp, s.etp};
+    routed.rows = copies * share / local_experts;
     routed.count = std::floor(local_experts);
-    routed.copies = copies;
+    routed.copies = copies * share;
     routed.fuse = 2;
     describe_mlp(b, m, s, routed).output = {copies * h / s.seq_div,
                                             Stored::act16};  // outputs before combine
     b.elementwise(OpBlock::other, (swiglu ? 6.0 : 4.0) * fe / s.tp * copies);  // activation
     if (e.shared_experts > 0) {
-      MlpSpec shared{OpBlock::shared_experts, fe, static_cast<double>(e.shared_experts), s.tp};
+      MlpSpec shared{OpBlock::shared_experts, fe, static_cast<double>(e.shared_experts), s.tp,
+                     s.tp};
       shared.width = e.shared_experts;
       shared.fuse = 3;
       describe_mlp(b, m, s, shared);
     }
-    b.elementwise(OpBlock::other, 4.0 * h * e.top_k);  // unpermute
+    b.elementwise(OpBlock::other, 4.0 * h * e.top_k / s.seq_div);  // unpermute
   } else {
-    MlpSpec dense{OpBlock::mlp, static_cast<double>(m.ffn), 1.0, s.tp};
+    MlpSpec dense{OpBlock::mlp, static_cast<double>(m.ffn), 1.0, s.tp, s.tp};
     dense.fc1_input = Stored::gemm_input;
     dense.fc2_input = Stored::gemm_input;
     dense.fuse = 2;

@@ -93,6 +93,7 @@ struct LayerSplit {
   double tp = 1;       // tensor-parallel degree
   double seq_div = 1;  // divisor of the residual stream (tp with sequence parallelism, else 1)
   int ep = 1;          // expert-parallel degree
+  double etp = 1;      // expert tensor-parallel degree (the routed experts' TP split)
   // MLA decode absorbs the key/value up-projections into the query and
   // output (DeepSeek-V2 §2.1.2); training decompresses keys and values.
   bool absorbed_mla = false;
@@ -118,6 +119,9 @@ class LayerOps {
   // Row-parallel matmuls: the all-reduces (reduce-scatter + all-gather with
   // SP) of the layer's forward pass under tensor parallelism.
   int tp_reductions = 0;
+  // The routed experts' row-parallel matmul: its gather and reduce-scatter
+  // over the expert-TP group (MoE layers with etp > 1).
+  int etp_reductions = 0;
   // Attention output width per GPU (input of the output projection).
   double attn_out_local = 0;
   // Sums over the operations, filled when the description is complete:

@@ -150,7 +150,11 @@ LayoutTimes layout_times(const Workload& w, const Server& server, const Gpu& gpu
   const long long shard_stride = std::min(ly.stride(Dim::dp), ly.stride(Dim::cp));
   const GroupSpan tp_g = span_of(ly.tp, ly.stride(Dim::tp), gpn);
   const GroupSpan cp_g = span_of(ly.cp, ly.stride(Dim::cp), gpn);
-  const GroupSpan ep_g = span_of(ly.ep, shard_stride, gpn);
+  // Expert groups (MoE parallel folding): etp innermost, then ep, over the
+  // stage's ranks (Megatron-Core's expert rank order tp-ep-dp-pp, tp = etp).
+  const int etp = ly.expert_tp();
+  const GroupSpan etp_g = span_of(etp, 1, gpn);
+  const GroupSpan ep_g = span_of(ly.ep, etp, gpn);
   out.shard_group = span_of(ly.dp * ly.cp, shard_stride, gpn);
 
   const double tokens_mb = static_cast<double>(w.seq_len) * ly.micro_batch / ly.cp;
@@ -166,9 +170,20 @@ LayoutTimes layout_times(const Workload& w, const Server& server, const Gpu& gpu
     LayoutTimes::Layer one;
     one.times = layer_times(w, gpu, k.compute, ops);
     one.tp_one = tp_one;
-    if (moe_layer && ly.ep > 1) {
-      const double a2a_bytes = tokens_mb * m.moe.top_k * m.moe.capacity_factor * h * kActBytes;
-      one.ep = 4.0 * collective_time_s(Collective::all_to_all, a2a_bytes, ep_g, links);
+    if (moe_layer) {
+      // Token dispatch (alltoall dispatcher): each rank sends its tokens/tp
+      // (sequence-parallel share) top_k x capacity-factor times over the EP
+      // group, forward and back (dispatch, combine) in both passes; an
+      // expert's etp ranks then gather the copies and reduce-scatter the
+      // outputs (Megatron-Core token_dispatcher.py).
+      const double copies = m.moe.top_k * m.moe.capacity_factor;
+      const double local_tokens = tokens_mb / ly.tp;
+      if (ly.ep > 1) {
+        const double a2a_bytes = local_tokens * copies * h * kActBytes;
+        one.ep = 4.0 * collective_time_s(Collective::all_to_all, a2a_bytes, ep_g, links);
+      }
+      one.etp_one = collective_time_s(Collective::all_reduce,
+                                      etp * local_tokens * copies * h * kActBytes, etp_g, links);
     }
     if (ly.cp > 1) {
       // Ring attention passes K and V blocks cp-1 times forward (and K, V and
@@ -241,12 +256,14 @@ StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstant
     const double tp_backward = k.framework.tp_backward_overlap
                                    ? std::max(0.0, reductions * one.tp_one - 0.5 * f.gemm_s)
                                    : reductions * one.tp_one;
-    double tp = reductions * one.tp_one + tp_backward;
+    // The routed experts' expert-TP gather and reduce-scatter, both passes.
+    const double etp_comm = ops.etp_reductions * one.etp_one;
+    double tp = reductions * one.tp_one + tp_backward + 2.0 * etp_comm;
     double ep = one.ep;
     if (ly.recompute == Recompute::full) {
       compute += f.total();
       flops += f.flops;
-      tp += reductions * one.tp_one;
+      tp += reductions * one.tp_one + etp_comm;
       ep *= 1.5;
     } else if (ly.recompute == Recompute::selective) {
       if (traits.selective == SelectiveRecompute::op_level_sac) {

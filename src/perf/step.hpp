@@ -109,10 +109,11 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
 // The planner times a layout once and evaluates every setting against it.
 struct LayoutTimes {
   struct Layer {
-    LayerTimes times;   // one layer, one micro-batch
-    double tp_one = 0;  // one TP all-reduce of the layer's activation
-    double ep = 0;      // token dispatch and combine, forward and backward
-    double cp = 0;      // K/V exchange not hidden behind the attention core
+    LayerTimes times;    // one layer, one micro-batch
+    double tp_one = 0;   // one TP all-reduce of the layer's activation
+    double etp_one = 0;  // the routed experts' expert-TP gather + reduce-scatter
+    double ep = 0;       // token dispatch and combine, forward and backward
+    double cp = 0;       // K/V exchange not hidden behind the attention core
   };
   ClusterLinks links;
   GroupSpan shard_group;  // the ZeRO / FSDP shard group (DP x CP)

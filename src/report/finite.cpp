@@ -5,8 +5,8 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "core/ids.hpp"
 #include "core/enum_names.hpp"
+#include "core/ids.hpp"
 #include "perf/compute.hpp"
 #include "report/parts.hpp"
 

@@ -267,6 +267,7 @@ ordered_json layout_json(const Layout& l) {
           {"dp", l.dp},
           {"cp", l.cp},
           {"ep", l.ep},
+          {"etp", l.expert_tp()},
           {"sp", l.sp},
           {"micro_batch", l.micro_batch},
           {"interleave", l.interleave},

@@ -260,7 +260,10 @@ std::vector<std::string> megatron_args(const PlanReport& r, const PlanCandidate&
   a.push_back(fmt::format("--tensor-model-parallel-size {}", l.tp));
   a.push_back(fmt::format("--pipeline-model-parallel-size {}", l.pp));
   a.push_back(fmt::format("--context-parallel-size {}", l.cp));
-  if (m.is_moe()) a.push_back(fmt::format("--expert-model-parallel-size {}", l.ep));
+  if (m.is_moe()) {
+    a.push_back(fmt::format("--expert-model-parallel-size {}", l.ep));
+    a.push_back(fmt::format("--expert-tensor-parallel-size {}", l.expert_tp()));
+  }
   pipeline_args(m, l, a);
   a.push_back(fmt::format("--micro-batch-size {}", l.micro_batch));
   a.push_back(fmt::format("--global-batch-size {}", c.global_batch));

@@ -55,11 +55,13 @@ std::string estimate_text(const EstimateResult& r) {
   o += fmt::format("Cluster   {} x {} ({} x {}, {} GPUs)\n", w.cluster.nodes, r.server.id,
                    r.server.gpus_per_node, r.gpu.id,
                    static_cast<long long>(w.cluster.nodes) * r.server.gpus_per_node);
-  o += wrap(fmt::format("tp {} pp {} dp {} cp {} ep {}{}, zero {}, recompute {}{}{}", l.tp, l.pp,
-                        l.dp, l.cp, l.ep, l.sp && l.tp > 1 ? " +sp" : "", l.zero,
-                        to_string(l.recompute), l.flash_attention ? ", flash-attn" : "",
-                        l.interleave > 1 ? fmt::format(", interleave {}", l.interleave) : ""),
-            "Layout    ", "          ", ", ");
+  o += wrap(
+      fmt::format("tp {} pp {} dp {} cp {} ep {}{}{}, zero {}, recompute {}{}{}", l.tp, l.pp, l.dp,
+                  l.cp, l.ep, l.etp > 0 && l.etp != l.tp ? fmt::format(" etp {}", l.etp) : "",
+                  l.sp && l.tp > 1 ? " +sp" : "", l.zero, to_string(l.recompute),
+                  l.flash_attention ? ", flash-attn" : "",
+                  l.interleave > 1 ? fmt::format(", interleave {}", l.interleave) : ""),
+      "Layout    ", "          ", ", ");
   o += "\n";
   std::string where = mem.stages == 1
                           ? std::string("single stage")

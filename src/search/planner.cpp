@@ -99,6 +99,14 @@ std::vector<int> plan_options(LayoutKey k, const PlanRequest& r, const HardwareO
         }
       }
       break;
+    case LayoutKey::etp:
+      // Expert TP 1 or the layout's tp (the loop skips the others unless fixed).
+      out = {0};
+      if (m.is_moe()) {
+        out.clear();
+        for (int t = 1; t <= hw.server.gpus_per_node; t *= 2) out.push_back(t);
+      }
+      break;
     case LayoutKey::micro_batch:
       out = {1, 2, 4, 8};
       break;
@@ -217,7 +225,7 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
   w.global_batch = batch;
   w.cluster.nodes = nodes;
   Layout& ly = w.layout;
-  // The layers depend on tp, sp and ep only: described once for every
+  // The layers depend on tp, sp, ep and etp only: described once for every
   // candidate that shares them (micro-batch, interleaving, ZeRO, recompute).
   // What every plan of the cell shares.
   PlanCandidate cell;
@@ -225,7 +233,7 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
   cell.nodes = nodes;
   cell.global_batch = batch;
   DescribedLayers layers;
-  int described_tp = 0, described_ep = 0;
+  int described_tp = 0, described_ep = 0, described_etp = -1;
   bool described_sp = false;
 
   ly.flash_attention = !fx.has(LayoutKey::flash_attention) || fx.values.flash_attention;
@@ -265,55 +273,61 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
         }
         for (int ep : dims[LayoutKey::ep]) {
           ly.ep = ep;
-          for (int mb : dims[LayoutKey::micro_batch]) {
-            ly.micro_batch = mb;
-            for (int v : dims[LayoutKey::interleave]) {
-              if (pp == 1 && v > 1) continue;
-              ly.interleave = v;
-              // Checked with a stage (and its FP8 gather) the loop below tries.
-              ly.zero = zeros.front();
-              ly.fp8_param_gather = fp8_gather_at(ly.zero);
-              ++out.candidates;
-              if (batch % (static_cast<long long>(mb) * dp) != 0 || !layout_legal(w, gpus)) {
-                out.rejected.add(Rejection::divisibility);
-                continue;
-              }
-              out.any_legal = true;
-              if (ly.tp != described_tp || ly.ep != described_ep || ly.sp != described_sp) {
-                layers = describe_layers(w);
-                described_tp = ly.tp;
-                described_ep = ly.ep;
-                described_sp = ly.sp;
-              }
-              // Memory-saving settings, cheapest in time first; keep the fastest that
-              // fits. The layout is timed once, when a setting first fits.
-              std::optional<LayoutTimes> times;
-              for (size_t zi = 0; zi < n_zeros; ++zi) {
-                const int z = zeros[zi];
-                for (size_t ri = 0; ri < n_recomputes; ++ri) {
-                  const Recompute rc = recomputes[ri];
-                  for (size_t oi = 0; oi < n_offloads; ++oi) {
-                    const bool off = offloads[oi];
-                    ly.zero = z;
-                    ly.fp8_param_gather = fp8_gather_at(z);
-                    ly.recompute = rc;
-                    ly.offload_optimizer = off;
-                    ++out.evaluated;
-                    const MemoryEstimate mem = estimate_memory(w, hw.gpu, {}, layers);
-                    out.least_memory = std::min(out.least_memory, mem.total());
-                    if (!mem.fits) {
-                      out.rejected.add(Rejection::memory);
-                      continue;
+          for (int etp : dims[LayoutKey::etp]) {
+            if (etp > 1 && etp != tp && !fx.has(LayoutKey::etp)) continue;
+            ly.etp = etp;
+            for (int mb : dims[LayoutKey::micro_batch]) {
+              ly.micro_batch = mb;
+              for (int v : dims[LayoutKey::interleave]) {
+                if (pp == 1 && v > 1) continue;
+                ly.interleave = v;
+                // Checked with a stage (and its FP8 gather) the loop below tries.
+                ly.zero = zeros.front();
+                ly.fp8_param_gather = fp8_gather_at(ly.zero);
+                ++out.candidates;
+                if (batch % (static_cast<long long>(mb) * dp) != 0 || !layout_legal(w, gpus)) {
+                  out.rejected.add(Rejection::divisibility);
+                  continue;
+                }
+                out.any_legal = true;
+                if (ly.tp != described_tp || ly.ep != described_ep || ly.etp != described_etp ||
+                    ly.sp != described_sp) {
+                  layers = describe_layers(w);
+                  described_tp = ly.tp;
+                  described_ep = ly.ep;
+                  described_etp = ly.etp;
+                  described_sp = ly.sp;
+                }
+                // Memory-saving settings, cheapest in time first; keep the fastest that
+                // fits. The layout is timed once, when a setting first fits.
+                std::optional<LayoutTimes> times;
+                for (size_t zi = 0; zi < n_zeros; ++zi) {
+                  const int z = zeros[zi];
+                  for (size_t ri = 0; ri < n_recomputes; ++ri) {
+                    const Recompute rc = recomputes[ri];
+                    for (size_t oi = 0; oi < n_offloads; ++oi) {
+                      const bool off = offloads[oi];
+                      ly.zero = z;
+                      ly.fp8_param_gather = fp8_gather_at(z);
+                      ly.recompute = rc;
+                      ly.offload_optimizer = off;
+                      ++out.evaluated;
+                      const MemoryEstimate mem = estimate_memory(w, hw.gpu, {}, layers);
+                      out.least_memory = std::min(out.least_memory, mem.total());
+                      if (!mem.fits) {
+                        out.rejected.add(Rejection::memory);
+                        continue;
+                      }
+                      if (!times) times = layout_times(w, hw.server, hw.gpu, fabric, perf, layers);
+                      const StepEstimate step = estimate_step(w, hw.gpu, perf, mem, layers, *times);
+                      if (!out.fastest || step.step_s < out.fastest->step.step_s) {
+                        if (!out.fastest) out.fastest = cell;
+                        out.fastest->layout = ly;
+                        out.fastest->memory = mem;
+                        out.fastest->step = step;
+                      }
+                      if (!off) break;  // offload only when nothing else fits
                     }
-                    if (!times) times = layout_times(w, hw.server, hw.gpu, fabric, perf, layers);
-                    const StepEstimate step = estimate_step(w, hw.gpu, perf, mem, layers, *times);
-                    if (!out.fastest || step.step_s < out.fastest->step.step_s) {
-                      if (!out.fastest) out.fastest = cell;
-                      out.fastest->layout = ly;
-                      out.fastest->memory = mem;
-                      out.fastest->step = step;
-                    }
-                    if (!off) break;  // offload only when nothing else fits
                   }
                 }
               }

@@ -127,6 +127,7 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
   Layout& ly = w.layout;
   ly.cp = static_cast<int>(r.cp.value_or(1));
   ly.ep = static_cast<int>(r.ep.value_or(1));
+  ly.etp = static_cast<int>(r.etp.value_or(0));
   ly.sp = r.sp == "y";
   // The schema has no FlashAttention column: the Megatron-LM / Megatron-DeepSpeed
   // runs on A100 and V100 predate Megatron's fused-attention support and use its

@@ -24,6 +24,7 @@ struct ValidationRow {
   std::optional<long long> moe_experts, moe_top_k;
   std::optional<long long> seq_len, global_batch, micro_batch;
   std::optional<long long> tp, pp, dp, cp, ep;
+  std::optional<long long> etp;  // empty: expert TP follows tp
   std::string sp;  // "y" | "n" | ""
   std::optional<long long> interleave;
   std::string recompute;

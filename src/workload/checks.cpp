@@ -52,9 +52,26 @@ Problem ep_experts(const ModelShape& m, int ep) {
           "choose ep among the divisors of the expert count"};
 }
 
-Problem ep_dp_cp(const Layout& ly) {
-  return {"layout.ep", fmt::format("ep {} does not divide dp * cp = {}", ly.ep, ly.dp * ly.cp),
-          "expert-parallel groups are carved out of the data-parallel ranks"};
+// MoE parallel folding (Megatron-Core parallel_state: the expert grid
+// ep x etp x expert-dp must factor the same ranks as tp x cp x dp).
+Problem ep_fold(const Layout& ly) {
+  const long long ranks = static_cast<long long>(ly.tp) * ly.cp * ly.dp;
+  return {
+      ly.etp > 1 ? "layout.etp" : "layout.ep",
+      fmt::format("ep {} x etp {} does not divide tp x cp x dp = {}", ly.ep, ly.expert_tp(), ranks),
+      "expert layers split a stage's tp x cp x dp ranks into ep x etp x expert-dp; "
+      "choose ep x etp among its divisors"};
+}
+
+Problem etp_dense() {
+  return {"layout.etp", "etp > 1 needs a mixture-of-experts model",
+          "leave etp out for dense models"};
+}
+
+bool folds(const Layout& ly) {
+  return (static_cast<long long>(ly.tp) * ly.cp * ly.dp) %
+             (static_cast<long long>(ly.ep) * ly.expert_tp()) ==
+         0;
 }
 
 Problem batch_split(const Workload& w) {
@@ -99,14 +116,25 @@ std::vector<Problem> check_fixed_layout(const Workload& w, const FixedLayoutKeys
   if (is_fixed(LayoutKey::cp) && ly.cp > 1 && w.seq_len % (2LL * ly.cp) != 0) {
     out.push_back(cp_seq_len(w.seq_len, ly.cp));
   }
+  // An etp the file leaves open can be 1, the value that folds most easily.
+  Layout folded = ly;
+  if (!is_fixed(LayoutKey::etp)) folded.etp = 1;
   if (is_fixed(LayoutKey::ep) && ly.ep > 1) {
     if (!m.is_moe()) {
       out.push_back(ep_dense());
     } else if (m.moe.experts % ly.ep != 0) {
       out.push_back(ep_experts(m, ly.ep));
-    } else if (is_fixed(LayoutKey::dp) && is_fixed(LayoutKey::cp) &&
-               (static_cast<long long>(ly.dp) * ly.cp) % ly.ep != 0) {
-      out.push_back(ep_dp_cp(ly));
+    } else if (is_fixed(LayoutKey::dp) && is_fixed(LayoutKey::cp) && is_fixed(LayoutKey::tp) &&
+               !folds(folded)) {
+      out.push_back(ep_fold(folded));
+    }
+  }
+  if (is_fixed(LayoutKey::etp) && ly.etp > 1) {
+    if (!m.is_moe()) {
+      out.push_back(etp_dense());
+    } else if (ly.ep == 1 && is_fixed(LayoutKey::dp) && is_fixed(LayoutKey::cp) &&
+               is_fixed(LayoutKey::tp) && !folds(ly)) {
+      out.push_back(ep_fold(ly));
     }
   }
   // With dp fixed, a micro-batch not fixed can still be 1 (the default in `w`).
@@ -183,8 +211,15 @@ void each_layout_problem(const Workload& w, long long gpus_in_cluster, Broken&& 
       if (broken([] { return ep_dense(); })) return;
     } else if (m.moe.experts % ly.ep != 0) {
       if (broken([&] { return ep_experts(m, ly.ep); })) return;
-    } else if ((static_cast<long long>(ly.dp) * ly.cp) % ly.ep != 0) {
-      if (broken([&] { return ep_dp_cp(ly); })) return;
+    } else if (!folds(ly)) {
+      if (broken([&] { return ep_fold(ly); })) return;
+    }
+  }
+  if (ly.etp > 1) {
+    if (!m.is_moe()) {
+      if (broken([] { return etp_dense(); })) return;
+    } else if (ly.ep == 1 && !folds(ly)) {
+      if (broken([&] { return ep_fold(ly); })) return;
     }
   }
   if (w.global_batch > 0 &&

@@ -27,6 +27,7 @@ enum class LayoutKey : std::uint8_t {
   dp,
   cp,
   ep,
+  etp,
   sp,
   micro_batch,
   interleave,
@@ -37,7 +38,7 @@ enum class LayoutKey : std::uint8_t {
   fp8_param_gather,
   order,
 };
-inline constexpr std::size_t kLayoutKeys = 14;
+inline constexpr std::size_t kLayoutKeys = 15;
 
 enum class DimKind : std::uint8_t {
   integer,  // a whole number in [min, max] (a parallel degree, micro-batch, ZeRO stage)

@@ -3,6 +3,7 @@
 // io/workload_reader.cpp fills it from YAML and checks every key.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <string>
 
@@ -28,11 +29,15 @@ struct FinetuneSpec {
 enum class Dim { tp, cp, dp, pp };
 
 struct Layout {
-  int tp = 1;           // tensor parallel
-  int pp = 1;           // pipeline parallel
-  int dp = 1;           // data parallel (FSDP shard group included)
-  int cp = 1;           // context parallel
-  int ep = 1;           // expert parallel (MoE)
+  int tp = 1;  // tensor parallel
+  int pp = 1;  // pipeline parallel
+  int dp = 1;  // data parallel (FSDP shard group included)
+  int cp = 1;  // context parallel
+  int ep = 1;  // expert parallel (MoE)
+  // Expert tensor parallel (MoE): the TP degree of the expert layers, which
+  // Megatron-Core factors apart from the dense layers' ("MoE parallel
+  // folding"); 0 follows tp, Megatron-Core's default.
+  int etp = 0;
   bool sp = false;      // Megatron sequence parallelism (with tp > 1)
   int micro_batch = 1;  // sequences per micro-batch
   int interleave = 1;   // virtual pipeline stages per rank
@@ -60,6 +65,13 @@ struct Layout {
   }
 
   int gpus() const { return tp * pp * dp * cp; }
+  int expert_tp() const { return etp > 0 ? etp : tp; }
+  // Expert layers factor the same tp x cp x dp ranks of a pipeline stage as
+  // ep x etp x expert-dp: the replicas over which expert state is sharded.
+  long long expert_dp() const {
+    const long long e = static_cast<long long>(ep) * expert_tp();
+    return std::max(1LL, static_cast<long long>(tp) * cp * dp / e);
+  }
 };
 
 struct ClusterSpec {
@@ -121,6 +133,7 @@ inline LayerSplit layer_split(const Workload& w) {
   s.tp = w.layout.tp;
   s.seq_div = (w.layout.sp && w.layout.tp > 1) ? w.layout.tp : 1.0;
   s.ep = w.layout.ep;
+  s.etp = w.layout.expert_tp();
   return s;
 }
 

@@ -70,20 +70,41 @@ TEST(Layer, GqaHeadsAreReplicatedBeyondTheirCount) {
   EXPECT_DOUBLE_EQ(local_kv_heads(m, 4), 2.0);
 }
 
-TEST(Layer, ExpertsSplitOverEpAndTp) {
+TEST(Layer, ExpertsSplitOverEpAndExpertTp) {
   const ModelShape& m = zoo("mixtral-8x7b");
+  const double copies = m.moe.top_k * m.moe.capacity_factor;
   LayerSplit s;
   s.tp = 2;
+  s.seq_div = 2;
   s.ep = 4;
+  s.etp = 2;  // Megatron-Core's default: expert TP = TP
   const LayerOps ops = describe_layer(m, true, s);
   EXPECT_DOUBLE_EQ(block_local_params(ops, OpBlock::experts),
                    block_params(ops, OpBlock::experts) / 8);
-  EXPECT_EQ(ops.tp_reductions, 2);
+  EXPECT_EQ(ops.tp_reductions, 1);   // attention output
+  EXPECT_EQ(ops.etp_reductions, 1);  // routed experts' output
   for (const LayerOp& op : ops) {
     if (op.block != OpBlock::experts) continue;
     EXPECT_DOUBLE_EQ(op.count, 2.0);  // 8 experts over EP 4
-    EXPECT_DOUBLE_EQ(op.rows, m.moe.top_k * m.moe.capacity_factor / 2.0);
+    EXPECT_DOUBLE_EQ(op.rows, copies / 2.0);
   }
+  // Folded: expert TP 1 under TP 2. Each rank routes half the tokens through
+  // whole-width experts; the FLOPs per GPU stay the same.
+  LayerSplit folded = s;
+  folded.etp = 1;
+  const LayerOps f = describe_layer(m, true, folded);
+  EXPECT_DOUBLE_EQ(block_local_params(f, OpBlock::experts),
+                   block_params(f, OpBlock::experts) / 4);
+  double flops = 0, flops_folded = 0;
+  for_each_matmul(ops, [&](const LayerOp& op, double n) {
+    if (op.block == OpBlock::experts) flops += op.rows * op.count * n * op.k;
+  });
+  for_each_matmul(f, [&](const LayerOp& op, double n) {
+    if (op.block != OpBlock::experts) return;
+    EXPECT_DOUBLE_EQ(op.rows, copies / 2.0 / 2.0);
+    flops_folded += op.rows * op.count * n * op.k;
+  });
+  EXPECT_DOUBLE_EQ(flops_folded, flops);
 }
 
 TEST(Layer, AdaptersAreTrainedAndOwnRTimesInPlusOut) {

@@ -309,7 +309,7 @@ TEST(Properties, BreakdownSumsToTotalAndHeadroom) {
   const Gpu& gpu = *io::builtin_catalog().find_gpu("h100-sxm");
   Workload w;
   w.model = *io::builtin_catalog().find_model("llama3-70b");
-  w.layout = {8, 4, 2, 1, 1, true, 1, 5, 1, Recompute::selective, true, false};
+  w.layout = {8, 4, 2, 1, 1, 0, true, 1, 5, 1, Recompute::selective, true, false};
   w.global_batch = 64;
   const MemoryEstimate e = estimate_memory(w, gpu);
   const StageMemory& p = e.peak;
