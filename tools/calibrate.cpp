@@ -74,6 +74,7 @@ Set load(const std::string& spec) {
   }
   auto rows = scaleout::io::read_validation_csv(text, path);
   scaleout::io::apply_gpu_overrides(rows, path);
+  scaleout::io::check_catalog_models(rows, scaleout::io::builtin_catalog(), path);
   for (size_t i = 0; i < rows.size(); ++i) {
     if (!scaleout::in_half(part, i) || (rows[i].metric == "peak_mem_gib") != memory_rows) continue;
     s.rows.push_back(rows[i]);

@@ -39,6 +39,7 @@ Output run_validate(const Options& o) {
   }
   std::vector<ValidationRow> rows = io::read_validation_csv(text, o.csv);
   io::apply_gpu_overrides(rows, o.csv, o.overrides);
+  io::check_catalog_models(rows, catalog, o.csv);
   const ValidationReport rep = validate_rows(rows, catalog);
   require_finite(rep, report::check_validation, files);
   switch (o.format) {

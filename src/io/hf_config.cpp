@@ -304,7 +304,7 @@ bool any_dropout(const Reader& r, const std::vector<std::pair<Names, double>>& k
   return on;
 }
 
-// The Llama-style core (the Llama family, DeepSeek): grouped-query heads, the
+// The Llama-style core (the Llama family, DeepSeek, GPT-OSS): grouped-query heads, the
 // head size when given (`head_dim`: the key is read), a SwiGLU MLP of
 // intermediate_size, RoPE, RMSNorm, untied embeddings by default, attention dropout.
 void read_llama_core(const Reader& r, Parsed& p, bool head_dim) {
@@ -324,55 +324,98 @@ void read_llama_core(const Reader& r, Parsed& p, bool head_dim) {
   m.dropout = any_dropout(r, {{{"attention_dropout"}, 0.0}});
 }
 
-// LlamaConfig, MistralConfig, MixtralConfig, Qwen2Config, Qwen2MoeConfig:
-// gated (SwiGLU) MLP, RoPE, RMSNorm, untied embeddings by default. Llama's
-// attention_bias puts biases on Q, K, V and O; without mlp_bias it is
-// recorded as qkv_bias (the O bias, h values, is left out).
+// Qwen2MoeConfig / Qwen3MoeConfig: a layer is MoE when it is not in
+// mlp_only_layers and (index + 1) is a multiple of decoder_sparse_step; only a
+// leading run of dense layers (of intermediate_size) can be expressed.
+void read_qwen_moe_layers(const Reader& r, Parsed& p) {
+  ModelShape& m = p.m;
+  if (r.optional_size({"decoder_sparse_step"}).value_or(1) != 1) {
+    r.fail("decoder_sparse_step", "only 1 (every layer MoE) is supported");
+  }
+  if (const json* only = r.find({"mlp_only_layers"})) {
+    bool prefix = only->is_array();
+    for (size_t i = 0; prefix && i < only->size(); ++i) {
+      prefix = (*only)[i].is_number_integer() &&
+               (*only)[i].get<long long>() == static_cast<long long>(i);
+    }
+    if (!prefix) {
+      r.fail("mlp_only_layers", "only a leading run of dense layers [0, 1, ..., k-1] is supported");
+    }
+    m.moe.dense_layers = static_cast<int>(only->size());
+    p.dense_layers_key = "mlp_only_layers";
+  }
+}
+
+// LlamaConfig, MistralConfig, MixtralConfig, Qwen2Config, Qwen2MoeConfig,
+// Qwen3Config, Qwen3MoeConfig: gated (SwiGLU) MLP, RoPE, RMSNorm, untied
+// embeddings by default. Llama's attention_bias puts biases on Q, K, V and O;
+// without mlp_bias it is recorded as qkv_bias (the O bias, h values, is left
+// out). Qwen2 always has Q, K, V biases; Qwen3 has none by default, and its
+// QK-norm weights (2 x head_dim per layer) are not counted.
 void read_llama_family(const Reader& r, const std::string& type, Parsed& p) {
   ModelShape& m = p.m;
   read_llama_core(r, p, true);
-  const bool is_qwen = type == "qwen2" || type == "qwen2_moe";
+  if (type == "qwen3" && !p.head_dim_given) {
+    m.head_dim = 128;  // Qwen3Config's default head_dim
+    p.head_dim_given = true;
+  }
+  const bool is_qwen2 = type == "qwen2" || type == "qwen2_moe";
   const bool attention_bias = r.flag({"attention_bias"}, false);
   const bool mlp_bias = r.flag({"mlp_bias"}, false);
   m.linear_bias = attention_bias && mlp_bias;
-  m.qkv_bias = is_qwen || (attention_bias && !mlp_bias);
+  m.qkv_bias = is_qwen2 || (attention_bias && !mlp_bias);
 
   if (type == "mixtral") {
     m.moe.experts = static_cast<int>(r.size({"num_local_experts"}));
     m.moe.top_k = static_cast<int>(r.size({"num_experts_per_tok"}, 1, kMaxInt, &p.top_k_key));
     m.moe.expert_ffn = m.ffn;
-  } else if (type == "qwen2_moe") {
+  } else if (type == "qwen2_moe" || type == "qwen3_moe") {
     m.moe.experts = static_cast<int>(r.size({"num_experts"}));
     m.moe.top_k = static_cast<int>(r.size({"num_experts_per_tok"}, 1, kMaxInt, &p.top_k_key));
     m.moe.expert_ffn = r.size({"moe_intermediate_size"}, 1, kMaxSize);
-    // One shared expert of shared_expert_intermediate_size, counted as that
-    // many routed-expert widths (Qwen2-57B-A14B: 20480 = 8 x 2560).
-    const long long shared =
-        r.optional_size({"shared_expert_intermediate_size"}, 0, kMaxSize).value_or(0);
-    if (shared % m.moe.expert_ffn != 0) {
-      r.fail(
-          "shared_expert_intermediate_size",
-          fmt::format("{} is not a multiple of moe_intermediate_size {}", shared, m.moe.expert_ffn),
-          "shared experts are modelled as whole routed-expert widths");
-    }
-    m.moe.shared_experts = static_cast<int>(shared / m.moe.expert_ffn);
-    if (r.optional_size({"decoder_sparse_step"}).value_or(1) != 1) {
-      r.fail("decoder_sparse_step", "only 1 (every layer MoE) is supported");
-    }
-    if (const json* only = r.find({"mlp_only_layers"})) {
-      bool prefix = only->is_array();
-      for (size_t i = 0; prefix && i < only->size(); ++i) {
-        prefix = (*only)[i].is_number_integer() &&
-                 (*only)[i].get<long long>() == static_cast<long long>(i);
+    if (type == "qwen2_moe") {
+      // One shared expert of shared_expert_intermediate_size, counted as that
+      // many routed-expert widths (Qwen2-57B-A14B: 20480 = 8 x 2560); its
+      // sigmoid gate (h values per layer) is not counted. Qwen3-MoE has no
+      // shared expert.
+      const long long shared =
+          r.optional_size({"shared_expert_intermediate_size"}, 0, kMaxSize).value_or(0);
+      if (shared % m.moe.expert_ffn != 0) {
+        r.fail("shared_expert_intermediate_size",
+               fmt::format("{} is not a multiple of moe_intermediate_size {}", shared,
+                           m.moe.expert_ffn),
+               "shared experts are modelled as whole routed-expert widths");
       }
-      if (!prefix) {
-        r.fail("mlp_only_layers",
-               "only a leading run of dense layers [0, 1, ..., k-1] is supported");
-      }
-      m.moe.dense_layers = static_cast<int>(only->size());
-      p.dense_layers_key = "mlp_only_layers";
+      m.moe.shared_experts = static_cast<int>(shared / m.moe.expert_ffn);
     }
+    read_qwen_moe_layers(r, p);
   }
+}
+
+// GptOssConfig (gpt-oss-20b, gpt-oss-120b): every layer MoE with
+// num_local_experts experts (num_experts in early configs) of
+// intermediate_size, num_experts_per_tok per token (experts_per_token in
+// early configs), SwiGLU, RoPE, RMSNorm, untied; head_dim 64 by default.
+// Attention has biases (attention_bias, true by default) and the experts
+// always do; with attention_bias both are recorded as linear_bias, without it
+// neither (the experts' biases, 2f + h values each, are then left out). The
+// router's bias and the per-head attention sinks are not counted.
+// layer_types / sliding_window alternate sliding-window (128 tokens) and full
+// attention: ModelShape has no sliding-window field, so scaleout counts full
+// (causal) attention in every layer, which overstates the attention time and
+// activation memory of the sliding layers at long sequences.
+void read_gpt_oss(const Reader& r, Parsed& p) {
+  ModelShape& m = p.m;
+  read_llama_core(r, p, true);
+  if (!p.head_dim_given) {
+    m.head_dim = 64;  // GptOssConfig's default head_dim
+    p.head_dim_given = true;
+  }
+  m.linear_bias = r.flag({"attention_bias"}, true);
+  m.moe.experts = static_cast<int>(r.size({"num_local_experts", "num_experts"}));
+  m.moe.top_k = static_cast<int>(
+      r.size({"num_experts_per_tok", "experts_per_token"}, 1, kMaxInt, &p.top_k_key));
+  m.moe.expert_ffn = m.ffn;
 }
 
 // The GPT-style block of GPT-2, GPT-NeoX, Falcon, OPT, BLOOM and MPT: a
@@ -437,7 +480,9 @@ void read_falcon(const Reader& r, const std::string& type, Parsed& p) {
   m.dropout = any_dropout(r, {{{"attention_dropout"}, 0.0}, {{"hidden_dropout"}, 0.0}});
 }
 
-// DeepseekV2Config / DeepseekV3Config: SwiGLU, RoPE, RMSNorm, untied; MoE
+// DeepseekV2Config / DeepseekV3Config (and Kimi K2, whose config.json says
+// model_type kimi_k2 for the DeepSeek-V3 architecture and is read with the
+// deepseek_v3 defaults): SwiGLU, RoPE, RMSNorm, untied; MoE
 // after the first first_k_dense_replace dense layers; multi-head latent
 // attention. q_lora_rank null means queries are projected directly. The head
 // size recorded is the query/key one, qk_nope_head_dim + qk_rope_head_dim.
@@ -550,11 +595,15 @@ const std::vector<Architecture>& architectures() {
       {"mixtral", {"MixtralForCausalLM"}},
       {"qwen2", {"Qwen2ForCausalLM"}},
       {"qwen2_moe", {"Qwen2MoeForCausalLM"}},
+      {"qwen3", {"Qwen3ForCausalLM"}},
+      {"qwen3_moe", {"Qwen3MoeForCausalLM"}},
+      {"gpt_oss", {"GptOssForCausalLM"}},
       {"gpt2", {"GPT2LMHeadModel"}},
       {"gpt_neox", {"GPTNeoXForCausalLM"}},
       {"falcon", {"FalconForCausalLM", "RWForCausalLM"}},
       {"deepseek_v2", {"DeepseekV2ForCausalLM"}},
       {"deepseek_v3", {"DeepseekV3ForCausalLM"}},
+      {"kimi_k2", {}},  // Kimi K2 names DeepseekV3ForCausalLM; read as deepseek_v3
       {"opt", {"OPTForCausalLM"}},
       {"bloom", {"BloomForCausalLM"}},
       {"mpt", {"MptForCausalLM", "MPTForCausalLM"}},
@@ -673,8 +722,10 @@ ModelShape read_hf_config(const std::string& text, const std::string& file) {
     read_gpt_neox(r, p);
   } else if (type == "falcon" || type == "RefinedWeb" || type == "RefinedWebModel") {
     read_falcon(r, type, p);
-  } else if (type == "deepseek_v2" || type == "deepseek_v3") {
-    read_deepseek(r, type, p);
+  } else if (type == "deepseek_v2" || type == "deepseek_v3" || type == "kimi_k2") {
+    read_deepseek(r, type == "kimi_k2" ? "deepseek_v3" : type, p);
+  } else if (type == "gpt_oss") {
+    read_gpt_oss(r, p);
   } else if (type == "opt") {
     read_opt(r, p);
   } else if (type == "bloom") {

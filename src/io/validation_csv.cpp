@@ -385,6 +385,20 @@ std::vector<ValidationRow> read_validation_csv(const std::string& text, const st
   return rows;
 }
 
+void check_catalog_models(const std::vector<ValidationRow>& rows, const Catalog& catalog,
+                          const std::string& file) {
+  for (const ValidationRow& r : rows) {
+    const ModelShape* m = named_catalog_model(r, catalog);
+    if (!m) continue;
+    if (const auto conflict = shape_conflict(r, *m)) {
+      throw InputError(file, r.line, conflict->column, conflict->message,
+                       fmt::format("leave the shape cells empty to take catalog model '{}' "
+                                   "as it is, or name a model the catalog does not have",
+                                   m->id));
+    }
+  }
+}
+
 std::map<std::string, std::string> read_gpu_overrides(const std::string& text,
                                                       const std::string& file) {
   const auto records = parse_csv(text, file);

@@ -52,6 +52,14 @@ const MeasuredRange* measured_range(std::string_view metric);
 void check_measured(const std::string& metric, double value, const std::string& cell,
                     const std::string& file, int line, const std::string& column);
 
+// Rows whose `model` cell names a catalog model (its id, or its name
+// exactly) must agree with it in every shape cell they give; the first that
+// does not is an InputError(file, row line, column). Such a row that leaves
+// any of layers, hidden, heads and vocab empty takes the catalog's shape
+// (validation/validation.hpp, catalog_shape_of).
+void check_catalog_models(const std::vector<ValidationRow>& rows, const Catalog& catalog,
+                          const std::string& file);
+
 // GPU overrides: CSV with columns id,gpu,reason (id and gpu are ids);
 // returns id -> gpu.
 std::map<std::string, std::string> read_gpu_overrides(const std::string& text,

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <iterator>
 #include <tuple>
 
 #include "workload/checks.hpp"
@@ -75,6 +76,56 @@ ModelShape model_of(const ValidationRow& r, Framework fw) {
   return m;
 }
 
+}  // namespace
+
+const ModelShape* named_catalog_model(const ValidationRow& r, const Catalog& catalog) {
+  if (r.model.empty()) return nullptr;
+  if (const ModelShape* m = catalog.find_model(r.model)) return m;
+  for (const ModelShape* m : catalog.all<ModelShape>()) {
+    if (m->name == r.model) return m;
+  }
+  return nullptr;
+}
+
+std::optional<ShapeConflict> shape_conflict(const ValidationRow& r, const ModelShape& m) {
+  const std::pair<const char*, std::optional<long long>> cells[] = {
+      {"layers", m.layers},     {"hidden", m.hidden},  {"heads", m.heads},
+      {"kv_heads", m.kv_heads}, {"ffn_hidden", m.ffn}, {"vocab", m.vocab},
+  };
+  const std::optional<long long> given[] = {r.layers,   r.hidden,     r.heads,
+                                            r.kv_heads, r.ffn_hidden, r.vocab};
+  for (std::size_t i = 0; i < std::size(cells); ++i) {
+    if (given[i] && *given[i] != *cells[i].second) {
+      return ShapeConflict{cells[i].first, fmt::format("is {}, but catalog model '{}' has {}",
+                                                       *given[i], m.id, *cells[i].second)};
+    }
+  }
+  const std::string mlp = to_string(m.mlp);
+  if (!r.mlp.empty() && r.mlp != mlp) {
+    return ShapeConflict{"mlp",
+                         fmt::format("is {}, but catalog model '{}' has {}", r.mlp, m.id, mlp)};
+  }
+  const std::pair<const char*, std::optional<long long>> moe[] = {{"moe_experts", r.moe_experts},
+                                                                  {"moe_top_k", r.moe_top_k}};
+  const long long want[] = {m.moe.experts, m.moe.top_k};
+  for (std::size_t i = 0; i < std::size(moe); ++i) {
+    if (moe[i].second && *moe[i].second != want[i]) {
+      return ShapeConflict{moe[i].first, fmt::format("is {}, but catalog model '{}' has {}",
+                                                     *moe[i].second, m.id, want[i])};
+    }
+  }
+  return std::nullopt;
+}
+
+const ModelShape* catalog_shape_of(const ValidationRow& r, const Catalog& catalog) {
+  if (const ModelShape* m = catalog.find_model(r.model)) return m;  // named by id
+  const bool dense_in_full =
+      r.layers && r.hidden && r.heads && r.vocab && r.moe_experts.value_or(0) == 0;
+  return dense_in_full ? nullptr : named_catalog_model(r, catalog);
+}
+
+namespace {
+
 // One unknown cell: the values to try, in order of preference, and a label.
 struct Unknown {
   std::string name;
@@ -98,9 +149,19 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
     return out;
   }
   out.capacity_bytes = gpu->hbm_bytes;
-  if (!r.layers || !r.hidden || !r.heads || !r.vocab || !r.seq_len || !r.num_gpus) {
+  // A row naming a catalog model by id, or by name without its whole shape,
+  // takes the catalog's.
+  const ModelShape* zoo = catalog_shape_of(r, catalog);
+  if ((!zoo && (!r.layers || !r.hidden || !r.heads || !r.vocab)) || !r.seq_len || !r.num_gpus) {
     out.skipped = "the row lacks the model shape, sequence length or GPU count";
     return out;
+  }
+  if (const ModelShape* named = named_catalog_model(r, catalog)) {
+    // io::check_catalog_models refuses such a file; rows built otherwise are skipped.
+    if (const auto conflict = shape_conflict(r, *named)) {
+      out.skipped = conflict->column + " " + conflict->message;
+      return out;
+    }
   }
 
   // The CSV reader refuses unknown words; an empty cell is `other`.
@@ -112,7 +173,7 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
   }
   Workload w;
   w.framework = *framework;
-  w.model = model_of(r, w.framework);
+  w.model = zoo ? *zoo : model_of(r, w.framework);
   w.seq_len = *r.seq_len;
   w.global_batch = r.global_batch.value_or(0);
   w.precision = r.precision == "fp8"    ? Precision::fp8

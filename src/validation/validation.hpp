@@ -104,6 +104,32 @@ struct ModelTuning {
   std::optional<double> zero3_hidden_share;
 };
 
+// The catalog model a row's `model` cell names: its id, or its name exactly
+// as the catalog writes it; nullptr when it names none.
+const ModelShape* named_catalog_model(const ValidationRow& row, const Catalog& catalog);
+
+// A shape cell of a row that contradicts the catalog model the row names.
+struct ShapeConflict {
+  std::string column;   // "layers", "ffn_hidden", ...
+  std::string message;  // what the cell says and what the catalog says
+};
+
+// The first shape cell the row gives (layers, hidden, heads, kv_heads,
+// ffn_hidden, vocab, mlp, moe_experts, moe_top_k, in that order) that
+// disagrees with `m`. ffn_hidden is compared with the model's dense MLP
+// width (Hugging Face intermediate_size), also for MoE models; for a dense
+// model moe_experts and moe_top_k must be 0.
+std::optional<ShapeConflict> shape_conflict(const ValidationRow& row, const ModelShape& m);
+
+// The catalog model a row takes its whole model shape from (MoE, MLA,
+// head_dim, biases, embeddings): the one its `model` cell names, by id
+// (`qwen3-30b-a3b`) or by name (`Qwen3-30B-A3B`), except when it names it by
+// name and describes a dense model in full (layers, hidden, heads and vocab
+// given, no moe_experts): such a row builds its shape from its cells as rows
+// always did (every row of the shipped data files is one). nullptr when the
+// row takes its shape from its cells.
+const ModelShape* catalog_shape_of(const ValidationRow& row, const Catalog& catalog);
+
 RowResult predict_row(const ValidationRow& row, const Catalog& catalog,
                       const ModelTuning& tuning = {});
 

@@ -363,6 +363,188 @@ TEST(HfConfig, Qwen2MoeSharedExpertAsExpertWidths) {
   EXPECT_TRUE(m.qkv_bias);
 }
 
+// Qwen3-30B-A3B, huggingface.co/Qwen/Qwen3-30B-A3B/blob/main/config.json (the
+// keys scaleout reads): every layer MoE, no shared expert, head_dim 128 with
+// heads x head_dim = 4096 != hidden 2048.
+TEST(HfConfig, Qwen3_30B_A3B) {
+  const ModelShape m = read_hf_config(
+      R"({"architectures": ["Qwen3MoeForCausalLM"], "model_type": "qwen3_moe",
+          "num_hidden_layers": 48, "hidden_size": 2048, "num_attention_heads": 32,
+          "num_key_value_heads": 4, "head_dim": 128, "intermediate_size": 6144,
+          "vocab_size": 151936, "tie_word_embeddings": false, "attention_bias": false,
+          "attention_dropout": 0.0, "num_experts": 128, "num_experts_per_tok": 8,
+          "moe_intermediate_size": 768, "decoder_sparse_step": 1, "mlp_only_layers": [],
+          "norm_topk_prob": true})",
+      "qwen3-30b-a3b.json");
+  EXPECT_EQ(m.layers, 48);
+  EXPECT_EQ(m.hidden, 2048);
+  EXPECT_EQ(m.heads, 32);
+  EXPECT_EQ(m.kv_heads, 4);
+  EXPECT_EQ(m.head_dim, 128);
+  EXPECT_EQ(m.ffn, 6144);
+  EXPECT_EQ(m.vocab, 151936);
+  EXPECT_EQ(m.mlp, MlpKind::swiglu);
+  EXPECT_FALSE(m.tied_embeddings);
+  EXPECT_FALSE(m.qkv_bias);  // unlike Qwen2, no Q/K/V biases
+  EXPECT_FALSE(m.linear_bias);
+  EXPECT_EQ(m.moe.experts, 128);
+  EXPECT_EQ(m.moe.top_k, 8);
+  EXPECT_EQ(m.moe.expert_ffn, 768);
+  EXPECT_EQ(m.moe.shared_experts, 0);
+  EXPECT_EQ(m.moe.dense_layers, 0);
+  EXPECT_FALSE(m.is_mla());
+}
+
+TEST(HfConfig, Qwen3MoeLeadingDenseLayersAndSparseStep) {
+  const std::string base =
+      R"({"model_type": "qwen3_moe", "num_hidden_layers": 4, "hidden_size": 64,
+          "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100,
+          "num_experts": 8, "num_experts_per_tok": 2, "moe_intermediate_size": 32,
+          "mlp_only_layers": [0, 1]})";
+  const ModelShape m = read_hf_config(base, "tiny.json");
+  EXPECT_EQ(m.moe.dense_layers, 2);
+  EXPECT_EQ(m.head_dim, 0);  // Qwen3MoeConfig: hidden / heads when absent
+  const InputError step =
+      error_of(with(base, R"("mlp_only_layers": [0, 1])", R"("decoder_sparse_step": 2)"));
+  EXPECT_EQ(step.key, "decoder_sparse_step");
+  const InputError gap = error_of(with(base, "[0, 1]", "[1, 3]"));
+  EXPECT_EQ(gap.key, "mlp_only_layers");
+}
+
+// Qwen3-8B, huggingface.co/Qwen/Qwen3-8B/blob/main/config.json: dense, head_dim given.
+TEST(HfConfig, Qwen3DenseHeadDim) {
+  const ModelShape m = read_hf_config(
+      R"({"architectures": ["Qwen3ForCausalLM"], "num_hidden_layers": 36,
+          "hidden_size": 4096, "num_attention_heads": 32, "num_key_value_heads": 8,
+          "head_dim": 128, "intermediate_size": 12288, "vocab_size": 151936,
+          "tie_word_embeddings": false, "attention_bias": false})",
+      "qwen3-8b.json");
+  EXPECT_EQ(m.layers, 36);
+  EXPECT_EQ(m.head_dim, 128);
+  EXPECT_EQ(m.ffn, 12288);
+  EXPECT_FALSE(m.qkv_bias);
+  EXPECT_FALSE(m.is_moe());
+  // Qwen3-0.6B shape without head_dim: Qwen3Config's default 128, not 1024 / 16 = 64.
+  const ModelShape small = read_hf_config(
+      R"({"model_type": "qwen3", "num_hidden_layers": 28, "hidden_size": 1024,
+          "num_attention_heads": 16, "num_key_value_heads": 8, "intermediate_size": 3072,
+          "vocab_size": 151936, "tie_word_embeddings": true})",
+      "qwen3-0.6b.json");
+  EXPECT_EQ(small.head_dim, 128);
+  EXPECT_TRUE(small.tied_embeddings);
+}
+
+// gpt-oss-120b, huggingface.co/openai/gpt-oss-120b/blob/main/config.json (the
+// keys scaleout reads, layer_types cut to its first two entries).
+TEST(HfConfig, GptOss120B) {
+  const ModelShape m = read_hf_config(
+      R"({"architectures": ["GptOssForCausalLM"], "model_type": "gpt_oss",
+          "num_hidden_layers": 36, "hidden_size": 2880, "num_attention_heads": 64,
+          "num_key_value_heads": 8, "head_dim": 64, "intermediate_size": 2880,
+          "vocab_size": 201088, "tie_word_embeddings": false, "attention_bias": true,
+          "attention_dropout": 0.0, "num_local_experts": 128, "num_experts_per_tok": 4,
+          "experts_per_token": 4, "sliding_window": 128,
+          "layer_types": ["sliding_attention", "full_attention"], "swiglu_limit": 7.0})",
+      "gpt-oss-120b.json");
+  EXPECT_EQ(m.layers, 36);
+  EXPECT_EQ(m.hidden, 2880);
+  EXPECT_EQ(m.heads, 64);
+  EXPECT_EQ(m.kv_heads, 8);
+  EXPECT_EQ(m.head_dim, 64);  // 64 x 64 = 4096 != hidden 2880
+  EXPECT_EQ(m.vocab, 201088);
+  EXPECT_EQ(m.mlp, MlpKind::swiglu);
+  EXPECT_EQ(m.norm, NormKind::rmsnorm);
+  EXPECT_EQ(m.position, PositionKind::rope);
+  EXPECT_FALSE(m.tied_embeddings);
+  EXPECT_TRUE(m.linear_bias);  // attention and expert biases
+  EXPECT_EQ(m.moe.experts, 128);
+  EXPECT_EQ(m.moe.top_k, 4);
+  EXPECT_EQ(m.moe.expert_ffn, 2880);
+  EXPECT_EQ(m.moe.shared_experts, 0);
+  EXPECT_EQ(m.moe.dense_layers, 0);
+}
+
+// Early gpt-oss configs (GptOssConfig of the reference code) say num_experts
+// and experts_per_token; head_dim 64 and attention biases by default.
+TEST(HfConfig, GptOss20BEarlyKeyNamesAndDefaults) {
+  const ModelShape m = read_hf_config(
+      R"({"model_type": "gpt_oss", "num_hidden_layers": 24, "hidden_size": 2880,
+          "num_attention_heads": 64, "num_key_value_heads": 8, "intermediate_size": 2880,
+          "vocab_size": 201088, "num_experts": 32, "experts_per_token": 4})",
+      "gpt-oss-20b.json");
+  EXPECT_EQ(m.head_dim, 64);
+  EXPECT_TRUE(m.linear_bias);
+  EXPECT_EQ(m.moe.experts, 32);
+  EXPECT_EQ(m.moe.top_k, 4);
+  const InputError e = error_of(
+      R"({"model_type": "gpt_oss", "num_hidden_layers": 24, "hidden_size": 2880,
+          "num_attention_heads": 64, "intermediate_size": 2880, "vocab_size": 100,
+          "num_local_experts": 4, "experts_per_token": 8})");
+  EXPECT_EQ(e.key, "experts_per_token");  // 8 per token exceed the 4 experts
+}
+
+// Kimi K2, huggingface.co/moonshotai/Kimi-K2-Base/blob/main/config.json: the
+// DeepSeek-V3 architecture under model_type kimi_k2, 64 heads, 384 experts.
+TEST(HfConfig, KimiK2ReadAsDeepSeekV3) {
+  const ModelShape m = read_hf_config(
+      R"({"architectures": ["DeepseekV3ForCausalLM"], "model_type": "kimi_k2",
+          "num_hidden_layers": 61, "hidden_size": 7168, "num_attention_heads": 64,
+          "num_key_value_heads": 64, "intermediate_size": 18432, "vocab_size": 163840,
+          "n_routed_experts": 384, "num_experts_per_tok": 8, "n_shared_experts": 1,
+          "moe_intermediate_size": 2048, "first_k_dense_replace": 1, "moe_layer_freq": 1,
+          "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_nope_head_dim": 128,
+          "qk_rope_head_dim": 64, "v_head_dim": 128, "tie_word_embeddings": false,
+          "num_nextn_predict_layers": 0})",
+      "kimi-k2.json");
+  EXPECT_EQ(m.layers, 61);
+  EXPECT_EQ(m.heads, 64);
+  EXPECT_EQ(m.kv_heads, 64);
+  EXPECT_EQ(m.head_dim, 192);
+  EXPECT_EQ(m.vocab, 163840);
+  EXPECT_EQ(m.moe.experts, 384);
+  EXPECT_EQ(m.moe.top_k, 8);
+  EXPECT_EQ(m.moe.shared_experts, 1);
+  EXPECT_EQ(m.moe.expert_ffn, 2048);
+  EXPECT_EQ(m.moe.dense_layers, 1);
+  EXPECT_EQ(m.mla.q_lora_rank, 1536);
+  EXPECT_EQ(m.mla.kv_lora_rank, 512);
+  // Without the DeepSeek keys it takes the deepseek_v3 defaults (1 shared, 3 dense).
+  const ModelShape d = read_hf_config(
+      R"({"model_type": "kimi_k2", "num_hidden_layers": 4, "hidden_size": 64,
+          "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100,
+          "n_routed_experts": 8, "num_experts_per_tok": 2, "moe_intermediate_size": 32,
+          "q_lora_rank": null, "kv_lora_rank": 16, "qk_nope_head_dim": 16,
+          "qk_rope_head_dim": 8, "v_head_dim": 16})",
+      "tiny.json");
+  EXPECT_EQ(d.moe.shared_experts, 1);
+  EXPECT_EQ(d.moe.dense_layers, 3);
+}
+
+// DeepSeek-V2, huggingface.co/deepseek-ai/DeepSeek-V2/blob/main/config.json.
+TEST(HfConfig, DeepSeekV2) {
+  const ModelShape m = read_hf_config(
+      R"({"architectures": ["DeepseekV2ForCausalLM"], "model_type": "deepseek_v2",
+          "num_hidden_layers": 60, "hidden_size": 5120, "num_attention_heads": 128,
+          "num_key_value_heads": 128, "intermediate_size": 12288, "vocab_size": 102400,
+          "n_routed_experts": 160, "num_experts_per_tok": 6, "n_shared_experts": 2,
+          "moe_intermediate_size": 1536, "first_k_dense_replace": 1, "moe_layer_freq": 1,
+          "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_nope_head_dim": 128,
+          "qk_rope_head_dim": 64, "v_head_dim": 128, "tie_word_embeddings": false})",
+      "deepseek-v2.json");
+  EXPECT_EQ(m.layers, 60);
+  EXPECT_EQ(m.hidden, 5120);
+  EXPECT_EQ(m.ffn, 12288);
+  EXPECT_EQ(m.moe.experts, 160);
+  EXPECT_EQ(m.moe.top_k, 6);
+  EXPECT_EQ(m.moe.shared_experts, 2);
+  EXPECT_EQ(m.moe.expert_ffn, 1536);
+  EXPECT_EQ(m.moe.dense_layers, 1);
+  EXPECT_EQ(m.mla.q_lora_rank, 1536);
+  EXPECT_EQ(m.mla.qk_rope_head_dim, 64);
+  EXPECT_EQ(m.mla.v_head_dim, 128);
+  EXPECT_EQ(m.head_dim, 192);
+}
+
 // --- Errors ----------------------------------------------------------------------------------
 
 TEST(HfConfigError, NotJsonGivesTheLine) {

@@ -62,6 +62,52 @@ TEST(Params, MlaDeepSeekV3) {
   EXPECT_NEAR(count_params(m).total() / 1e9, 671.0, 0.5);
 }
 
+// The MoE zoo entries against the total and active counts their sources
+// publish, within 2 %. `active_without_embedding`: the source leaves the
+// input embedding table out of its active count (the gpt-oss model card:
+// 5.13B = 4 of 128 experts' 114.7B MLP x 4/128 + 0.96B attention + 0.58B
+// unembedding + routers).
+struct PublishedMoe {
+  const char* id;
+  double total_b, active_b;
+  bool active_without_embedding = false;
+};
+
+TEST(Params, MoeZooModelsMatchTheirPublishedTotalAndActiveCounts) {
+  const PublishedMoe published[] = {
+      {"qwen3-30b-a3b", 30.5, 3.3},  // huggingface.co/Qwen/Qwen3-30B-A3B model card
+      // arXiv:2508.10925 Table 1
+      {"gpt-oss-120b", 116.83, 5.13, true},
+      {"gpt-oss-20b", 20.91, 3.61, true},
+      {"kimi-k2", 1040, 32.6},         // arXiv:2507.20534 (1.04T, 32.6B activated)
+      {"qwen2-57b-a14b", 57.4, 14.2},  // huggingface.co/Qwen/Qwen2-57B-A14B (57.4B), 14B active
+      {"deepseek-v2", 236, 21},        // arXiv:2405.04434
+      {"llama4-scout", 109, 17},       // Llama 4 model card (total with the vision encoder)
+      {"deepseek-v3", 671, 37},        // arXiv:2412.19437
+      {"qwen3-235b-a22b", 235, 22},    // arXiv:2505.09388 Table 2
+      {"mixtral-8x7b", 46.7, 12.9},    // arXiv:2401.04088 (47B / 13B)
+      {"mixtral-8x22b", 141, 39},      // mistral.ai/news/mixtral-8x22b
+  };
+  for (const PublishedMoe& p : published) {
+    const ModelShape* m = io::builtin_catalog().find_model(p.id);
+    ASSERT_NE(m, nullptr) << p.id;
+    const ParamCounts c = count_params(*m);
+    const double active = p.active_without_embedding ? c.active - c.embedding : c.active;
+    EXPECT_NEAR(c.total() / 1e9 / p.total_b, 1.0, 0.02) << p.id << " total " << c.total() / 1e9;
+    EXPECT_NEAR(active / 1e9 / p.active_b, 1.0, 0.02) << p.id << " active " << active / 1e9;
+  }
+}
+
+TEST(Params, GptOss120bBreakdown) {
+  // gpt-oss model card Table 1: MLP 114.71B (36 x (128 experts x (3 x 2880^2 + 2 x 2880 +
+  // 2880) + router 128 x 2880)), attention 0.96B (36 x (2 x 2880 x 4096 + 2 x 2880 x 512
+  // + biases 4096 + 1024 + 2880)), embed + unembed 1.16B (2 x 201088 x 2880).
+  const ParamCounts c = count_params(*io::builtin_catalog().find_model("gpt-oss-120b"));
+  EXPECT_NEAR((c.expert_mlp + c.router) / 1e9, 114.71, 0.005);
+  EXPECT_DOUBLE_EQ(c.attention, 36.0 * (2 * 2880.0 * 4096 + 2 * 2880.0 * 512 + 4096 + 1024 + 2880));
+  EXPECT_DOUBLE_EQ(c.embedding + c.output, 2 * 201088.0 * 2880);
+}
+
 TEST(Params, EveryZooModelWithinThreePercentOfItsPublishedCount) {
   for (const ModelShape* m : io::builtin_catalog().all<ModelShape>()) {
     if (m->published_params <= 0) continue;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "io/catalog_reader.hpp"
 #include "io/files.hpp"
 
 namespace scaleout::io {
@@ -54,6 +55,44 @@ TEST(ValidationCsv, BadCellNamesLineAndColumn) {
     EXPECT_STREQ(e.what(),
                  "v.csv:2: hidden: expected a non-negative whole number, got 'abc' "
                  "(plain decimal digits)");
+  }
+}
+
+TEST(ValidationCsv, ShapeCellContradictingTheNamedCatalogModelIsAnInputError) {
+  const std::string path = std::string(SCALEOUT_SOURCE_DIR) + "/data/validation/training.csv";
+  const std::string text = read_text_file(path);
+  const std::string header = text.substr(0, text.find('\n') + 1);
+  // Llama 3 8B in the catalog: 32 layers, h 4096, 32 / 8 heads, ffn 14336, V 128256.
+  const std::string agrees =
+      "x1,g,Llama 3 8B,32,4096,32,8,14336,128256,swiglu,,,8192,512,,1,1,8,1,1,n,1,full,0,full,,"
+      "bf16,h100-sxm,8,8,8,400,ib,other,mfu,0.4,d,c\n";
+  const std::string shapeless =
+      "x2,g,llama3-8b,,,,,,,,,,8192,512,,1,1,8,1,1,n,1,full,0,full,,"
+      "bf16,h100-sxm,8,8,8,400,ib,other,mfu,0.4,d,c\n";
+  const std::string contradicts =
+      "x3,g,Llama 3 8B,,4096,32,8,14336,128000,swiglu,,,8192,512,,1,1,8,1,1,n,1,full,0,full,,"
+      "bf16,h100-sxm,8,8,8,400,ib,other,mfu,0.4,d,c\n";
+  const auto rows = read_validation_csv(header + agrees + shapeless, "v.csv");
+  EXPECT_NO_THROW(check_catalog_models(rows, builtin_catalog(), "v.csv"));
+  try {
+    check_catalog_models(read_validation_csv(header + agrees + contradicts, "v.csv"),
+                         builtin_catalog(), "v.csv");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.line, 3);
+    EXPECT_EQ(e.key, "vocab");
+    EXPECT_EQ(e.message, "is 128000, but catalog model 'llama3-8b' has 128256");
+  }
+}
+
+TEST(ValidationCsv, TheDataFilesAgreeWithTheCatalogModelsTheyName) {
+  for (const char* name :
+       {"training.csv", "external.csv", "vtrain-multi.csv", "vtrain-single.csv"}) {
+    const std::string path = std::string(SCALEOUT_SOURCE_DIR) + "/data/validation/" + name;
+    const auto rows = read_validation_csv(read_text_file(path), path);
+    EXPECT_NO_THROW(check_catalog_models(rows, builtin_catalog(), path)) << name;
+    // They give the whole shape, so none takes the catalog's (figures unchanged).
+    for (const auto& r : rows) EXPECT_EQ(catalog_shape_of(r, builtin_catalog()), nullptr) << r.id;
   }
 }
 

@@ -61,6 +61,136 @@ TEST(PredictRow, UnknownGpuIsSkippedWithAReason) {
   EXPECT_EQ(res.skipped, "GPU 'a100-sxm-81g' is not in the catalog");
 }
 
+// --- Rows naming a catalog model (issue 17) ---------------------------------------------------
+
+// gpt_row() with its shape cells empty and `model` set.
+ValidationRow shapeless_row(const std::string& model) {
+  ValidationRow r = gpt_row();
+  r.model = model;
+  r.layers.reset();
+  r.hidden.reset();
+  r.heads.reset();
+  r.kv_heads.reset();
+  r.ffn_hidden.reset();
+  r.vocab.reset();
+  r.mlp.clear();
+  return r;
+}
+
+TEST(CatalogModel, NamedByIdOrNameWithoutTheShapeTakesTheCatalogShape) {
+  const Catalog& cat = io::builtin_catalog();
+  const ModelShape* zoo = cat.find_model("gpt-1.7b");  // "Megatron GPT 1.7B"
+  EXPECT_EQ(named_catalog_model(shapeless_row("gpt-1.7b"), cat), zoo);
+  EXPECT_EQ(named_catalog_model(shapeless_row("Megatron GPT 1.7B"), cat), zoo);
+  EXPECT_EQ(catalog_shape_of(shapeless_row("gpt-1.7b"), cat), zoo);
+  EXPECT_EQ(catalog_shape_of(shapeless_row("Megatron GPT 1.7B"), cat), zoo);
+  // Names match exactly: another spelling is not the catalog model.
+  EXPECT_EQ(named_catalog_model(shapeless_row("megatron gpt 1.7b"), cat), nullptr);
+  // The catalog's Megatron GPT 1.7B is the shape gpt_row()'s cells describe
+  // (GPT-style, learned 2048 positions, dropout under Megatron-LM), so the
+  // prediction is the same.
+  const RowResult from_cells = predict_row(gpt_row(), cat);
+  const RowResult from_zoo = predict_row(shapeless_row("gpt-1.7b"), cat);
+  ASSERT_TRUE(from_zoo.predicted.has_value()) << from_zoo.skipped;
+  EXPECT_DOUBLE_EQ(*from_zoo.predicted, *from_cells.predicted);
+  EXPECT_DOUBLE_EQ(from_zoo.peak_bytes, from_cells.peak_bytes);
+}
+
+TEST(CatalogModel, RowNamingItByNameWithTheWholeShapeKeepsItsCells) {
+  // The data files' rows ("Llama 3 8B", "BLOOM 176B", ...) give every shape
+  // cell; they keep building the shape from the cells, as before.
+  ValidationRow r = gpt_row();
+  r.model = "Megatron GPT 1.7B";
+  EXPECT_NE(named_catalog_model(r, io::builtin_catalog()), nullptr);
+  EXPECT_EQ(catalog_shape_of(r, io::builtin_catalog()), nullptr);
+  // Named by id, the catalog shape is taken even with the cells given.
+  r.model = "gpt-1.7b";
+  EXPECT_NE(catalog_shape_of(r, io::builtin_catalog()), nullptr);
+  // A model the catalog lacks: shape from the cells; without them the row is skipped.
+  EXPECT_EQ(catalog_shape_of(gpt_row(), io::builtin_catalog()), nullptr);
+  const RowResult res = predict_row(shapeless_row("GPT 1.7B"), io::builtin_catalog());
+  EXPECT_EQ(res.skipped, "the row lacks the model shape, sequence length or GPU count");
+}
+
+TEST(CatalogModel, MoeRowTakesExpertsMlaAndHeadDimFromTheCatalog) {
+  const Catalog& cat = io::builtin_catalog();
+  ValidationRow r = shapeless_row("Qwen3-30B-A3B");
+  r.tp = 1;
+  r.pp = 1;
+  r.dp = 8;
+  r.ep = 8;
+  r.num_gpus = 8;
+  r.global_batch = 64;
+  r.seq_len = 4096;
+  r.precision = "bf16";
+  r.gpu = "h100-sxm";
+  r.framework = "megatron";
+  const ModelShape* m = catalog_shape_of(r, cat);
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->id, "qwen3-30b-a3b");
+  EXPECT_EQ(m->head_dim, 128);
+  EXPECT_EQ(m->moe.expert_ffn, 768);
+  const RowResult res = predict_row(r, cat);
+  EXPECT_TRUE(res.skipped.empty()) << res.skipped;
+  EXPECT_TRUE(res.predicted.has_value());
+  // DeepSeek-V3 by name brings its MLA ranks.
+  EXPECT_TRUE(catalog_shape_of(shapeless_row("DeepSeek-V3"), cat)->is_mla());
+  // An MoE row naming a catalog model by name takes its shape even with every
+  // cell given: the cells cannot say shared experts, dense layers or MLA.
+  ValidationRow full = gpt_row();
+  full.model = "DeepSeek-V3";
+  full.layers = 61;
+  full.hidden = 7168;
+  full.heads = 128;
+  full.kv_heads = 128;
+  full.ffn_hidden = 18432;
+  full.vocab = 129280;
+  full.mlp = "swiglu";
+  full.moe_experts = 256;
+  full.moe_top_k = 8;
+  EXPECT_FALSE(shape_conflict(full, *cat.find_model("deepseek-v3")).has_value());
+  EXPECT_EQ(catalog_shape_of(full, cat), cat.find_model("deepseek-v3"));
+}
+
+TEST(CatalogModel, GivenShapeCellsMustAgreeWithTheCatalog) {
+  const ModelShape& qwen = *io::builtin_catalog().find_model("qwen3-30b-a3b");
+  ValidationRow r = shapeless_row("qwen3-30b-a3b");
+  EXPECT_FALSE(shape_conflict(r, qwen).has_value());  // no cells: nothing to disagree
+  r.layers = 48;
+  r.hidden = 2048;
+  r.heads = 32;
+  r.kv_heads = 4;
+  r.ffn_hidden = 6144;  // the dense width (intermediate_size), as for dense models
+  r.vocab = 151936;
+  r.mlp = "swiglu";
+  r.moe_experts = 128;
+  r.moe_top_k = 8;
+  EXPECT_FALSE(shape_conflict(r, qwen).has_value());
+  r.ffn_hidden = 768;  // the expert width is not what ffn_hidden means
+  auto c = shape_conflict(r, qwen);
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->column, "ffn_hidden");
+  EXPECT_EQ(c->message, "is 768, but catalog model 'qwen3-30b-a3b' has 6144");
+  r.ffn_hidden = 6144;
+  r.moe_top_k = 2;
+  EXPECT_EQ(shape_conflict(r, qwen)->column, "moe_top_k");
+  r.moe_top_k.reset();
+  r.mlp = "gelu";
+  EXPECT_EQ(shape_conflict(r, qwen)->column, "mlp");
+  // A dense catalog model has no experts.
+  ValidationRow d = gpt_row();
+  d.moe_experts = 8;
+  EXPECT_EQ(shape_conflict(d, *io::builtin_catalog().find_model("gpt-1.7b"))->column,
+            "moe_experts");
+  // predict_row skips a contradicting row (io::check_catalog_models refuses its file).
+  ValidationRow bad = gpt_row();
+  bad.model = "Megatron GPT 1.7B";
+  bad.layers = 25;
+  const RowResult res = predict_row(bad, io::builtin_catalog());
+  EXPECT_FALSE(res.predicted.has_value());
+  EXPECT_EQ(res.skipped, "layers is 25, but catalog model 'gpt-1.7b' has 24");
+}
+
 TEST(ValidateRows, SummaryCountsAndMape) {
   ValidationRow a = gpt_row();
   ValidationRow b = gpt_row();

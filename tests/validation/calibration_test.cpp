@@ -37,6 +37,7 @@ std::vector<ValidationRow> time_rows(const std::string& name) {
     if (r.metric != "peak_mem_gib") rows.push_back(std::move(r));
   }
   io::apply_gpu_overrides(rows, path);
+  io::check_catalog_models(rows, io::builtin_catalog(), path);
   return rows;
 }
 
