@@ -98,6 +98,11 @@ namespace {
 // 16-bit activations cross the TP, CP, EP and PP links.
 constexpr double kActBytes = 2.0;
 
+// Share of the SMs the all-to-all kernels hold while they overlap compute:
+// DeepEP's default 20 of an H100's 132 (Megatron-Core's flex dispatcher,
+// deepseek-ai/DeepEP README; DeepSeek-V3 report §3.2.2 also dedicates 20 SMs).
+constexpr double kOverlapSmShare = 20.0 / 132.0;
+
 struct StageTime {
   double compute = 0;  // forward + backward + recompute, per micro-batch
   double tp = 0, cp = 0, ep = 0;
@@ -241,6 +246,11 @@ StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstant
   const FrameworkTraits& traits = framework_traits(w.framework);
 
   // One layer of one micro-batch under the recompute policy and ZeRO stage.
+  // No global batch given: p micro-batches per step, as the memory model assumes.
+  const double global_batch = w.global_batch > 0 ? static_cast<double>(w.global_batch)
+                                                 : static_cast<double>(ly.micro_batch) * ly.dp * p;
+  const double mb = std::max(1.0, global_batch / (static_cast<double>(ly.micro_batch) * ly.dp));
+
   auto layer_time = [&](bool moe_layer) {
     const LayerOps& ops = moe_layer ? layers.moe : layers.dense;
     const LayoutTimes::Layer& one = moe_layer ? lt.moe : lt.dense;
@@ -275,6 +285,17 @@ StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstant
         compute += one.times.core.total();
         flops += one.times.core.flops;
       }
+    }
+    if (ly.ep_overlap && ep > 0) {
+      // One micro-batch's dispatch and combine run behind another's forward
+      // and backward of the same layer (Megatron-Core's 1F1B all-to-all
+      // overlap, DualPipe); the communication kernels take
+      // kOverlapSmShare of the SMs from the GEMMs meanwhile. The first
+      // forward and the last backward have no partner: 1/m stays exposed.
+      const double overlapped = compute * (1.0 - kOverlapSmShare);
+      const double hidden = std::min(ep, overlapped);
+      compute += hidden * kOverlapSmShare / (1.0 - kOverlapSmShare);
+      ep = (ep - hidden) + hidden / mb;
     }
     st.compute = compute;
     st.flops = flops;
@@ -362,10 +383,6 @@ StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstant
   }
 
   StepEstimate out;
-  // No global batch given: p micro-batches per step, as the memory model assumes.
-  const double global_batch = w.global_batch > 0 ? static_cast<double>(w.global_batch)
-                                                 : static_cast<double>(ly.micro_batch) * ly.dp * p;
-  const double mb = std::max(1.0, global_batch / (static_cast<double>(ly.micro_batch) * ly.dp));
   out.microbatches = mb;
   StepBreakdown& br = out.breakdown;
   br.compute = mb * slowest.compute;

@@ -268,6 +268,7 @@ ordered_json layout_json(const Layout& l) {
           {"cp", l.cp},
           {"ep", l.ep},
           {"etp", l.expert_tp()},
+          {"ep_overlap", l.ep_overlap},
           {"sp", l.sp},
           {"micro_batch", l.micro_batch},
           {"interleave", l.interleave},

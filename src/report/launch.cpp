@@ -263,6 +263,7 @@ std::vector<std::string> megatron_args(const PlanReport& r, const PlanCandidate&
   if (m.is_moe()) {
     a.push_back(fmt::format("--expert-model-parallel-size {}", l.ep));
     a.push_back(fmt::format("--expert-tensor-parallel-size {}", l.expert_tp()));
+    if (l.ep_overlap) a.push_back("--overlap-moe-expert-parallel-comm");
   }
   pipeline_args(m, l, a);
   a.push_back(fmt::format("--micro-batch-size {}", l.micro_batch));

@@ -44,6 +44,7 @@ std::string layout_parallel(const Layout& l) {
   if (l.cp > 1) s += fmt::format(" cp {}", l.cp);
   if (l.ep > 1) s += fmt::format(" ep {}", l.ep);
   if (l.etp > 0 && l.etp != l.tp) s += fmt::format(" etp {}", l.etp);
+  if (l.ep_overlap) s += " +ep-overlap";
   if (l.interleave > 1) s += fmt::format(" (interleave {})", l.interleave);
   return s;
 }

@@ -281,6 +281,9 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
               for (int v : dims[LayoutKey::interleave]) {
                 if (pp == 1 && v > 1) continue;
                 ly.interleave = v;
+                // Overlapping the MoE all-to-all hides it wherever it is allowed.
+                ly.ep_overlap =
+                    fx.has(LayoutKey::ep_overlap) ? fx.values.ep_overlap : ep_overlap_allowed(w);
                 // Checked with a stage (and its FP8 gather) the loop below tries.
                 ly.zero = zeros.front();
                 ly.fp8_param_gather = fp8_gather_at(ly.zero);

@@ -295,6 +295,24 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
     }
     unknowns.push_back(std::move(u));
   }
+  if (!r.etp && w.model.is_moe()) {
+    // Megatron-Core's default expert TP is tp; folded recipes set 1.
+    Unknown u{"etp", {}, {}};
+    u.options.push_back([](Workload& x) { x.layout.etp = 0; });
+    u.labels.push_back("etp=tp");
+    u.options.push_back([](Workload& x) { x.layout.etp = x.layout.tp > 1 ? 1 : 0; });
+    u.labels.push_back("etp=1");
+    unknowns.push_back(std::move(u));
+  }
+  if (w.model.is_moe()) {
+    // No column says whether the run overlapped its all-to-all: either.
+    Unknown u{"ep_overlap", {}, {}};
+    for (bool o : {false, true}) {
+      u.options.push_back([o](Workload& x) { x.layout.ep_overlap = o && ep_overlap_allowed(x); });
+      u.labels.push_back(o ? "ep_overlap=y" : "ep_overlap=n");
+    }
+    unknowns.push_back(std::move(u));
+  }
   if (r.precision.empty()) filled.push_back("precision=bf16 (16-bit; fp16 has the same peak)");
   if (te_fp8(w)) {
     // The schema has no column for Megatron-LM's --fp8-param-gather.

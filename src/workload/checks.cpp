@@ -241,6 +241,17 @@ void each_layout_problem(const Workload& w, long long gpus_in_cluster, Broken&& 
       broken([&] { return check_fp8_param_gather(ly).front(); })) {
     return;
   }
+  if (ly.ep_overlap && !ep_overlap_allowed(w) && broken([&] {
+        return Problem{"layout.ep_overlap",
+                       ly.ep <= 1 ? std::string("ep_overlap needs expert parallelism (ep > 1)")
+                                  : fmt::format("Megatron-Core overlaps the all-to-all only with "
+                                                "pp 1 or an interleaved pipeline (pp {}, "
+                                                "interleave {})",
+                                                ly.pp, ly.interleave),
+                       "set interleave > 1, or leave ep_overlap out"};
+      })) {
+    return;
+  }
   if (w.task == Task::finetune && w.finetune.method == FinetuneMethod::qlora &&
       w.precision == Precision::fp8) {
     broken([] { return qlora_fp8(); });
@@ -273,6 +284,14 @@ std::vector<Problem> check_fp8_param_gather(const Layout& ly) {
            "fp8_param_gather needs the distributed optimizer (zero >= 1)",
            "set zero: 1; Megatron-LM refuses --fp8-param-gather without "
            "--use-distributed-optimizer"}};
+}
+
+// Megatron-Core --overlap-moe-expert-parallel-comm: EP > 1, and with a
+// pipeline only an interleaved one (arguments.py checks).
+bool ep_overlap_allowed(const Workload& w) {
+  const Layout& ly = w.layout;
+  if (!w.model.is_moe() || ly.ep <= 1) return false;
+  return !framework_traits(w.framework).megatron_family || ly.pp == 1 || ly.interleave > 1;
 }
 
 }  // namespace scaleout

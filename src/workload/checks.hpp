@@ -46,4 +46,9 @@ std::vector<Problem> check_fixed_layout(const Workload& w, const FixedLayoutKeys
 // Megatron-LM refuses; part of check_layout.
 std::vector<Problem> check_fp8_param_gather(const Layout& ly);
 
+// Whether the workload may overlap its MoE all-to-all with computation
+// (layout `ep_overlap`): expert parallelism, and with megatron or nemo a
+// pipeline of one stage or an interleaved one (Megatron-Core's rule).
+bool ep_overlap_allowed(const Workload& w);
+
 }  // namespace scaleout

@@ -36,9 +36,10 @@ enum class LayoutKey : std::uint8_t {
   flash_attention,
   offload,
   fp8_param_gather,
+  ep_overlap,
   order,
 };
-inline constexpr std::size_t kLayoutKeys = 15;
+inline constexpr std::size_t kLayoutKeys = 16;
 
 enum class DimKind : std::uint8_t {
   integer,  // a whole number in [min, max] (a parallel degree, micro-batch, ZeRO stage)

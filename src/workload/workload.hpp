@@ -38,6 +38,10 @@ struct Layout {
   // Megatron-Core factors apart from the dense layers' ("MoE parallel
   // folding"); 0 follows tp, Megatron-Core's default.
   int etp = 0;
+  // MoE token dispatch overlapped with computation (Megatron-Core's
+  // --overlap-moe-expert-parallel-comm: one micro-batch's all-to-all behind
+  // another's forward/backward; DeepSeek-V3's DualPipe does the same).
+  bool ep_overlap = false;
   bool sp = false;      // Megatron sequence parallelism (with tp > 1)
   int micro_batch = 1;  // sequences per micro-batch
   int interleave = 1;   // virtual pipeline stages per rank

@@ -309,7 +309,13 @@ TEST(Properties, BreakdownSumsToTotalAndHeadroom) {
   const Gpu& gpu = *io::builtin_catalog().find_gpu("h100-sxm");
   Workload w;
   w.model = *io::builtin_catalog().find_model("llama3-70b");
-  w.layout = {8, 4, 2, 1, 1, 0, true, 1, 5, 1, Recompute::selective, true, false};
+  w.layout.tp = 8;
+  w.layout.pp = 4;
+  w.layout.dp = 2;
+  w.layout.sp = true;
+  w.layout.interleave = 5;
+  w.layout.zero = 1;
+  w.layout.recompute = Recompute::selective;
   w.global_batch = 64;
   const MemoryEstimate e = estimate_memory(w, gpu);
   const StageMemory& p = e.peak;
