@@ -76,9 +76,8 @@ BENCHMARK(BM_EstimateMemoryAndStep);
 // (layout_times); then every memory-saving setting the planner tries, ZeRO
 // 1-3 x recompute none/selective/full, is one memory + step evaluation
 // against those times. Items: evaluations (9 per iteration).
-void BM_EvaluateMemorySettings(benchmark::State& state) {
+void BM_EvaluateMemorySettings(benchmark::State& state, scaleout::Workload w) {
   const scaleout::Catalog& c = scaleout::io::builtin_catalog();
-  scaleout::Workload w = llama70_candidate();
   const scaleout::Gpu& gpu = *c.find_gpu("h100-sxm");
   const scaleout::Server& server = *c.find_server("dgx-h100");
   const scaleout::Fabric* fabric = c.find_fabric("ib-ndr");
@@ -102,7 +101,26 @@ void BM_EvaluateMemorySettings(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * 9);
 }
-BENCHMARK(BM_EvaluateMemorySettings);
+// DeepSeek-V3 (MoE: 3 dense + 58 MoE layers, MLA, 256 experts), TP 1 x PP 16
+// x DP 128 x EP 64 on 256 HGX H800 nodes, all-to-all overlapped: the
+// published layout. MoE evaluations should cost within 2x of dense ones.
+scaleout::Workload deepseek_v3_candidate() {
+  const scaleout::Catalog& c = scaleout::io::builtin_catalog();
+  scaleout::Workload w;
+  w.model = *c.find_model("deepseek-v3");
+  w.seq_len = 4096;
+  w.global_batch = 15360;
+  w.precision = scaleout::Precision::fp8;
+  w.layout.pp = 16;
+  w.layout.dp = 128;
+  w.layout.ep = 64;
+  w.layout.ep_overlap = true;
+  w.layout.zero = 1;
+  w.cluster.nodes = 256;
+  return w;
+}
+BENCHMARK_CAPTURE(BM_EvaluateMemorySettings, llama3_70b, llama70_candidate());
+BENCHMARK_CAPTURE(BM_EvaluateMemorySettings, deepseek_v3, deepseek_v3_candidate());
 
 // Describing a candidate's layers (once per tp, sp and ep in the planner).
 void BM_DescribeLayers(benchmark::State& state) {
