@@ -15,7 +15,8 @@ compares a throughput, not two FLOP conventions:
           + 6 h V
   with q = heads x head_dim, kv = kv_heads x head_dim.
 
-Usage: build_moe_validation.py RESEARCH.csv CATALOG_MODELS.json > moe-training.csv
+Usage: scripts/build_moe_validation.py scripts/data/moe-training-research.csv \
+         data/catalog/models.json > data/validation/moe-training.csv
 """
 import csv
 import json

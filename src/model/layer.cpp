@@ -260,7 +260,9 @@ LayerOps describe_layer(const ModelShape& m, bool moe_layer, const LayerSplit& s
     // its E/ep experts, each at width f/etp (balanced routing).
     const double share = s.etp / s.tp;
     LayerOp& permute = b.elementwise(OpBlock::other, 4.0 * h * e.top_k / s.seq_div);
-    permute.output = {copies * share * h, Stored::act16};  // expert inputs, as gathered
+    // The experts' FC1 input, kept for its weight gradient (FP8 under
+    // Transformer Engine, as DeepSeek-V3 caches it, report §3.3).
+    permute.output = {copies * share * h, Stored::gemm_input};  // expert inputs, as gathered
     const double local_experts = std::max(1.0, static_cast<double>(e.experts) / s.ep);
     const double fe = static_cast<double>(e.expert_ffn);
     MlpSpec routed{OpBlock::experts, fe, static_cast<double>(e.experts), s.ep * s.etp, s.etp};
@@ -268,8 +270,9 @@ LayerOps describe_layer(const ModelShape& m, bool moe_layer, const LayerSplit& s
     routed.count = std::floor(local_experts);
     routed.copies = copies * share;
     routed.fuse = 2;
-    describe_mlp(b, m, s, routed).output = {copies * h / s.seq_div,
-                                            Stored::act16};  // outputs before combine
+    // The routing weights multiply inside the activation (Megatron-Core
+    // experts.py), so the combine is a scatter-add that keeps nothing.
+    describe_mlp(b, m, s, routed);
     b.elementwise(OpBlock::other, (swiglu ? 6.0 : 4.0) * fe / s.tp * copies);  // activation
     if (e.shared_experts > 0) {
       MlpSpec shared{OpBlock::shared_experts, fe, static_cast<double>(e.shared_experts), s.tp,
