@@ -161,9 +161,14 @@ StatePolicy state_policy(const Workload& w) {
       p = (w.layout.zero == 1 || w.layout.zero == 2) ? StatePolicy{2.0, 4.0, 4.0, 8.0}
                                                      : StatePolicy{4.0, 4.0, 0.0, 8.0};
       break;
+    case StateKind::bf16_pure:
+      p = {2.0, 2.0, 0.0, 8.0};
+      break;
   }
   if (w.precision == Precision::fp32) p = {4.0, 4.0, 0.0, 8.0};
   p.optimizer_bytes = optimizer_moment_bytes(w);
+  // Pure bf16 keeps the moments in bf16: half of their fp32 bytes.
+  if (framework_traits(w.framework).state == StateKind::bf16_pure) p.optimizer_bytes /= 2.0;
   return p;
 }
 
@@ -277,11 +282,13 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
     const int zero = ly.zero;
     const double w_shard = zero >= 3 ? shard : 1.0;
     const double w_shard_e = zero >= 3 ? expert_shard : 1.0;
+    double frozen_expert_bytes = 0;
     if (lora) {
       const double frozen_bytes = qlora ? kNf4BytesPerParam : 2.0;
       const double frozen_other = (dense + experts) - quantisable;
       // Frozen expert weights shard over the expert data-parallel group.
       const double frozen_experts = experts * frozen_bytes / w_shard_e;
+      frozen_expert_bytes = frozen_experts;
       st.weights =
           ((quantisable - experts) * frozen_bytes + frozen_other * 2.0) / w_shard + frozen_experts;
       st.trainable_params = lora_here;
@@ -309,6 +316,13 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
     const double o_shard_e = zero >= 1 ? expert_shard : 1.0;
     st.optimizer = (train_dense / o_shard + train_expert / o_shard_e) *
                    (pol.master_bytes + pol.optimizer_bytes);
+    // The routed experts' share of the three (16-bit or frozen weights).
+    st.expert_state =
+        lora ? frozen_expert_bytes
+             : experts / w_shard_e * pol.weight_bytes + train_expert / g_shard_e * pol.grad_bytes +
+                   (ly.offload_optimizer
+                        ? 0.0  // the optimizer state lives in host memory
+                        : train_expert / o_shard_e * (pol.master_bytes + pol.optimizer_bytes));
 
     // Activations: 1F1B keeps min(p - s, m) micro-batches on stage s;
     // interleaving keeps L/p * (p + (p-1)/v) layers' worth on the first stage

@@ -48,6 +48,9 @@ struct StageMemory {
   double weights = 0;  // bytes, each part of the breakdown
   double gradients = 0;
   double optimizer = 0;
+  // Of weights, gradients and optimizer: the routed experts' (sharded over
+  // expert-data-parallel replicas; 0 for a dense model).
+  double expert_state = 0;
   double activations = 0;
   double logits = 0;
   double buffers = 0;  // communication and prefetch buffers

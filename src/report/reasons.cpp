@@ -48,10 +48,16 @@ std::string single_node_clause(const PlanReason& r) {
   switch (r.kind) {
     case PK::single_node_memory:
       return fmt::format(
-          "model state and activations need {} per GPU on one node even with {}, full "
+          "model state and activations need {} per GPU on one node{} even with {}, full "
           "recompute, FlashAttention and optimizer offload; one node's GPUs have {}",
-          gib(r.bytes), r.zero1 ? "the distributed optimizer (ZeRO-1)" : "ZeRO-3",
-          gib(r.capacity_bytes));
+          gib(r.bytes),
+          r.expert_bytes > 0
+              ? fmt::format(" (the routed experts' model state {}, the "
+                            "dense layers' {}, activations and buffers {})",
+                            gib(r.expert_bytes), gib(r.state_bytes),
+                            gib(r.bytes - r.expert_bytes - r.state_bytes))
+              : std::string(),
+          r.zero1 ? "the distributed optimizer (ZeRO-1)" : "ZeRO-3", gib(r.capacity_bytes));
     case PK::single_node_no_layout:
       return "no legal single-node layout (the global batch or the model's shape does not "
              "divide over one node's GPUs)";

@@ -59,6 +59,7 @@ struct Work {
 struct CellResult {
   std::optional<PlanCandidate> fastest;  // fastest layout that fits
   double least_memory = 1e300;           // smallest per-GPU peak of any legal layout
+  StageMemory least;                     // that peak's stage
   bool any_legal = false;
   long long candidates = 0, evaluated = 0;
   RejectionCounts rejected;
@@ -316,7 +317,10 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
                       ly.offload_optimizer = off;
                       ++out.evaluated;
                       const MemoryEstimate mem = estimate_memory(w, hw.gpu, {}, layers);
-                      out.least_memory = std::min(out.least_memory, mem.total());
+                      if (mem.total() < out.least_memory) {
+                        out.least_memory = mem.total();
+                        out.least = mem.peak;
+                      }
                       if (!mem.fits) {
                         out.rejected.add(Rejection::memory);
                         continue;
@@ -368,12 +372,14 @@ bool better(const PlanCandidate& a, const PlanCandidate& b, Objective o) {
 struct SingleNodeMemory {
   bool legal = false;
   double least_bytes = 0, capacity_bytes = 0;
+  StageMemory least;
 
   void add(const CellResult& c, const Gpu& gpu) {
     if (!c.any_legal) return;
     if (!legal || gpu.hbm_bytes > capacity_bytes ||
         (gpu.hbm_bytes == capacity_bytes && c.least_memory < least_bytes)) {
       least_bytes = c.least_memory;
+      least = c.least;
       capacity_bytes = gpu.hbm_bytes;
     }
     legal = true;
@@ -455,6 +461,10 @@ std::optional<PlanReason> why_not_single_node(const PlanRequest& r, const Picks&
     why.kind = PlanReasonKind::single_node_memory;
     why.bytes = one.least_bytes;
     why.capacity_bytes = one.capacity_bytes;
+    // MoE: how much of it is the routed experts' state.
+    const StageMemory& m = one.least;
+    why.expert_bytes = m.expert_state;
+    why.state_bytes = m.weights + m.gradients + m.optimizer - m.expert_state;
     why.zero1 = max_zero_stage(r.workload.framework, 1) == 1;
     return why;
   }

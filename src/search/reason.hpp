@@ -73,8 +73,11 @@ struct PlanReason {
   std::string server{};  // a server id (no_price on the cloud basis: a GPU id)
   int nodes = 0;
   double bytes = 0, capacity_bytes = 0;  // per GPU
-  double time_s = 0;                     // time to train
-  std::optional<double> deadline_s{};    // none: no deadline
+  // single_node_memory of a MoE model: the routed experts' weights,
+  // gradients and optimizer state, and the rest of the model state, per GPU.
+  double expert_bytes = 0, state_bytes = 0;
+  double time_s = 0;                   // time to train
+  std::optional<double> deadline_s{};  // none: no deadline
   double usd = 0, other_usd = 0;
   double power_W = 0, power_limit_W = 0;
   double goodput = 0, min_goodput = 0;  // shares of wall time

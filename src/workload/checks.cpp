@@ -244,10 +244,13 @@ void each_layout_problem(const Workload& w, long long gpus_in_cluster, Broken&& 
   if (ly.ep_overlap && !ep_overlap_allowed(w) && broken([&] {
         return Problem{"layout.ep_overlap",
                        ly.ep <= 1 ? std::string("ep_overlap needs expert parallelism (ep > 1)")
-                                  : fmt::format("Megatron-Core overlaps the all-to-all only with "
-                                                "pp 1 or an interleaved pipeline (pp {}, "
-                                                "interleave {})",
-                                                ly.pp, ly.interleave),
+                       : !framework_traits(w.framework).ep_overlap
+                           ? fmt::format("{} does not overlap its MoE all-to-all with compute",
+                                         framework_traits(w.framework).display)
+                           : fmt::format("Megatron-Core overlaps the all-to-all only with "
+                                         "pp 1 or an interleaved pipeline (pp {}, "
+                                         "interleave {})",
+                                         ly.pp, ly.interleave),
                        "set interleave > 1, or leave ep_overlap out"};
       })) {
     return;
@@ -290,8 +293,9 @@ std::vector<Problem> check_fp8_param_gather(const Layout& ly) {
 // pipeline only an interleaved one (arguments.py checks).
 bool ep_overlap_allowed(const Workload& w) {
   const Layout& ly = w.layout;
-  if (!w.model.is_moe() || ly.ep <= 1) return false;
-  return !framework_traits(w.framework).megatron_family || ly.pp == 1 || ly.interleave > 1;
+  const FrameworkTraits& t = framework_traits(w.framework);
+  if (!w.model.is_moe() || ly.ep <= 1 || !t.ep_overlap) return false;
+  return !t.megatron_family || ly.pp == 1 || ly.interleave > 1;
 }
 
 }  // namespace scaleout

@@ -18,7 +18,7 @@
 namespace scaleout {
 
 // Who runs the job. `other` stays last: the table's size is checked against it.
-enum class Framework { megatron, deepspeed, fsdp, torchtitan, nemo, mosaic, other };
+enum class Framework { megatron, deepspeed, fsdp, torchtitan, nemo, mosaic, automodel, other };
 
 // How the framework keeps each trainable parameter (memory.cpp `state_policy`,
 // docs/model.md "Model state").
@@ -35,6 +35,10 @@ enum class StateKind {
   // gathered per layer, no separate master copy (with ZeRO-1/2, i.e. FSDP
   // SHARD_GRAD_OP, an unsharded 16-bit copy stays resident).
   fsdp_fp32,
+  // Pure bf16: bf16 parameters, gradients and Adam moments, no fp32 master
+  // copy (NeMo AutoModel's benchmark recipes cast the model to bf16 and step
+  // torch.optim.Adam on it; FSDP2 reduces in fp32 and stores bf16): 8 B/param.
+  bf16_pure,
 };
 
 // What `recompute: selective` recomputes (memory.cpp activations, step.cpp
@@ -111,6 +115,10 @@ struct FrameworkTraits {
   // --async-tensor-model-parallel-allreduce, on by default since 2022;
   // Megatron-DeepSpeed runs Megatron-LM's layers).
   bool tp_backward_overlap;
+  // The MoE all-to-all can run behind another micro-batch's compute (layout
+  // `ep_overlap`): Megatron-Core's --overlap-moe-expert-parallel-comm, and
+  // the catch-all row for in-house engines (DeepSeek-V3's DualPipe).
+  bool ep_overlap;
 };
 
 // The two families of rows: Megatron-Core's fused kernels and distributed
@@ -136,7 +144,8 @@ constexpr FrameworkTraits megatron_core_row(Framework framework, std::string_vie
           .zero3_hidden_share = 1.0,
           .zero3_per_tensor = false,
           .dp_overlap = true,
-          .tp_backward_overlap = true};
+          .tp_backward_overlap = true,
+          .ep_overlap = true};
 }
 
 constexpr FrameworkTraits pytorch_fsdp_row(Framework framework, std::string_view name,
@@ -150,11 +159,12 @@ constexpr FrameworkTraits pytorch_fsdp_row(Framework framework, std::string_view
   r.logit_bytes = logit_bytes;
   r.eager = true;
   r.tp_backward_overlap = false;
+  r.ep_overlap = false;
   return r;
 }
 
 // One row per framework, in enum order.
-inline constexpr std::array<FrameworkTraits, 7> kFrameworkTable = {{
+inline constexpr std::array<FrameworkTraits, 8> kFrameworkTable = {{
     megatron_core_row(Framework::megatron, "megatron", "Megatron-LM"),
     [] {
       // Megatron-LM's layers under DeepSpeed's engine and ZeRO.
@@ -179,8 +189,23 @@ inline constexpr std::array<FrameworkTraits, 7> kFrameworkTable = {{
     }(),
     megatron_core_row(Framework::nemo, "nemo", "NeMo (Megatron-Core)"),
     pytorch_fsdp_row(Framework::mosaic, "mosaic", "MosaicML llm-foundry (PyTorch FSDP)", 4.0),
-    pytorch_fsdp_row(Framework::other, "other", "another framework, taken as plain PyTorch FSDP",
-                     12.0),
+    [] {
+      // NeMo AutoModel: FSDP2 with TP, PP, CP and EP (DeepEP dispatch,
+      // grouped GEMM); its benchmark recipes train pure bf16 and take the
+      // loss on bf16 logits (MaskedCrossEntropy, fp32_upcast false): logits,
+      // log-softmax and gradient at 2 bytes each.
+      FrameworkTraits r = pytorch_fsdp_row(Framework::automodel, "automodel",
+                                           "NeMo AutoModel (PyTorch FSDP2, EP, PP)", 6.0);
+      r.tp = r.pp = r.cp = true;
+      r.state = StateKind::bf16_pure;
+      return r;
+    }(),
+    [] {
+      FrameworkTraits r = pytorch_fsdp_row(Framework::other, "other",
+                                           "another framework, taken as plain PyTorch FSDP", 12.0);
+      r.ep_overlap = true;  // in-house MoE engines overlap dispatch (DualPipe)
+      return r;
+    }(),
 }};
 
 static_assert(kFrameworkTable.size() == static_cast<std::size_t>(Framework::other) + 1,

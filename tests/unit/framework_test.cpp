@@ -25,7 +25,7 @@ namespace {
 // Every enum value, written out: a new value missing here fails the size test.
 const Framework kAll[] = {Framework::megatron,   Framework::deepspeed, Framework::fsdp,
                           Framework::torchtitan, Framework::nemo,      Framework::mosaic,
-                          Framework::other};
+                          Framework::automodel,  Framework::other};
 
 TEST(FrameworkTable, EveryFrameworkHasItsRowAndNamesRoundTrip) {
   ASSERT_EQ(std::size(kAll), kFrameworkTable.size());
@@ -40,8 +40,9 @@ TEST(FrameworkTable, EveryFrameworkHasItsRowAndNamesRoundTrip) {
   }
   EXPECT_EQ(names.size(), kFrameworkTable.size());
   // The readers' list: the table's names in table (enum) order.
-  EXPECT_EQ(framework_names(), (std::vector<std::string>{"megatron", "deepspeed", "fsdp",
-                                                         "torchtitan", "nemo", "mosaic", "other"}));
+  EXPECT_EQ(framework_names(),
+            (std::vector<std::string>{"megatron", "deepspeed", "fsdp", "torchtitan", "nemo",
+                                      "mosaic", "automodel", "other"}));
 }
 
 TEST(FrameworkTable, UnknownNamesAreNotFrameworks) {
@@ -148,7 +149,7 @@ TEST(FrameworkTable, PlannerRulesAsBefore) {
 TEST(FrameworkTable, MemoryReadsStateKindAndLogitBytes) {
   Workload w;
   w.precision = Precision::bf16;
-  const double grads[] = {4.0, 2.0, 4.0, 4.0, 4.0, 4.0, 4.0};  // in enum order
+  const double grads[] = {4.0, 2.0, 4.0, 4.0, 4.0, 4.0, 2.0, 4.0};  // in enum order
   for (Framework f : kAll) {
     w.framework = f;
     EXPECT_DOUBLE_EQ(state_policy(w).grad_bytes, grads[static_cast<int>(f)]) << to_string(f);
@@ -156,6 +157,10 @@ TEST(FrameworkTable, MemoryReadsStateKindAndLogitBytes) {
   EXPECT_DOUBLE_EQ(framework_traits(Framework::megatron).logit_bytes, 6.0);
   EXPECT_DOUBLE_EQ(framework_traits(Framework::mosaic).logit_bytes, 4.0);
   EXPECT_DOUBLE_EQ(framework_traits(Framework::fsdp).logit_bytes, 12.0);
+  // NeMo AutoModel's recipes: pure bf16, 2 + 2 + 2 x 2 bytes per parameter.
+  w.framework = Framework::automodel;
+  const StatePolicy a = state_policy(w);
+  EXPECT_DOUBLE_EQ(a.weight_bytes + a.grad_bytes + a.master_bytes + a.optimizer_bytes, 8.0);
 }
 
 // --- the readers ----------------------------------------------------------------------------
@@ -195,7 +200,7 @@ TEST(FrameworkTable, WorkloadReaderRefusesAnUnknownNameWithASuggestion) {
   EXPECT_EQ(message("fdsp"), "w.yaml:4: framework: unknown value 'fdsp' (did you mean 'fsdp'?)");
   EXPECT_EQ(message("jax"),
             "w.yaml:4: framework: unknown value 'jax' (expected one of: megatron, deepspeed, "
-            "fsdp, torchtitan, nemo, mosaic, other)");
+            "fsdp, torchtitan, nemo, mosaic, automodel, other)");
 }
 
 TEST(FrameworkTable, ValidationCsvRefusesAnUnknownNameWithASuggestion) {
