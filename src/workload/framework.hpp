@@ -145,7 +145,7 @@ constexpr FrameworkTraits megatron_core_row(Framework framework, std::string_vie
           .zero3_per_tensor = false,
           .dp_overlap = true,
           .tp_backward_overlap = true,
-          .ep_overlap = true};
+          .ep_overlap = false};
 }
 
 constexpr FrameworkTraits pytorch_fsdp_row(Framework framework, std::string_view name,
@@ -159,13 +159,27 @@ constexpr FrameworkTraits pytorch_fsdp_row(Framework framework, std::string_view
   r.logit_bytes = logit_bytes;
   r.eager = true;
   r.tp_backward_overlap = false;
-  r.ep_overlap = false;
+  return r;
+}
+
+// A row whose engine overlaps the MoE all-to-all with compute: Megatron-Core
+// (--overlap-moe-expert-parallel-comm) and in-house engines (DualPipe).
+constexpr FrameworkTraits with_ep_overlap(FrameworkTraits r) {
+  r.ep_overlap = true;
+  return r;
+}
+
+// FSDP2 composed with TP, PP and CP (torchtitan, NeMo AutoModel).
+constexpr FrameworkTraits fsdp2_parallel_row(Framework framework, std::string_view name,
+                                             std::string_view display, double logit_bytes) {
+  FrameworkTraits r = pytorch_fsdp_row(framework, name, display, logit_bytes);
+  r.tp = r.pp = r.cp = true;
   return r;
 }
 
 // One row per framework, in enum order.
 inline constexpr std::array<FrameworkTraits, 8> kFrameworkTable = {{
-    megatron_core_row(Framework::megatron, "megatron", "Megatron-LM"),
+    with_ep_overlap(megatron_core_row(Framework::megatron, "megatron", "Megatron-LM")),
     [] {
       // Megatron-LM's layers under DeepSpeed's engine and ZeRO.
       FrameworkTraits r = megatron_core_row(Framework::deepspeed, "deepspeed",
@@ -181,31 +195,25 @@ inline constexpr std::array<FrameworkTraits, 8> kFrameworkTable = {{
     }(),
     pytorch_fsdp_row(Framework::fsdp, "fsdp", "PyTorch FSDP", 12.0),
     [] {
-      FrameworkTraits r = pytorch_fsdp_row(Framework::torchtitan, "torchtitan",
-                                           "torchtitan (PyTorch FSDP2, TP, PP, CP)", 12.0);
-      r.tp = r.pp = r.cp = true;
+      FrameworkTraits r = fsdp2_parallel_row(Framework::torchtitan, "torchtitan",
+                                             "torchtitan (PyTorch FSDP2, TP, PP, CP)", 12.0);
       r.selective = SelectiveRecompute::op_level_sac;
       return r;
     }(),
-    megatron_core_row(Framework::nemo, "nemo", "NeMo (Megatron-Core)"),
+    with_ep_overlap(megatron_core_row(Framework::nemo, "nemo", "NeMo (Megatron-Core)")),
     pytorch_fsdp_row(Framework::mosaic, "mosaic", "MosaicML llm-foundry (PyTorch FSDP)", 4.0),
     [] {
       // NeMo AutoModel: FSDP2 with TP, PP, CP and EP (DeepEP dispatch,
       // grouped GEMM); its benchmark recipes train pure bf16 and take the
       // loss on bf16 logits (MaskedCrossEntropy, fp32_upcast false): logits,
       // log-softmax and gradient at 2 bytes each.
-      FrameworkTraits r = pytorch_fsdp_row(Framework::automodel, "automodel",
-                                           "NeMo AutoModel (PyTorch FSDP2, EP, PP)", 6.0);
-      r.tp = r.pp = r.cp = true;
+      FrameworkTraits r = fsdp2_parallel_row(Framework::automodel, "automodel",
+                                             "NeMo AutoModel (PyTorch FSDP2, EP, PP)", 6.0);
       r.state = StateKind::bf16_pure;
       return r;
     }(),
-    [] {
-      FrameworkTraits r = pytorch_fsdp_row(Framework::other, "other",
-                                           "another framework, taken as plain PyTorch FSDP", 12.0);
-      r.ep_overlap = true;  // in-house MoE engines overlap dispatch (DualPipe)
-      return r;
-    }(),
+    with_ep_overlap(pytorch_fsdp_row(Framework::other, "other",
+                                     "another framework, taken as plain PyTorch FSDP", 12.0)),
 }};
 
 static_assert(kFrameworkTable.size() == static_cast<std::size_t>(Framework::other) + 1,
