@@ -103,6 +103,24 @@ constexpr double kActBytes = 2.0;
 // deepseek-ai/DeepEP README; DeepSeek-V3 report §3.2.2 also dedicates 20 SMs).
 constexpr double kOverlapSmShare = 20.0 / 132.0;
 
+// DeepEP's normal dispatch (or combine) across nodes (deepseek-ai/DeepEP
+// README; DeepSeek-V3 report §3.2.2): a token crosses the network once per
+// destination node, not once per expert, and is forwarded to its experts'
+// GPUs over NVLink, the two stages pipelined. With routing balanced over the
+// EP group's N nodes, a token's k experts hit a given node with probability
+// 1 - (1 - 1/N)^k, so (N - 1) of those are remote copies per token.
+double deduplicated_dispatch_s(double tokens, int top_k, double capacity_factor, double h,
+                               const GroupSpan& g, const ClusterLinks& l) {
+  const double n = g.nodes;
+  const double remote = (n - 1.0) * (1.0 - std::pow(1.0 - 1.0 / n, top_k));
+  const double rdma = tokens * remote * capacity_factor * h * kActBytes;
+  const double per_node = g.per_node;
+  const double nvlink =
+      tokens * top_k * capacity_factor * h * kActBytes * (per_node - 1.0) / per_node;
+  return kNcclBaseLatency_s + l.inter.hop_latency_s +
+         std::max(rdma / l.inter.bus_bw_Bps, nvlink / l.intra.bus_bw_Bps);
+}
+
 struct StageTime {
   double compute = 0;  // forward + backward + recompute, per micro-batch
   double tp = 0, cp = 0, ep = 0;
@@ -185,7 +203,11 @@ LayoutTimes layout_times(const Workload& w, const Server& server, const Gpu& gpu
       const double local_tokens = tokens_mb / ly.tp;
       if (ly.ep > 1) {
         const double a2a_bytes = local_tokens * copies * h * kActBytes;
-        one.ep = 4.0 * collective_time_s(Collective::all_to_all, a2a_bytes, ep_g, links);
+        const double a2a = framework_traits(w.framework).dedup_dispatch && ep_g.nodes > 1
+                               ? deduplicated_dispatch_s(local_tokens, m.moe.top_k,
+                                                         m.moe.capacity_factor, h, ep_g, links)
+                               : collective_time_s(Collective::all_to_all, a2a_bytes, ep_g, links);
+        one.ep = 4.0 * a2a;
       }
       one.etp_one = collective_time_s(Collective::all_reduce,
                                       etp * local_tokens * copies * h * kActBytes, etp_g, links);

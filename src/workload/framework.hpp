@@ -119,6 +119,9 @@ struct FrameworkTraits {
   // `ep_overlap`): Megatron-Core's --overlap-moe-expert-parallel-comm, and
   // the catch-all row for in-house engines (DeepSeek-V3's DualPipe).
   bool ep_overlap;
+  // MoE dispatch through DeepEP: one network copy per destination node,
+  // forwarded over NVLink (NeMo AutoModel's recipes, in-house engines).
+  bool dedup_dispatch;
 };
 
 // The two families of rows: Megatron-Core's fused kernels and distributed
@@ -145,7 +148,8 @@ constexpr FrameworkTraits megatron_core_row(Framework framework, std::string_vie
           .zero3_per_tensor = false,
           .dp_overlap = true,
           .tp_backward_overlap = true,
-          .ep_overlap = false};
+          .ep_overlap = false,
+          .dedup_dispatch = false};
 }
 
 constexpr FrameworkTraits pytorch_fsdp_row(Framework framework, std::string_view name,
@@ -166,6 +170,13 @@ constexpr FrameworkTraits pytorch_fsdp_row(Framework framework, std::string_view
 // (--overlap-moe-expert-parallel-comm) and in-house engines (DualPipe).
 constexpr FrameworkTraits with_ep_overlap(FrameworkTraits r) {
   r.ep_overlap = true;
+  return r;
+}
+
+// An in-house engine: overlapped, node-deduplicated dispatch (DeepSeek-V3).
+constexpr FrameworkTraits in_house(FrameworkTraits r) {
+  r = with_ep_overlap(r);
+  r.dedup_dispatch = true;
   return r;
 }
 
@@ -210,10 +221,14 @@ inline constexpr std::array<FrameworkTraits, 8> kFrameworkTable = {{
       FrameworkTraits r = fsdp2_parallel_row(Framework::automodel, "automodel",
                                              "NeMo AutoModel (PyTorch FSDP2, EP, PP)", 6.0);
       r.state = StateKind::bf16_pure;
+      r.dedup_dispatch = true;  // enable_deepep in every MoE recipe
+      // Transformer Engine linears, norms and attention and grouped-GEMM
+      // experts: Megatron-Core's kernels, not eager PyTorch's.
+      r.eager = false;
       return r;
     }(),
-    with_ep_overlap(pytorch_fsdp_row(Framework::other, "other",
-                                     "another framework, taken as plain PyTorch FSDP", 12.0)),
+    in_house(pytorch_fsdp_row(Framework::other, "other",
+                              "another framework, taken as plain PyTorch FSDP", 12.0)),
 }};
 
 static_assert(kFrameworkTable.size() == static_cast<std::size_t>(Framework::other) + 1,
