@@ -76,6 +76,10 @@ OpTimes core_forward(const Workload& w, const Gpu& gpu, const ComputeConstants& 
 
 }  // namespace
 
+// Bytes per element of an FP8 quantisation with its transpose: read 2,
+// write 1 + 1 (Transformer Engine cast_transpose).
+constexpr double kFp8QuantiseBytes = 4.0;
+
 LayerTimes layer_times(const Workload& w, const Gpu& gpu, const ComputeConstants& k,
                        const LayerOps& ops) {
   const double tokens = local_tokens(w);
@@ -84,6 +88,10 @@ LayerTimes layer_times(const Workload& w, const Gpu& gpu, const ComputeConstants
                                                                         : k.gemm_efficiency;
   LayerTimes t;
   OpTimes base, adapters;  // forward matmuls of the base weights and of LoRA adapters
+  // Training only: serving's quantisation (no transpose) stays inside the
+  // serving constants fitted on inference.csv.
+  const bool fp8_training =
+      w.precision == Precision::fp8 && gpu.fp8_flops > 0 && w.task != Task::inference;
   double ew_bytes = 0, ew_kernels = 0;
   for_each_matmul(ops, [&](const LayerOp& op, double n) {
     const double m = tokens * op.rows;
@@ -92,6 +100,14 @@ LayerTimes layer_times(const Workload& w, const Gpu& gpu, const ComputeConstants
         op.count * std::max(gemm_time_s(m, n, op.k, pk, gpu.hbm_bw_Bps, k, eff), k.kernel_floor_s);
     o.flops += op.count * 2.0 * m * n * op.k;
     o.kernels += op.count;
+    if (fp8_training && op.block == OpBlock::experts) {
+      // FP8 experts quantise their grouped inputs in a kernel of their own
+      // (read 16-bit, write FP8 and its transpose for the weight gradient:
+      // kFp8QuantiseBytes per element); a dense layer's casts are fused into
+      // the norm and activation before it (Transformer Engine LayerNormLinear).
+      ew_bytes += op.count * op.rows * op.k * kFp8QuantiseBytes;
+      ew_kernels += 1;
+    }
   });
   for (const LayerOp& op : ops) {
     if (op.kind == OpKind::attention) t.core = core_forward(w, gpu, k, op);
