@@ -253,10 +253,10 @@ DecodeStep decode_step(const Workload& w, const Server& server, const Gpu& gpu,
   const ClusterLinks links = replica_links(w, server, gpu, fabric, true, k);
   const double act = mb * h * 2.0;
   const double ar =
-      collective_time_s(Collective::all_reduce, act, span_of(tp, 1, links.gpus_per_node), links);
+      collective_time_s(Collective::all_reduce, act, span_of(tp, 1, links.gpus_per_domain), links);
   const double tp_s = layers * 2.0 * ar;
   const double pp_s = pp > 1 ? collective_time_s(Collective::send_recv, act,
-                                                 span_of(2, tp, links.gpus_per_node), links)
+                                                 span_of(2, tp, links.gpus_per_domain), links)
                              : 0.0;
   d.tp_comm_s = pp * tp_s;
   d.pp_comm_s = pp * pp_s;
@@ -292,11 +292,12 @@ double prefill_time_s(const Workload& w, const Server& server, const Gpu& gpu, c
   const double act =
       static_cast<double>(f.seq_len) * f.layout.micro_batch * static_cast<double>(m.hidden) * 2.0;
   s += m.layers * 2.0 *
-       collective_time_s(Collective::all_reduce, act, span_of(w.layout.tp, 1, links.gpus_per_node),
-                         links);
+       collective_time_s(Collective::all_reduce, act,
+                         span_of(w.layout.tp, 1, links.gpus_per_domain), links);
   if (w.layout.pp > 1) {
     s += (w.layout.pp - 1) * collective_time_s(Collective::send_recv, act,
-                                               span_of(2, w.layout.tp, links.gpus_per_node), links);
+                                               span_of(2, w.layout.tp, links.gpus_per_domain),
+                                               links);
   }
   return s + k.step_overhead_s;
 }

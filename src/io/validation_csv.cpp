@@ -50,6 +50,7 @@ const std::vector<std::string> kColumns = {"id",
                                            "gpu",
                                            "num_gpus",
                                            "gpus_per_node",
+                                           "scaleup_domain_gpus",
                                            "nics_per_node",
                                            "nic_gbps",
                                            "fabric",
@@ -88,6 +89,7 @@ const WholeColumn kWholeColumns[] = {
     {"lora_rank", &ValidationRow::lora_rank, 1000000},
     {"num_gpus", &ValidationRow::num_gpus, 10000000},
     {"gpus_per_node", &ValidationRow::gpus_per_node, 100000},
+    {"scaleup_domain_gpus", &ValidationRow::scaleup_domain_gpus, 100000},
     {"nics_per_node", &ValidationRow::nics_per_node, 100000},
 };
 
@@ -117,7 +119,9 @@ constexpr std::size_t kMaxNameLength = 128;
 
 // Columns added after the first schema: a file may leave them out (every
 // row then has the empty cell, the default).
-bool is_optional_column(std::string_view name) { return name == "etp"; }
+bool is_optional_column(std::string_view name) {
+  return name == "etp" || name == "scaleup_domain_gpus";
+}
 
 // The canonical index of a column name (a name of kColumns; the reader
 // names only those).

@@ -33,6 +33,9 @@ struct NetworkConstants {
 // The links of one cluster, resolved once.
 struct ClusterLinks {
   int gpus_per_node = 8;
+  // GPUs joined by one NVLink domain: the node, or more where the fabric
+  // spans chassis (72 in a GB200 NVL72 rack). Groups inside it use `intra`.
+  int gpus_per_domain = 8;
   int nodes = 1;
   LinkLevel intra;  // inside a node (NVSwitch / NVLink / xGMI / PCIe)
   LinkLevel inter;  // between nodes, per GPU (its share of the node's NICs)

@@ -165,7 +165,8 @@ LayoutTimes layout_times(const Workload& w, const Server& server, const Gpu& gpu
   LayoutTimes out;
   out.links = resolve_links(server, gpu, fabric, w.cluster.nodes, k.network);
   const ClusterLinks& links = out.links;
-  const int gpn = server.gpus_per_node;
+  // Groups are placed on NVLink domains (a node, or a whole NVL72 rack).
+  const int gpn = out.links.gpus_per_domain;
 
   // Groups placed in the layout's rank order (Megatron-LM: TP innermost, then
   // CP, DP, PP outermost).

@@ -25,7 +25,7 @@ Server server_of(const ValidationRow& r, const Gpu& gpu) {
   const bool switched = gpu.scaleup_bw_Bps > 0 && gpu.family_data.validation_nvswitch;
   s.intra_node = switched ? IntraNodeKind::nvswitch : IntraNodeKind::pcie;
   s.intra_node_bw_Bps = switched ? gpu.scaleup_bw_Bps : gpu.host_link_Bps;
-  s.scaleup_domain_gpus = s.gpus_per_node;
+  s.scaleup_domain_gpus = static_cast<int>(r.scaleup_domain_gpus.value_or(s.gpus_per_node));
   const double default_gbps = gpu.family_data.validation_nic_gbit_s;
   s.nics_per_node = static_cast<int>(r.nics_per_node.value_or(s.gpus_per_node));
   s.nic_bw_Bps = r.nic_gbps.value_or(default_gbps) * 1e9 / 8.0;

@@ -25,7 +25,7 @@ struct ValidationRow {
   std::optional<long long> seq_len, global_batch, micro_batch;
   std::optional<long long> tp, pp, dp, cp, ep;
   std::optional<long long> etp;  // empty: expert TP follows tp
-  std::string sp;  // "y" | "n" | ""
+  std::string sp;                // "y" | "n" | ""
   std::optional<long long> interleave;
   std::string recompute;
   std::optional<long long> zero;
@@ -33,6 +33,8 @@ struct ValidationRow {
   std::optional<long long> lora_rank;
   std::string precision, gpu;
   std::optional<long long> num_gpus, gpus_per_node, nics_per_node;
+  // GPUs in one NVLink domain (72 for a GB200 NVL72 rack); empty: the node.
+  std::optional<long long> scaleup_domain_gpus;
   std::optional<double> nic_gbps;
   std::string fabric, framework, metric;
   double value = 0;

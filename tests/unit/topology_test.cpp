@@ -300,3 +300,27 @@ TEST(NcclTests, AllReduceSizeCurveFourB200Nodes) {
 
 }  // namespace
 }  // namespace scaleout
+
+namespace scaleout {
+namespace {
+
+// A GB200 NVL72 rack is 18 trays of 4 GPUs in one NVLink domain: a group of
+// 16 GPUs over 4 trays stays on NVLink; only a group beyond 72 GPUs uses
+// the NICs. A DGX H100's domain is its node.
+TEST(ScaleUpDomain, Nvl72GroupsAcrossTraysStayOnNvlink) {
+  const Server& rack = server("dgx-gb200-nvl72");
+  const ClusterLinks l = resolve_links(rack, gpu_of(rack), fabric("ib-ndr"), 36);
+  EXPECT_EQ(l.gpus_per_node, 4);
+  EXPECT_EQ(l.gpus_per_domain, 72);
+  const GroupSpan sixteen = span_of(16, 1, l.gpus_per_domain);
+  EXPECT_EQ(sixteen.nodes, 1);
+  const double bytes = 256e6;
+  EXPECT_DOUBLE_EQ(collective_time_s(Collective::all_reduce, bytes, sixteen, l),
+                   ring_time_s(Collective::all_reduce, bytes, 16, l.intra));
+  EXPECT_EQ(span_of(144, 1, l.gpus_per_domain).nodes, 2);  // two racks: the NICs join them
+  const Server& dgx = server("dgx-h100");
+  EXPECT_EQ(resolve_links(dgx, gpu_of(dgx), fabric("ib-ndr"), 4).gpus_per_domain, 8);
+}
+
+}  // namespace
+}  // namespace scaleout
