@@ -66,4 +66,12 @@ enum class CrossNode {
 double collective_time_s(Collective c, double bytes, const GroupSpan& g, const ClusterLinks& l,
                          CrossNode algo = CrossNode::hierarchical);
 
+// DeepEP's normal MoE dispatch (or combine) over an EP group that spans
+// nodes (deepseek-ai/DeepEP README; DeepSeek-V3 report §3.2.2): a token
+// crosses the network once per destination node, not once per expert, and
+// is forwarded to its experts' GPUs over NVLink, the two stages pipelined.
+// `token_bytes`: one copy of the rank's tokens; each goes to top_k experts.
+double deduplicated_dispatch_s(double token_bytes, int top_k, double capacity_factor,
+                               const GroupSpan& g, const ClusterLinks& l);
+
 }  // namespace scaleout

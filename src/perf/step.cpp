@@ -103,24 +103,6 @@ constexpr double kActBytes = 2.0;
 // deepseek-ai/DeepEP README; DeepSeek-V3 report §3.2.2 also dedicates 20 SMs).
 constexpr double kOverlapSmShare = 20.0 / 132.0;
 
-// DeepEP's normal dispatch (or combine) across nodes (deepseek-ai/DeepEP
-// README; DeepSeek-V3 report §3.2.2): a token crosses the network once per
-// destination node, not once per expert, and is forwarded to its experts'
-// GPUs over NVLink, the two stages pipelined. With routing balanced over the
-// EP group's N nodes, a token's k experts hit a given node with probability
-// 1 - (1 - 1/N)^k, so (N - 1) of those are remote copies per token.
-double deduplicated_dispatch_s(double tokens, int top_k, double capacity_factor, double h,
-                               const GroupSpan& g, const ClusterLinks& l) {
-  const double n = g.nodes;
-  const double remote = (n - 1.0) * (1.0 - std::pow(1.0 - 1.0 / n, top_k));
-  const double rdma = tokens * remote * capacity_factor * h * kActBytes;
-  const double per_node = g.per_node;
-  const double nvlink =
-      tokens * top_k * capacity_factor * h * kActBytes * (per_node - 1.0) / per_node;
-  return kNcclBaseLatency_s + l.inter.hop_latency_s +
-         std::max(rdma / l.inter.bus_bw_Bps, nvlink / l.intra.bus_bw_Bps);
-}
-
 struct StageTime {
   double compute = 0;  // forward + backward + recompute, per micro-batch
   double tp = 0, cp = 0, ep = 0;
@@ -186,14 +168,12 @@ LayoutTimes layout_times(const Workload& w, const Server& server, const Gpu& gpu
   // TP: an all-reduce (or reduce-scatter + all-gather pair with SP) of T*h
   // 16-bit values after each row-parallel matmul forward, and one for each
   // column-parallel input backward (Megatron-LM: two of each per layer).
-  const double tp_one =
-      collective_time_s(Collective::all_reduce, tokens_mb * h * kActBytes, tp_g, links);
+  out.tp_one = collective_time_s(Collective::all_reduce, tokens_mb * h * kActBytes, tp_g, links);
 
   auto layer = [&](bool moe_layer) {
     const LayerOps& ops = moe_layer ? layers.moe : layers.dense;
     LayoutTimes::Layer one;
     one.times = layer_times(w, gpu, k.compute, ops);
-    one.tp_one = tp_one;
     if (moe_layer) {
       // Token dispatch (alltoall dispatcher): each rank sends its tokens/tp
       // (sequence-parallel share) top_k x capacity-factor times over the EP
@@ -205,8 +185,8 @@ LayoutTimes layout_times(const Workload& w, const Server& server, const Gpu& gpu
       if (ly.ep > 1) {
         const double a2a_bytes = local_tokens * copies * h * kActBytes;
         const double a2a = framework_traits(w.framework).dedup_dispatch && ep_g.nodes > 1
-                               ? deduplicated_dispatch_s(local_tokens, m.moe.top_k,
-                                                         m.moe.capacity_factor, h, ep_g, links)
+                               ? deduplicated_dispatch_s(local_tokens * h * kActBytes, m.moe.top_k,
+                                                         m.moe.capacity_factor, ep_g, links)
                                : collective_time_s(Collective::all_to_all, a2a_bytes, ep_g, links);
         one.ep = 4.0 * a2a;
       }
@@ -287,16 +267,16 @@ StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstant
     // input gradients; overlapped, they hide behind the weight-gradient GEMMs,
     // about half of the forward GEMM time (QKV + MLP in: 7/12 of its FLOPs).
     const double tp_backward = k.framework.tp_backward_overlap
-                                   ? std::max(0.0, reductions * one.tp_one - 0.5 * f.gemm_s)
-                                   : reductions * one.tp_one;
+                                   ? std::max(0.0, reductions * lt.tp_one - 0.5 * f.gemm_s)
+                                   : reductions * lt.tp_one;
     // The routed experts' expert-TP gather and reduce-scatter, both passes.
     const double etp_comm = ops.etp_reductions * one.etp_one;
-    double tp = reductions * one.tp_one + tp_backward + 2.0 * etp_comm;
+    double tp = reductions * lt.tp_one + tp_backward + 2.0 * etp_comm;
     double ep = one.ep;
     if (ly.recompute == Recompute::full) {
       compute += f.total();
       flops += f.flops;
-      tp += reductions * one.tp_one + etp_comm;
+      tp += reductions * lt.tp_one + etp_comm;
       ep *= 1.5;
     } else if (ly.recompute == Recompute::selective) {
       if (traits.selective == SelectiveRecompute::op_level_sac) {

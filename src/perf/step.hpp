@@ -110,13 +110,13 @@ StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& g
 struct LayoutTimes {
   struct Layer {
     LayerTimes times;    // one layer, one micro-batch
-    double tp_one = 0;   // one TP all-reduce of the layer's activation
     double etp_one = 0;  // the routed experts' expert-TP gather + reduce-scatter
     double ep = 0;       // token dispatch and combine, forward and backward
     double cp = 0;       // K/V exchange not hidden behind the attention core
   };
   ClusterLinks links;
   GroupSpan shard_group;  // the ZeRO / FSDP shard group (DP x CP)
+  double tp_one = 0;      // one TP all-reduce of a layer's activation
   Layer dense, moe;
   OpTimes embedding, logits;  // forward and backward
   double pp_hop = 0;          // one activation across a stage boundary

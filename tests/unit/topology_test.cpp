@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <utility>
 #include <vector>
 
@@ -320,6 +322,28 @@ TEST(ScaleUpDomain, Nvl72GroupsAcrossTraysStayOnNvlink) {
   EXPECT_EQ(span_of(144, 1, l.gpus_per_domain).nodes, 2);  // two racks: the NICs join them
   const Server& dgx = server("dgx-h100");
   EXPECT_EQ(resolve_links(dgx, gpu_of(dgx), fabric("ib-ndr"), 4).gpus_per_domain, 8);
+}
+
+}  // namespace
+}  // namespace scaleout
+
+namespace scaleout {
+namespace {
+
+// DeepEP sends a token across the network once per destination node: for 8
+// experts over 8 nodes, (8 - 1)(1 - (7/8)^8) = 4.6 remote copies, where the
+// plain all-to-all sends 8 x 7/8 = 7.
+TEST(DeduplicatedDispatch, SendsOneNetworkCopyPerDestinationNode) {
+  const Server& dgx = server("dgx-h100");
+  const ClusterLinks l = resolve_links(dgx, gpu_of(dgx), fabric("ib-ndr"), 8);
+  const GroupSpan ep = span_of(64, 1, l.gpus_per_domain);
+  const double token_bytes = 4096 * 7168 * 2.0;
+  const double remote = 7.0 * (1.0 - std::pow(7.0 / 8.0, 8));
+  const double expected = kNcclBaseLatency_s + l.inter.hop_latency_s +
+                          std::max(token_bytes * remote / l.inter.bus_bw_Bps,
+                                   token_bytes * 8 * 7.0 / 8.0 / l.intra.bus_bw_Bps);
+  EXPECT_DOUBLE_EQ(deduplicated_dispatch_s(token_bytes, 8, 1.0, ep, l), expected);
+  EXPECT_LT(expected, collective_time_s(Collective::all_to_all, token_bytes * 8, ep, l));
 }
 
 }  // namespace
