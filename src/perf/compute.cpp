@@ -84,14 +84,13 @@ LayerTimes layer_times(const Workload& w, const Gpu& gpu, const ComputeConstants
                        const LayerOps& ops) {
   const double tokens = local_tokens(w);
   const double pk = peak(gpu, w.precision);
-  const double eff = w.precision == Precision::fp8 && gpu.fp8_flops > 0 ? k.fp8_gemm_efficiency
-                                                                        : k.gemm_efficiency;
+  const bool fp8 = w.precision == Precision::fp8 && gpu.fp8_flops > 0;
+  const double eff = fp8 ? k.fp8_gemm_efficiency : k.gemm_efficiency;
   LayerTimes t;
   OpTimes base, adapters;  // forward matmuls of the base weights and of LoRA adapters
   // Training only: serving's quantisation (no transpose) stays inside the
   // serving constants fitted on inference.csv.
-  const bool fp8_training =
-      w.precision == Precision::fp8 && gpu.fp8_flops > 0 && w.task != Task::inference;
+  const bool fp8_training = fp8 && w.task != Task::inference;
   double ew_bytes = 0, ew_kernels = 0;
   for_each_matmul(ops, [&](const LayerOp& op, double n) {
     const double m = tokens * op.rows;

@@ -304,7 +304,7 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
     u.labels.push_back("etp=1");
     unknowns.push_back(std::move(u));
   }
-  if (w.model.is_moe()) {
+  if (w.model.is_moe() && ly.ep > 1) {
     // No column says whether the run overlapped its all-to-all: either.
     Unknown u{"ep_overlap", {}, {}};
     for (bool o : {false, true}) {
