@@ -14,6 +14,18 @@
 namespace scaleout::io {
 namespace {
 
+// A MoE shape: routed experts, top-k, shared experts, expert width, dense
+// first layers (capacity factor 1).
+MoeShape moe_of(int experts, int top_k, int shared, long long ffn, int dense) {
+  MoeShape e;
+  e.experts = experts;
+  e.top_k = top_k;
+  e.shared_experts = shared;
+  e.expert_ffn = ffn;
+  e.dense_layers = dense;
+  return e;
+}
+
 std::string data_path(const std::string& name) {
   return std::string(SCALEOUT_TEST_DATA_DIR) + "/hf/" + name;
 }
@@ -95,11 +107,7 @@ TEST(HfConfig, Mixtral8x7B) {
   EXPECT_FALSE(m.tied_embeddings);
   EXPECT_EQ(m.norm, NormKind::rmsnorm);
   EXPECT_TRUE(m.is_moe());
-  EXPECT_EQ(m.moe.experts, 8);
-  EXPECT_EQ(m.moe.top_k, 2);
-  EXPECT_EQ(m.moe.shared_experts, 0);
-  EXPECT_EQ(m.moe.expert_ffn, 14336);
-  EXPECT_EQ(m.moe.dense_layers, 0);
+  EXPECT_EQ(m.moe, moe_of(8, 2, 0, 14336, 0));
 }
 
 TEST(HfConfig, DeepSeekV3) {
@@ -115,11 +123,7 @@ TEST(HfConfig, DeepSeekV3) {
   EXPECT_FALSE(m.tied_embeddings);
   EXPECT_EQ(m.position, PositionKind::rope);
   EXPECT_EQ(m.norm, NormKind::rmsnorm);
-  EXPECT_EQ(m.moe.experts, 256);
-  EXPECT_EQ(m.moe.top_k, 8);
-  EXPECT_EQ(m.moe.shared_experts, 1);
-  EXPECT_EQ(m.moe.expert_ffn, 2048);
-  EXPECT_EQ(m.moe.dense_layers, 3);
+  EXPECT_EQ(m.moe, moe_of(256, 8, 1, 2048, 3));
   EXPECT_TRUE(m.is_mla());
   EXPECT_EQ(m.mla.q_lora_rank, 1536);
   EXPECT_EQ(m.mla.kv_lora_rank, 512);
@@ -355,11 +359,7 @@ TEST(HfConfig, Qwen2MoeSharedExpertAsExpertWidths) {
           "moe_intermediate_size": 2560, "shared_expert_intermediate_size": 20480,
           "decoder_sparse_step": 1, "mlp_only_layers": []})",
       "qwen2-57b-a14b.json");
-  EXPECT_EQ(m.moe.experts, 64);
-  EXPECT_EQ(m.moe.top_k, 8);
-  EXPECT_EQ(m.moe.expert_ffn, 2560);
-  EXPECT_EQ(m.moe.shared_experts, 8);
-  EXPECT_EQ(m.moe.dense_layers, 0);
+  EXPECT_EQ(m.moe, moe_of(64, 8, 8, 2560, 0));
   EXPECT_TRUE(m.qkv_bias);
 }
 
@@ -387,11 +387,7 @@ TEST(HfConfig, Qwen3_30B_A3B) {
   EXPECT_FALSE(m.tied_embeddings);
   EXPECT_FALSE(m.qkv_bias);  // unlike Qwen2, no Q/K/V biases
   EXPECT_FALSE(m.linear_bias);
-  EXPECT_EQ(m.moe.experts, 128);
-  EXPECT_EQ(m.moe.top_k, 8);
-  EXPECT_EQ(m.moe.expert_ffn, 768);
-  EXPECT_EQ(m.moe.shared_experts, 0);
-  EXPECT_EQ(m.moe.dense_layers, 0);
+  EXPECT_EQ(m.moe, moe_of(128, 8, 0, 768, 0));
   EXPECT_FALSE(m.is_mla());
 }
 
@@ -457,11 +453,7 @@ TEST(HfConfig, GptOss120B) {
   EXPECT_EQ(m.position, PositionKind::rope);
   EXPECT_FALSE(m.tied_embeddings);
   EXPECT_TRUE(m.linear_bias);  // attention and expert biases
-  EXPECT_EQ(m.moe.experts, 128);
-  EXPECT_EQ(m.moe.top_k, 4);
-  EXPECT_EQ(m.moe.expert_ffn, 2880);
-  EXPECT_EQ(m.moe.shared_experts, 0);
-  EXPECT_EQ(m.moe.dense_layers, 0);
+  EXPECT_EQ(m.moe, moe_of(128, 4, 0, 2880, 0));
 }
 
 // Early gpt-oss configs (GptOssConfig of the reference code) say num_experts
@@ -501,11 +493,7 @@ TEST(HfConfig, KimiK2ReadAsDeepSeekV3) {
   EXPECT_EQ(m.kv_heads, 64);
   EXPECT_EQ(m.head_dim, 192);
   EXPECT_EQ(m.vocab, 163840);
-  EXPECT_EQ(m.moe.experts, 384);
-  EXPECT_EQ(m.moe.top_k, 8);
-  EXPECT_EQ(m.moe.shared_experts, 1);
-  EXPECT_EQ(m.moe.expert_ffn, 2048);
-  EXPECT_EQ(m.moe.dense_layers, 1);
+  EXPECT_EQ(m.moe, moe_of(384, 8, 1, 2048, 1));
   EXPECT_EQ(m.mla.q_lora_rank, 1536);
   EXPECT_EQ(m.mla.kv_lora_rank, 512);
   // Without the DeepSeek keys it takes the deepseek_v3 defaults (1 shared, 3 dense).
@@ -534,11 +522,7 @@ TEST(HfConfig, DeepSeekV2) {
   EXPECT_EQ(m.layers, 60);
   EXPECT_EQ(m.hidden, 5120);
   EXPECT_EQ(m.ffn, 12288);
-  EXPECT_EQ(m.moe.experts, 160);
-  EXPECT_EQ(m.moe.top_k, 6);
-  EXPECT_EQ(m.moe.shared_experts, 2);
-  EXPECT_EQ(m.moe.expert_ffn, 1536);
-  EXPECT_EQ(m.moe.dense_layers, 1);
+  EXPECT_EQ(m.moe, moe_of(160, 6, 2, 1536, 1));
   EXPECT_EQ(m.mla.q_lora_rank, 1536);
   EXPECT_EQ(m.mla.qk_rope_head_dim, 64);
   EXPECT_EQ(m.mla.v_head_dim, 128);
