@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <functional>
 #include <iterator>
 #include <tuple>
+#include <utility>
 
 #include "workload/checks.hpp"
 
@@ -45,6 +47,44 @@ std::optional<Fabric> fabric_of(const ValidationRow& r, const Server& server) {
 
 namespace {
 
+// The vocabulary a row without one takes: the documented tokenizer of the
+// model family its `model` cell names (the released config.json
+// `vocab_size`), else Megatron-LM's GPT-2 BPE padded as its papers train it.
+// Earlier entries win, so "Llama 3" is matched before "Llama".
+struct VocabDefault {
+  const char* name_part;  // matched case-insensitively
+  long long vocab;
+  const char* source;
+};
+constexpr VocabDefault kVocabDefaults[] = {
+    {"llama 3", 128256, "Llama 3 tokenizer (meta-llama/Meta-Llama-3-8B config.json)"},
+    {"llama-3", 128256, "Llama 3 tokenizer (meta-llama/Meta-Llama-3-8B config.json)"},
+    {"llama", 32000, "LLaMA/Llama 2 SentencePiece (meta-llama/Llama-2-7b-hf config.json)"},
+    {"mixtral", 32000, "Mistral v0.1 tokenizer (mistralai/Mixtral-8x7B-v0.1 config.json)"},
+    {"mistral", 32000, "Mistral v0.1 tokenizer (mistralai/Mistral-7B-v0.1 config.json)"},
+    {"qwen", 151936, "Qwen tokenizer (Qwen/Qwen2-7B, Qwen/Qwen3-8B config.json)"},
+    {"deepseek-v3", 129280, "deepseek-ai/DeepSeek-V3 config.json"},
+    {"deepseek", 102400, "DeepSeek LLM/V2 tokenizer (deepseek-ai/DeepSeek-V2 config.json)"},
+    {"bloom", 250880, "bigscience/bloom config.json"},
+    {"opt", 50272, "facebook/opt-175b tokenizer (facebook/opt-66b config.json)"},
+    {"falcon", 65024, "tiiuae/falcon-40b config.json"},
+    {"nemotron", 256000, "nvidia/Nemotron-4-340B-Base tokenizer"},
+    {"gemma", 256000, "google/gemma-7b config.json"},
+};
+// GPT-2's 50,257 BPE tokens padded to a multiple of 1,024, as in Megatron-LM's
+// papers (Narayanan et al. 2021 Table 1: V = 51,200).
+constexpr long long kMegatronGptVocab = 51200;
+
+// The vocabulary and where it comes from, for a row whose cell is empty.
+std::pair<long long, std::string> default_vocab(const std::string& model) {
+  std::string lower = model;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const VocabDefault& d : kVocabDefaults) {
+    if (lower.find(d.name_part) != std::string::npos) return {d.vocab, d.source};
+  }
+  return {kMegatronGptVocab, "GPT-2 BPE padded to 51,200 as Megatron-LM trains GPT"};
+}
+
 // The model shape a row describes. Cells the schema does not carry follow the
 // row's architecture: GELU rows are GPT-style (tied embeddings, LayerNorm,
 // biases), SwiGLU rows Llama-style; Megatron-family frameworks train GPT with
@@ -58,7 +98,7 @@ ModelShape model_of(const ValidationRow& r, Framework fw) {
   m.heads = static_cast<int>(r.heads.value_or(1));
   m.kv_heads = static_cast<int>(r.kv_heads.value_or(m.heads));
   m.ffn = r.ffn_hidden.value_or(4 * m.hidden);
-  m.vocab = r.vocab.value_or(0);
+  m.vocab = r.vocab ? *r.vocab : default_vocab(r.model).first;
   const bool swiglu = r.mlp == "swiglu";
   m.mlp = swiglu ? MlpKind::swiglu : MlpKind::gelu;
   m.tied_embeddings = !swiglu;
@@ -152,7 +192,7 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
   // A row naming a catalog model by id, or by name without its whole shape,
   // takes the catalog's.
   const ModelShape* zoo = catalog_shape_of(r, catalog);
-  if ((!zoo && (!r.layers || !r.hidden || !r.heads || !r.vocab)) || !r.seq_len || !r.num_gpus) {
+  if ((!zoo && (!r.layers || !r.hidden || !r.heads)) || !r.seq_len || !r.num_gpus) {
     out.skipped = "the row lacks the model shape, sequence length or GPU count";
     return out;
   }
@@ -198,6 +238,10 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
   ly.flash_attention = !framework_traits(w.framework).megatron_family || modern;
 
   std::vector<std::string> filled;
+  if (!zoo && !r.vocab) {
+    const auto [vocab, source] = default_vocab(r.model);
+    filled.push_back(fmt::format("vocab={} ({})", vocab, source));
+  }
   if (!ly.flash_attention) filled.push_back("flash_attention=off (unfused softmax of the era)");
   std::vector<Unknown> unknowns;
   if (r.sp.empty() && r.tp.value_or(2) > 1) {

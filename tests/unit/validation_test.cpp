@@ -53,6 +53,32 @@ TEST(PredictRow, UnknownParallelSplitIsThePlannersFastestFit) {
   EXPECT_LE(res.step_s, given.step_s * (1 + 1e-9));
 }
 
+// Issue 20: a row without a vocabulary is predicted with its family's
+// tokenizer, said in `filled`, never skipped.
+TEST(PredictRow, MissingVocabularyTakesTheFamilysTokenizer) {
+  const Catalog& cat = io::builtin_catalog();
+  ValidationRow gpt = gpt_row();
+  gpt.vocab.reset();
+  const RowResult g = predict_row(gpt, cat);
+  ASSERT_TRUE(g.predicted.has_value()) << g.skipped;
+  // gpt_row() gives 51,200, the GPT default: the same prediction.
+  EXPECT_DOUBLE_EQ(*g.predicted, *predict_row(gpt_row(), cat).predicted);
+  EXPECT_NE(g.filled.find("vocab=51200 (GPT-2 BPE"), std::string::npos) << g.filled;
+
+  ValidationRow llama = gpt_row();
+  llama.model = "Llama 3 style 1.7B";
+  llama.vocab.reset();
+  const RowResult l = predict_row(llama, cat);
+  ASSERT_TRUE(l.predicted.has_value()) << l.skipped;
+  EXPECT_NE(l.filled.find("vocab=128256 (Llama 3 tokenizer"), std::string::npos) << l.filled;
+  llama.vocab = 128256;
+  EXPECT_DOUBLE_EQ(*l.predicted, *predict_row(llama, cat).predicted);
+  // "LLaMA 65B" is the older 32,000-token tokenizer.
+  llama.model = "LLaMA 65B";
+  llama.vocab.reset();
+  EXPECT_NE(predict_row(llama, cat).filled.find("vocab=32000"), std::string::npos);
+}
+
 TEST(PredictRow, UnknownGpuIsSkippedWithAReason) {
   ValidationRow r = gpt_row();
   r.gpu = "a100-sxm-81g";
