@@ -57,6 +57,7 @@ const std::vector<std::string> kColumns = {"id",
                                            "framework",
                                            "metric",
                                            "value",
+                                           "train_tokens",
                                            "derivation",
                                            "cite"};
 
@@ -103,6 +104,8 @@ const MeasuredRange kMeasuredRanges[] = {
     {"tokens_per_s_per_gpu", 1e9, "tokens/s", "training tokens per second per GPU"},
     {"peak_mem_gib", 10000, "GiB", "peak memory per GPU in GiB (2^30 bytes)"},
     {"mfu", 1, "", "model-FLOPs utilisation as a fraction (0.45 for 45 %)"},
+    {"gpu_hours", 1e10, "GPU-hours", "GPU-hours of the whole training run"},
+    {"train_days", 1e4, "days", "wall-clock days of the whole training run"},
     {"output_tokens_per_s", 1e9, "tokens/s", "output tokens per second of the whole system"},
     {"ttft_s", 1e6, "s", "time to first token in seconds"},
     {"tpot_s", 1e6, "s", "time per output token in seconds"},
@@ -120,7 +123,7 @@ constexpr std::size_t kMaxNameLength = 128;
 // Columns added after the first schema: a file may leave them out (every
 // row then has the empty cell, the default).
 bool is_optional_column(std::string_view name) {
-  return name == "etp" || name == "scaleup_domain_gpus";
+  return name == "etp" || name == "scaleup_domain_gpus" || name == "train_tokens";
 }
 
 // The canonical index of a column name (a name of kColumns; the reader
@@ -375,15 +378,29 @@ std::vector<ValidationRow> read_validation_csv(const std::string& text, const st
     }
     r.fabric = c.choice("fabric", {"ib", "roce", "eth"});
     r.framework = c.choice("framework", framework_names());
-    r.metric = c.choice("metric", {"step_time_s", "tokens_per_s_per_gpu", "peak_mem_gib", "mfu"});
+    r.metric = c.choice("metric", {"step_time_s", "tokens_per_s_per_gpu", "peak_mem_gib", "mfu",
+                                   "gpu_hours", "train_days"});
     if (r.metric.empty()) {
-      throw InputError(file, line, "metric", "empty metric",
-                       "one of step_time_s, tokens_per_s_per_gpu, peak_mem_gib, mfu");
+      throw InputError(
+          file, line, "metric", "empty metric",
+          "one of step_time_s, tokens_per_s_per_gpu, peak_mem_gib, mfu, gpu_hours, train_days");
     }
     const auto v = c.number("value");
     if (!v) throw InputError(file, line, "value", "empty measured value");
     r.value = *v;
     check_measured(r.metric, r.value, c.str("value"), file, line, "value");
+    r.train_tokens = c.number("train_tokens");
+    if (r.train_tokens && !(*r.train_tokens >= 1 && *r.train_tokens <= 1e16)) {
+      throw InputError(
+          file, line, "train_tokens",
+          fmt::format("must be in [1, 1e16] tokens, got {}", printable(c.str("train_tokens"))),
+          "the tokens of the whole training run, e.g. 1.5e13");
+    }
+    if (is_whole_run_metric(r.metric) && !r.train_tokens) {
+      throw InputError(file, line, "train_tokens",
+                       fmt::format("metric {} needs the tokens of the whole run", r.metric),
+                       "give train_tokens, e.g. 1.5e13 for 15T tokens");
+    }
     rows.push_back(std::move(r));
   }
   return rows;

@@ -10,13 +10,18 @@
 #include <tuple>
 #include <utility>
 
+#include "cost/run.hpp"
 #include "workload/checks.hpp"
 
 namespace scaleout {
 
 bool metric_supported(const std::string& metric) {
   return metric == "peak_mem_gib" || metric == "step_time_s" || metric == "tokens_per_s_per_gpu" ||
-         metric == "mfu";
+         metric == "mfu" || is_whole_run_metric(metric);
+}
+
+bool is_whole_run_metric(const std::string& metric) {
+  return metric == "gpu_hours" || metric == "train_days";
 }
 
 Server server_of(const ValidationRow& r, const Gpu& gpu) {
@@ -43,6 +48,19 @@ std::optional<Fabric> fabric_of(const ValidationRow& r, const Server& server) {
                                : FabricKind::ib;
   f.port_bw_Bps = server.nic_bw_Bps;
   return f;
+}
+
+std::optional<RunSettings> default_run_settings(const Catalog& catalog) {
+  const FailureRate* f = catalog.default_entry<FailureRate>();
+  const StorageSystem* st = catalog.default_entry<StorageSystem>();
+  const Facility* fa = catalog.default_entry<Facility>();
+  if (!f || !st || !fa) return std::nullopt;
+  RunSettings s;
+  s.failures_per_1000_node_days = f->per_1000_node_days;
+  s.failure_rate_id = f->id;
+  s.storage = *st;
+  s.facility = *fa;
+  return s;
 }
 
 namespace {
@@ -194,6 +212,10 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
   const ModelShape* zoo = catalog_shape_of(r, catalog);
   if ((!zoo && (!r.layers || !r.hidden || !r.heads)) || !r.seq_len || !r.num_gpus) {
     out.skipped = "the row lacks the model shape, sequence length or GPU count";
+    return out;
+  }
+  if (is_whole_run_metric(r.metric) && !r.train_tokens) {
+    out.skipped = "a whole-run metric needs the tokens trained (column train_tokens)";
     return out;
   }
   if (const ModelShape* named = named_catalog_model(r, catalog)) {
@@ -460,6 +482,26 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
     out.predicted = step.tokens_per_s_per_gpu;
   } else if (r.metric == "mfu") {
     out.predicted = step.mfu;
+  } else if (is_whole_run_metric(r.metric)) {
+    // The whole run at the predicted step: the tokens at the step's rate,
+    // with the catalog's default failure rate, restarts and checkpoints
+    // (docs/model.md, "Whole run"). Batch-size ramps, evaluation and
+    // context-extension phases are not modelled.
+    const std::optional<RunSettings> settings = default_run_settings(catalog);
+    if (!settings) {
+      out.skipped = "the catalog has no default failure rate, storage system or facility";
+      return out;
+    }
+    Workload run = *chosen;
+    run.tokens = *r.train_tokens;
+    const int nodes = static_cast<int>((gpus + server.gpus_per_node - 1) / server.gpus_per_node);
+    run.cluster.nodes = nodes;
+    const RunEconomics e = evaluate_run(run, server, *gpu, fabric ? &*fabric : nullptr, nodes, step,
+                                        0.0, 0.0, *settings);
+    out.wall_time_s = e.reliability.wall_time_s;
+    out.predicted = r.metric == "gpu_hours"
+                        ? e.reliability.wall_time_s * static_cast<double>(gpus) / 3600.0
+                        : e.reliability.wall_time_s / 86400.0;
   }
   if (out.predicted && out.measured != 0) {
     out.error = (*out.predicted - out.measured) / out.measured;

@@ -12,6 +12,7 @@
 #include "hw/catalog.hpp"
 #include "memory/memory.hpp"
 #include "perf/step.hpp"
+#include "workload/run_settings.hpp"
 
 namespace scaleout {
 
@@ -38,6 +39,8 @@ struct ValidationRow {
   std::optional<double> nic_gbps;
   std::string fabric, framework, metric;
   double value = 0;
+  // Tokens of the whole training run (whole-run metrics gpu_hours, train_days).
+  std::optional<double> train_tokens;
 };
 
 struct RowResult {
@@ -50,7 +53,8 @@ struct RowResult {
   double peak_bytes = 0;
   double capacity_bytes = 0;
   std::string gpu_id;
-  double step_s = 0;  // predicted step time (0 when not evaluated)
+  double step_s = 0;       // predicted step time (0 when not evaluated)
+  double wall_time_s = 0;  // whole-run metrics: the run's expected wall time
   double network_wait_fraction = 0;
   StepBreakdown breakdown;  // the predicted step's parts, seconds
   std::string filled;       // "micro_batch=1 (megatron default); ..."
@@ -91,6 +95,16 @@ struct ValidationReport {
 
 // Metrics this build predicts. Others are reported as skipped with a reason.
 bool metric_supported(const std::string& metric);
+
+// The metrics of a whole training run (`gpu_hours`, `train_days`): predicted
+// from the step, the row's `train_tokens` and the catalog's default failure
+// rate, storage and facility.
+bool is_whole_run_metric(const std::string& metric);
+
+// The run settings a whole-run row assumes: the catalog's default failure
+// rate, storage system and facility, the rest as RunSettings gives them;
+// empty when the catalog marks no default for one of the three.
+std::optional<RunSettings> default_run_settings(const Catalog& catalog);
 
 // Model constants a validation run may override (calibration experiments).
 struct ModelTuning {

@@ -191,6 +191,45 @@ TEST(ValidationCsv, EachMetricHasItsRange) {
   EXPECT_EQ(error_for("tokens_per_s_per_gpu", "163750"), "accepted");
 }
 
+// Issue 20: the whole-run metrics and their optional train_tokens column.
+TEST(ValidationCsv, WholeRunMetricsNeedTrainTokens) {
+  const std::string header = header_line().substr(0, header_line().size() - 1) + ",train_tokens\n";
+  auto row = [](const std::string& metric, const std::string& value, const std::string& tokens) {
+    std::string r = row_with(kMetric, metric);
+    r.pop_back();
+    const auto at = r.rfind(",3.5,");
+    return r.substr(0, at) + "," + value + "," + r.substr(at + 5) + "," + tokens + "\n";
+  };
+  const auto rows = read_validation_csv(header + row("gpu_hours", "184320", "2e12"), "v.csv");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].metric, "gpu_hours");
+  EXPECT_EQ(rows[0].train_tokens, 2e12);
+  EXPECT_NO_THROW(read_validation_csv(header + row("train_days", "14", "1.5e12"), "v.csv"));
+  try {
+    read_validation_csv(header + row("train_days", "14", ""), "v.csv");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.line, 2);
+    EXPECT_EQ(e.key, "train_tokens");
+    EXPECT_EQ(e.message, "metric train_days needs the tokens of the whole run");
+  }
+  try {
+    read_validation_csv(header + row("gpu_hours", "10", "0"), "v.csv");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key, "train_tokens");
+    EXPECT_EQ(e.message, "must be in [1, 1e16] tokens, got 0");
+  }
+  try {
+    read_validation_csv(header + row("gpu_hours", "2e10", "1e12"), "v.csv");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key, "value");
+  }
+  // A file without the column still reads; its step rows have no tokens.
+  EXPECT_FALSE(read_one(kValue, "3.5").train_tokens.has_value());
+}
+
 TEST(ValidationCsv, NumbersAreDecimalOnly) {
   for (const char* bad : {"0x10", "1e", "inf", "nan", "+3.5", " 3.5", "3.5 ", "3.", ".5", "1e+",
                           "3,5", "1_000", "INFINITY", "0x1p3"}) {
@@ -257,7 +296,8 @@ TEST(ValidationCsv, GpuOverrideIdsAreIds) {
 }
 
 TEST(ValidationCsv, EveryShippedFileStillReads) {
-  for (const char* name : {"training", "external", "vtrain-single", "vtrain-multi"}) {
+  for (const char* name :
+       {"training", "external", "vtrain-single", "vtrain-multi", "moe-training", "whole-runs"}) {
     const std::string path = std::string(SCALEOUT_SOURCE_DIR) + "/data/validation/" + name + ".csv";
     EXPECT_NO_THROW(read_validation_csv(read_text_file(path), path)) << name;
   }

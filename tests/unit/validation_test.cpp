@@ -79,6 +79,36 @@ TEST(PredictRow, MissingVocabularyTakesTheFamilysTokenizer) {
   EXPECT_NE(predict_row(llama, cat).filled.find("vocab=32000"), std::string::npos);
 }
 
+// Issue 20: whole-run metrics time the row's tokens at the predicted step,
+// with the catalog's default failures and checkpoints.
+TEST(PredictRow, WholeRunMetricsTimeTheTokensAtThePredictedStep) {
+  const Catalog& cat = io::builtin_catalog();
+  ValidationRow r = gpt_row();
+  r.metric = "train_days";
+  r.value = 10;
+  const RowResult none = predict_row(r, cat);
+  EXPECT_FALSE(none.predicted.has_value());
+  EXPECT_NE(none.skipped.find("train_tokens"), std::string::npos);
+
+  r.train_tokens = 1e11;
+  const RowResult days = predict_row(r, cat);
+  ASSERT_TRUE(days.predicted.has_value()) << days.skipped;
+  // At least the failure-free time: tokens / (tokens per step / step time).
+  const double tokens_per_step = 512.0 * 2048.0;
+  const double ideal_days = 1e11 / tokens_per_step * days.step_s / 86400.0;
+  EXPECT_GE(*days.predicted, ideal_days);
+  EXPECT_LT(*days.predicted, ideal_days * 1.2);  // 4 nodes for days: a few per cent of failures
+  EXPECT_DOUBLE_EQ(days.wall_time_s, *days.predicted * 86400.0);
+
+  r.metric = "gpu_hours";
+  const RowResult hours = predict_row(r, cat);
+  ASSERT_TRUE(hours.predicted.has_value());
+  EXPECT_NEAR(*hours.predicted, *days.predicted * 24.0 * 32.0, 1e-9 * *hours.predicted);
+  // Twice the tokens, about twice the time.
+  r.train_tokens = 2e11;
+  EXPECT_NEAR(*predict_row(r, cat).predicted / *hours.predicted, 2.0, 0.02);
+}
+
 TEST(PredictRow, UnknownGpuIsSkippedWithAReason) {
   ValidationRow r = gpt_row();
   r.gpu = "a100-sxm-81g";

@@ -29,6 +29,11 @@ set(SCALEOUT_VALIDATION_CHECKS
   "moe-training.csv|by_group/mcore-moe-readme/mape|max|0.08"   # 0.062 (1 row)
   "moe-training.csv|by_group/automodel-perf/mape|max|0.15"     # 0.132 (6 rows, H100)
   "moe-training.csv|false_oom|max|0"
+  # data/validation/whole-runs.csv: published whole pre-training runs (issue 20, 13 rows; nothing
+  # fitted on them). GPU-hours rows only: the train_days rows are calendar figures or runs the
+  # model misses for known reasons (docs/validation.md, "Whole runs").
+  "whole-runs.csv|by_metric/gpu_hours/mape|max|0.24"           # 0.212 (8 rows)
+  "whole-runs.csv|false_oom|max|0"
   # data/validation/inference.csv: published serving benchmarks (100 rows; the even rows fit
   # the hopper `sustained_factor` of families.json, docs/validation.md)
   "inference.csv|by_group/trtllm-perf-overview/mape|max|0.11"     # 0.097 (60 rows)
