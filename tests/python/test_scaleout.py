@@ -1,0 +1,115 @@
+"""The Python module returns exactly the CLI's JSON (issue 24).
+
+Run by ctest (label python) with PYTHONPATH=<build>/python, SCALEOUT_CLI the
+scaleout binary and SCALEOUT_ROOT the source tree."""
+import glob
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import scaleout
+
+ROOT = os.environ.get("SCALEOUT_ROOT", os.path.join(os.path.dirname(__file__), "..", ".."))
+CLI = os.environ.get("SCALEOUT_CLI", "scaleout")
+
+
+def cli_json(*args):
+    out = subprocess.run([CLI, *args, "--format", "json"], cwd=ROOT, check=True,
+                         capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+def same(a, b):
+    """The two JSON documents agree in every field but the search's wall time,
+    which differs between any two runs of the CLI as well."""
+    for d in (a, b):
+        if isinstance(d.get("search"), dict):
+            d["search"].pop("seconds", None)
+    return a == b
+
+
+def example(name):
+    return os.path.join(ROOT, "examples", name)
+
+
+PLANS = sorted(os.path.basename(p) for p in glob.glob(os.path.join(ROOT, "examples", "plan-*.yaml")))
+ESTIMATES = sorted(os.path.basename(p) for p in glob.glob(os.path.join(ROOT, "examples", "*.yaml"))
+                   if not os.path.basename(p).startswith(("plan-", "simulate-")))
+
+
+def test_there_are_examples():
+    assert len(PLANS) >= 5 and len(ESTIMATES) >= 5
+
+
+@pytest.mark.parametrize("name", PLANS)
+def test_plan_is_the_cli_json(name):
+    path = example(name)
+    assert same(scaleout.plan(path, threads=2), cli_json("plan", path, "--threads", "2"))
+
+
+@pytest.mark.parametrize("name", ESTIMATES)
+def test_estimate_is_the_cli_json(name):
+    path = example(name)
+    assert scaleout.estimate(path) == cli_json("estimate", path)
+
+
+def test_simulate_is_the_cli_json():
+    path = example("simulate-team.yaml")
+    assert same(scaleout.simulate(path, threads=2),
+                cli_json("simulate", path, "--threads", "2"))
+
+
+def test_validate_and_catalog_are_the_cli_json():
+    csv = os.path.join(ROOT, "data", "validation", "whole-runs.csv")
+    assert scaleout.validate(csv) == cli_json("validate", csv)
+    for kind in ("gpus", "servers", "models"):
+        assert scaleout.catalog(kind) == cli_json("catalog", kind)
+
+
+def test_a_workload_may_be_yaml_text_or_a_dict():
+    path = example("llama3-70b-pretrain.yaml")
+    with open(path) as f:
+        text = f.read()
+    from_file = scaleout.estimate(path)
+    assert scaleout.estimate(text) == from_file
+    # The same keys as a dict (written as JSON, which is YAML).
+    as_dict = {
+        "model": "llama3-70b", "task": "pretrain", "tokens": 2.0e12, "seq_len": 8192,
+        "global_batch": 1024, "precision": "bf16", "optimizer": "adam", "framework": "megatron",
+        "layout": {"tp": 8, "pp": 4, "cp": 1, "micro_batch": 1, "interleave": 5, "zero": 1,
+                   "recompute": "selective", "sp": True},
+        "cluster": {"server": "dgx-h100", "nodes": 64, "fabric": "ib-ndr"},
+    }
+    assert "tp: 8, pp: 4, cp: 1, micro_batch: 1, interleave: 5" in text  # the file it mirrors
+    assert scaleout.estimate(as_dict) == from_file
+
+
+def test_bad_input_raises_the_clis_message():
+    with pytest.raises(scaleout.InputError) as e:
+        scaleout.estimate(os.path.join(ROOT, "tests", "golden", "bad-key.yaml"))
+    assert str(e.value).endswith("bad-key.yaml:2: seq_lenght: unknown key (did you mean 'seq_len'?)")
+    with pytest.raises(scaleout.InputError) as e:
+        scaleout.estimate({"model": "llama3-70b", "seq_lenght": 4096})
+    assert "seq_lenght: unknown key (did you mean 'seq_len'?)" in str(e.value)
+    with pytest.raises(scaleout.InputError):
+        scaleout.catalog("gpuz")
+    with pytest.raises(TypeError):
+        scaleout.plan(42)
+
+
+def test_objective_changes_the_ranking_not_the_interface():
+    path = example("plan-llama3-70b-pretrain.yaml")
+    assert same(scaleout.plan(path, objective="time", threads=2),
+                cli_json("plan", path, "--objective", "time", "--threads", "2"))
+
+
+def test_the_sweep_example_runs():
+    env = dict(os.environ)
+    out = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "python-sweep.py")],
+                         cwd=ROOT, env=env, check=True, capture_output=True, text=True).stdout
+    lines = out.splitlines()
+    assert lines[0].split()[:3] == ["nodes", "GPUs", "step"]
+    assert len(lines) == 8 and lines[-1].startswith("verdict: ")
