@@ -15,7 +15,7 @@ framework and writes every assumption into the row's `derivation`:
   precision   = fp8 for FP8 (per-tensor current scaling), MXFP8 and 32x32-block FP8
                 (NVFP4 rows are not gathered: the model has no 4-bit training)
   system      = DGX-GB200 NVL72: 4 GPUs per compute tray, 72-GPU NVLink domain,
-                4 x 400 Gb/s per tray; DGX-B200 / DGX-H100: 8 GPUs, 8 x 400 Gb/s;
+                4 x 400 Gb/s per tray; DGX-GB300 NVL72: the same with 4 x 800 Gb/s; DGX-B200 / DGX-H100: 8 GPUs, 8 x 400 Gb/s;
                 the fabric is not named by the sources (empty)
 
 The published tokens/s per GPU is the metric (no FLOP convention enters); the
@@ -71,6 +71,10 @@ SYSTEMS = {
                   text="DGX-GB200 (NVL72): 4 GPUs per compute tray, one 72-GPU NVLink domain "
                        "(scaleup_domain_gpus 72), 4 x 400 Gb/s ConnectX-7 per tray (NVIDIA DGX "
                        "GB200 user guide; catalog dgx-gb200-nvl72)"),
+    "gb300": dict(gpus_per_node=4, scaleup_domain_gpus=72, nics_per_node=4, nic_gbps=800,
+                  text="DGX-GB300 (NVL72): 4 GPUs per compute tray, one 72-GPU NVLink domain "
+                       "(scaleup_domain_gpus 72), 4 x 800 Gb/s ConnectX-8 SuperNICs per tray "
+                       "(NVIDIA GB300 NVL72 product page; catalog dgx-gb300-nvl72)"),
     "b200": dict(gpus_per_node=8, scaleup_domain_gpus="", nics_per_node=8, nic_gbps=400,
                  text="DGX-B200: 8 GPUs on NVLink 5 switches, 8 x 400 Gb/s ConnectX-7 "
                       "(catalog dgx-b200)"),
