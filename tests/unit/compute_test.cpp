@@ -173,13 +173,16 @@ TEST(Constants, GpuFamilies) {
   EXPECT_DOUBLE_EQ(h.fp8_gemm_efficiency, 1402.6 / 1979.0 * 0.88);
   EXPECT_NEAR(h.fp8_gemm_efficiency, 0.623693, 1e-6);
   EXPECT_DOUBLE_EQ(h.attention_efficiency, 0.35 * 0.88);
+  // Blackwell: the MAMF share x 0.76, fitted on the even B200/GB200 rows of
+  // blackwell-training.csv.
+  EXPECT_DOUBLE_EQ(gpu("b200").family_data.sustained_factor, 0.76);
+  EXPECT_DOUBLE_EQ(compute_constants(gpu("b200")).gemm_efficiency, 1745.0 / 2250.0 * 0.76);
+  EXPECT_DOUBLE_EQ(compute_constants(gpu("b200")).fp8_gemm_efficiency, 3432.5 / 4500.0 * 0.76);
   // Unscaled families: the MAMF share itself.
-  EXPECT_DOUBLE_EQ(compute_constants(gpu("b200")).gemm_efficiency, 1745.0 / 2250.0);
-  EXPECT_DOUBLE_EQ(compute_constants(gpu("b200")).fp8_gemm_efficiency, 3432.5 / 4500.0);
   EXPECT_DOUBLE_EQ(compute_constants(gpu("mi300x")).gemm_efficiency, 668.4 / 1307.4);
   EXPECT_DOUBLE_EQ(compute_constants(gpu("mi300x")).attention_efficiency, 0.30);
   EXPECT_DOUBLE_EQ(compute_constants(gpu("gaudi3")).gemm_efficiency, 1243.0 / 1835.0);
-  EXPECT_DOUBLE_EQ(compute_constants(gpu("b200")).attention_efficiency, 0.35);
+  EXPECT_DOUBLE_EQ(compute_constants(gpu("b200")).attention_efficiency, 0.35 * 0.76);
   // Shared defaults.
   EXPECT_DOUBLE_EQ(h.gemm_half_dim, 96.0);
   EXPECT_DOUBLE_EQ(h.hbm_efficiency, 0.80);
