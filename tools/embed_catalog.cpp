@@ -129,6 +129,7 @@ void write_server(std::string& o, const Server& s) {
       .set("host_mem_bytes", s.host_mem_bytes)
       .set("local_nvme_bytes", s.local_nvme_bytes)
       .set("power_W", s.power_W)
+      .set("scaleup_switch_failures_per_1000_days", s.scaleup_switch_failures_per_1000_days)
       .set("source", s.source);
 }
 

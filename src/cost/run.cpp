@@ -20,6 +20,8 @@ RunEconomics evaluate_run(const Workload& w, const Server& server, const Gpu& gp
   ri.nodes = nodes;
   ri.gpus_per_node = server.gpus_per_node;
   ri.failures_per_1000_node_days = settings.failures_per_1000_node_days;
+  ri.domains = scaleup_domains(server, nodes);
+  ri.domain_failures_per_1000_days = server.scaleup_switch_failures_per_1000_days;
   ri.checkpoint_bytes = checkpoint_bytes(w);
   ri.host_link_Bps = gpu.host_link_Bps;
   ri.requeue_s = settings.requeue_s;

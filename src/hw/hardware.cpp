@@ -1,5 +1,7 @@
 #include "hw/hardware.hpp"
 
+#include <algorithm>
+
 #include "core/enum_names.hpp"
 
 namespace scaleout {
@@ -18,6 +20,17 @@ double Gpu::peak_flops(Precision p) const {
       return fp8_flops;
   }
   return 0;
+}
+
+int nodes_per_domain(const Server& s) {
+  if (s.intra_node != IntraNodeKind::nvswitch || s.gpus_per_node <= 0) return 1;
+  return std::max(1, s.scaleup_domain_gpus / s.gpus_per_node);
+}
+
+int scaleup_domains(const Server& s, int nodes) {
+  if (nodes <= 0) return 0;
+  const int per = nodes_per_domain(s);
+  return (nodes + per - 1) / per;
 }
 
 const char* to_string(Precision p) { return enum_name(p, {"fp32", "tf32", "bf16", "fp16", "fp8"}); }

@@ -73,10 +73,21 @@ struct Server {
   double host_mem_bytes = 0;
   double local_nvme_bytes = 0;
   double power_W = 0;  // maximum system power
+  // Interruptions per 1,000 days of one scale-up domain from its shared
+  // switch trays (NVL72: 9 NVLink switch trays); counted once per domain a
+  // job spans, beside the per-node rate. 0 = none or not known.
+  double scaleup_switch_failures_per_1000_days = 0;
   std::string source;
 
   bool operator==(const Server&) const = default;
 };
+
+// Nodes (chassis, trays) of one scale-up domain: several where a switched
+// NVLink fabric spans chassis (NVL72: 18 trays of 4 GPUs), else 1.
+int nodes_per_domain(const Server& s);
+
+// Scale-up domains `nodes` nodes span, each domain filled before the next.
+int scaleup_domains(const Server& s, int nodes);
 
 enum class FabricKind { ib, roce, ethernet, efa, omnipath };
 enum class FabricTopology { rail_optimized, fat_tree };

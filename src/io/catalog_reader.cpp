@@ -185,6 +185,8 @@ Server read_server(Fields& f) {
   s.host_mem_bytes = f.number("host_mem_gib", 0, kHuge).value_or(0) * units::kGiB;
   s.local_nvme_bytes = f.number("local_nvme_tb", 0, kHuge).value_or(0) * units::kTB;
   s.power_W = f.number("power_w", 0, kHuge).value_or(0);
+  s.scaleup_switch_failures_per_1000_days =
+      f.number("scaleup_switch_failures_per_1000_days", 0, 1e6).value_or(0);
   s.source = required_text(f, "source");
   return s;
 }

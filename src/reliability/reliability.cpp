@@ -24,11 +24,14 @@ double min_limit(std::initializer_list<double> limits) {
 
 }  // namespace
 
-double job_mtbf_s(double failures_per_1000_node_days, int nodes) {
+double job_mtbf_s(double failures_per_1000_node_days, int nodes,
+                  double domain_failures_per_1000_days, int domains) {
   if (failures_per_1000_node_days <= 0 || nodes <= 0) {
     return std::numeric_limits<double>::infinity();
   }
-  return 1000.0 * kDay_s / (failures_per_1000_node_days * nodes);
+  const double per_1000_days = failures_per_1000_node_days * nodes +
+                               std::max(0.0, domain_failures_per_1000_days) * std::max(0, domains);
+  return 1000.0 * kDay_s / per_1000_days;
 }
 
 double young_interval_s(double delta_s, double mtbf_s) {
@@ -72,7 +75,12 @@ double storage_write_Bps(const StorageSystem& s, int nodes, int gpus_per_node) {
 Reliability estimate_reliability(const ReliabilityInput& in) {
   Reliability r;
   r.failures_per_1000_node_days = in.failures_per_1000_node_days;
-  r.mtbf_s = job_mtbf_s(in.failures_per_1000_node_days, in.nodes);
+  if (in.failures_per_1000_node_days > 0 && in.domain_failures_per_1000_days > 0) {
+    r.domain_failures_per_1000_days = in.domain_failures_per_1000_days;
+    r.domains = in.domains;
+  }
+  r.mtbf_s = job_mtbf_s(in.failures_per_1000_node_days, in.nodes, r.domain_failures_per_1000_days,
+                        r.domains);
   r.checkpoint_bytes = in.checkpoint_bytes;
   const int gpus = std::max(1, in.nodes * in.gpus_per_node);
   const double write_Bps = storage_write_Bps(in.storage, in.nodes, in.gpus_per_node);

@@ -19,8 +19,11 @@ inline constexpr double kAsyncSnapshotMin_s = 6.3;
 
 // Mean time between job interruptions, seconds, when any of `nodes` nodes
 // failing stops the job: 1 / (nodes x rate) (Kokolis et al. 2025 project
-// their cluster's MTTF this way).
-double job_mtbf_s(double failures_per_1000_node_days, int nodes);
+// their cluster's MTTF this way). A scale-up domain that spans chassis
+// (NVL72) adds its shared switch trays once per domain the job spans:
+// 1 / (nodes x rate + domains x domain_rate).
+double job_mtbf_s(double failures_per_1000_node_days, int nodes,
+                  double domain_failures_per_1000_days = 0, int domains = 0);
 
 // Young (1974): tau = sqrt(2 delta M). delta = checkpoint save time (the part
 // that stops training), M = mean time between interruptions; seconds.
@@ -58,6 +61,11 @@ struct ReliabilityInput {
   int nodes = 1;
   int gpus_per_node = 1;
   double failures_per_1000_node_days = 0;
+  // Shared switch trays of the scale-up domains the job spans (NVL72),
+  // counted only when the per-node rate is above 0 (a rate of 0 turns
+  // failures off).
+  int domains = 0;
+  double domain_failures_per_1000_days = 0;
   double checkpoint_bytes = 0;   // whole model state saved
   double host_link_Bps = 0;      // GPU to host, one GPU (asynchronous snapshots)
   double requeue_s = 600;        // detection, re-queue and process start per interruption
@@ -70,7 +78,9 @@ struct ReliabilityInput {
 
 struct Reliability {
   double failures_per_1000_node_days = 0;
-  double mtbf_s = 0;  // of the whole job
+  double domain_failures_per_1000_days = 0;  // switch trays of one domain (0: none)
+  int domains = 0;                           // scale-up domains counted
+  double mtbf_s = 0;                         // of the whole job
   double checkpoint_bytes = 0;
   double checkpoint_write_s = 0;  // writing one checkpoint to storage
   double checkpoint_block_s = 0;  // training stopped per checkpoint (delta)

@@ -138,6 +138,121 @@ TEST(Catalog, UserFileErrorsNameLineAndKey) {
   }
 }
 
+TEST(Catalog, HoldsTheNewestAndSmallestHardware) {
+  // Issue 18: Blackwell Ultra, CDNA 4 and the single-node fine-tuning cards.
+  for (const char* id : {"b300", "gb300", "mi355x", "rtx-4090", "rtx-5090", "l4", "a10g",
+                         "rtx-6000-ada", "rtx-pro-6000"}) {
+    const Gpu* g = cat().find_gpu(id);
+    ASSERT_NE(g, nullptr) << id;
+    EXPECT_FALSE(g->source.empty()) << id;
+    EXPECT_GT(g->bf16_flops, 0) << id;
+    EXPECT_GT(g->tdp_W, 0) << id;
+    EXPECT_FALSE(g->family_data.id.empty()) << id << ": its family is in families.json";
+  }
+  EXPECT_EQ(cat().find_gpu("mi355x")->family_data.id, "cdna4");
+  for (const char* id :
+       {"dgx-gb300-nvl72", "dgx-b300", "amd-mi355x-platform", "workstation-4x-rtx-4090",
+        "server-8x-rtx-4090", "workstation-4x-rtx-5090", "server-8x-rtx-5090", "server-8x-l4",
+        "smc-as-4125gs-tnrt-l40s-400g", "server-8x-rtx-pro-6000", "aws-g5.48xlarge",
+        "aws-g6.48xlarge", "aws-g6e.48xlarge", "gcp-a2-ultragpu-8g"}) {
+    const Server* s = cat().find_server(id);
+    ASSERT_NE(s, nullptr) << id;
+    EXPECT_NE(cat().find_gpu(s->gpu_id), nullptr) << id;
+  }
+  // Every cloud instance of the issue has an on-demand price row of its own
+  // (the planner prices a GPU at its default row, docs/model.md "Cost").
+  for (const auto& [server, instance] : {std::pair{"aws-g5.48xlarge", "g5.48xlarge"},
+                                         {"aws-g6.48xlarge", "g6.48xlarge"},
+                                         {"aws-g6e.48xlarge", "g6e.48xlarge"},
+                                         {"gcp-a2-ultragpu-8g", "a2-ultragpu-8g"}}) {
+    const std::string gpu = cat().find_server(server)->gpu_id;
+    bool priced = false;
+    for (const CloudPrice& p : cat().cloud_prices()) {
+      priced |= p.gpu_id == gpu && p.instance == instance && p.pricing == "on-demand" &&
+                p.usd_per_gpu_hour > 0;
+    }
+    EXPECT_TRUE(priced) << server;
+    EXPECT_NE(cat().default_cloud_price(gpu), nullptr) << server;
+  }
+}
+
+TEST(Catalog, SpotChecksOfNewFigures) {
+  // HGX B300: 2.25 PF dense BF16 per GPU, 8 TB/s, NVLink 5 900 GB/s one way.
+  const Gpu& b300 = *cat().find_gpu("b300");
+  EXPECT_DOUBLE_EQ(b300.bf16_flops, 2250e12);
+  EXPECT_DOUBLE_EQ(b300.hbm_bw_Bps, 8000e9);
+  EXPECT_DOUBLE_EQ(b300.scaleup_bw_Bps, 900e9);
+  // GB300 NVL72: 360 PF dense FP8 / 72 GPUs; 1,400 W per GPU (Mission Control FAQ).
+  EXPECT_DOUBLE_EQ(cat().find_gpu("gb300")->fp8_flops * 72, 360e15);
+  EXPECT_DOUBLE_EQ(cat().find_gpu("gb300")->tdp_W, 1400);
+  // RTX 4090: BF16 with FP32 accumulate, 165.2 dense; 24 GB at 1,008 GB/s; no NVLink.
+  const Gpu& rtx = *cat().find_gpu("rtx-4090");
+  EXPECT_DOUBLE_EQ(rtx.bf16_flops, 165.2e12);
+  EXPECT_DOUBLE_EQ(rtx.hbm_bytes, 24 * units::kGiB);
+  EXPECT_DOUBLE_EQ(rtx.scaleup_bw_Bps, 0);
+  // L4: 242 sparse BF16 -> 121 dense, 300 GB/s, 72 W.
+  EXPECT_DOUBLE_EQ(cat().find_gpu("l4")->bf16_flops, 121e12);
+  EXPECT_DOUBLE_EQ(cat().find_gpu("l4")->tdp_W, 72);
+  // GB300 NVL72: 18 trays of 4 in one domain, 135 kW per rack / 18 trays.
+  const Server& nvl = *cat().find_server("dgx-gb300-nvl72");
+  EXPECT_EQ(nvl.kind, "rack");
+  EXPECT_EQ(nodes_per_domain(nvl), 18);
+  EXPECT_DOUBLE_EQ(nvl.power_W * 18, 135000);
+  EXPECT_GT(nvl.scaleup_switch_failures_per_1000_days, 0);
+  // The GB200 NVL72 trays (DGX and CoreWeave) share the switch-tray rate; a
+  // DGX's NVLink domain is its own chassis.
+  EXPECT_DOUBLE_EQ(cat().find_server("dgx-gb200-nvl72")->scaleup_switch_failures_per_1000_days,
+                   nvl.scaleup_switch_failures_per_1000_days);
+  EXPECT_DOUBLE_EQ(cat().find_server("coreweave-gb200-tray")->scaleup_switch_failures_per_1000_days,
+                   nvl.scaleup_switch_failures_per_1000_days);
+  EXPECT_EQ(nodes_per_domain(*cat().find_server("dgx-b300")), 1);
+  EXPECT_EQ(nodes_per_domain(*cat().find_server("server-8x-rtx-4090")), 1);
+  // AWS g6e.48xlarge: 8 L40S, 400 Gb/s in all.
+  const Server& g6e = *cat().find_server("aws-g6e.48xlarge");
+  EXPECT_DOUBLE_EQ(g6e.nics_per_node * g6e.nic_bw_Bps, 400e9 / 8);
+}
+
+TEST(Catalog, ScaleUpDomainsAreWholeDomainsInOrder) {
+  const Server& nvl = *cat().find_server("dgx-gb200-nvl72");
+  EXPECT_EQ(scaleup_domains(nvl, 1), 1);
+  EXPECT_EQ(scaleup_domains(nvl, 18), 1);
+  EXPECT_EQ(scaleup_domains(nvl, 19), 2);
+  EXPECT_EQ(scaleup_domains(nvl, 36), 2);
+  const Server& dgx = *cat().find_server("dgx-h100");
+  EXPECT_EQ(scaleup_domains(dgx, 16), 16);
+}
+
+TEST(Catalog, SwitchTrayRateIsCheckedLikeEveryKey) {
+  Catalog c = cat();
+  io::read_catalog(
+      "servers:\n  - {id: my-rack, gpu: gb200, gpus_per_node: 4, scaleup_domain_gpus: 72,\n"
+      "     scaleup_switch_failures_per_1000_days: 1.5, source: mine}\n",
+      "user.yaml", c);
+  EXPECT_DOUBLE_EQ(c.find_server("my-rack")->scaleup_switch_failures_per_1000_days, 1.5);
+  try {
+    io::read_catalog(
+        "servers:\n  - {id: my-rack, gpu: gb200, gpus_per_node: 4,\n"
+        "     scaleup_switch_failure_per_1000_days: 1.5, source: mine}\n",
+        "user.yaml", c);
+    FAIL() << "expected an error";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(),
+                 "user.yaml:3: servers[0].scaleup_switch_failure_per_1000_days: unknown key (did "
+                 "you mean 'scaleup_switch_failures_per_1000_days'?)");
+  }
+  try {
+    io::read_catalog(
+        "servers:\n  - {id: my-rack, gpu: gb200, gpus_per_node: 4,\n"
+        "     scaleup_switch_failures_per_1000_days: -1, source: mine}\n",
+        "user.yaml", c);
+    FAIL() << "expected an error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("user.yaml:3: servers[0].scaleup_switch_failures"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 // Every entry of `a` equals the entry of `b` at the same place.
 template <typename T>
 void expect_same(const std::vector<const T*>& a, const std::vector<const T*>& b, const char* what) {
@@ -182,8 +297,9 @@ TEST(EmbeddedCatalog, EqualsTheJsonFilesReadAtRunTime) {
 }
 
 TEST(Families, EveryGpuNamesASourcedFamily) {
-  EXPECT_EQ(cat().ids<GpuFamily>(), (std::vector<std::string>{"ada", "ampere", "blackwell", "cdna3",
-                                                              "gaudi", "hopper", "volta"}));
+  EXPECT_EQ(cat().ids<GpuFamily>(),
+            (std::vector<std::string>{"ada", "ampere", "blackwell", "cdna3", "cdna4", "gaudi",
+                                      "hopper", "volta"}));
   for (const GpuFamily* f : cat().all<GpuFamily>())
     EXPECT_FALSE(f->validation_source.empty()) << f->id;
   for (const Gpu* g : cat().all<Gpu>()) {

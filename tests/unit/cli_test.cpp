@@ -420,8 +420,8 @@ TEST(Cli, UserCatalogAddsAGpu) {
   expect_bad_input({"estimate", wl},
                    "scaleout: " + wl +
                        ":3: cluster.gpu: unknown GPU 'test-gpu-200g' (expected one of: "
-                       "a100-pcie-40g, a100-pcie-80g, a100-sxm-40g, a100-sxm-80g, b200, gaudi3, "
-                       "gb200, h100-nvl, h100-pcie, h100-sxm, h100-sxm-96g, h200-nvl, ...)\n");
+                       "a100-pcie-40g, a100-pcie-80g, a100-sxm-40g, a100-sxm-80g, a10g, b200, "
+                       "b300, gaudi3, gb200, gb300, h100-nvl, h100-pcie, ...)\n");
 }
 
 TEST(Cli, UserCatalogOverridesAGpu) {

@@ -11,7 +11,7 @@
 namespace scaleout {
 namespace {
 
-constexpr double kMin = 60.0, kHour = 3600.0;
+constexpr double kMin = 60.0, kHour = 3600.0, kDay = 86400.0;
 
 TEST(Checkpoint, DalyWorkedExamples) {
   // Daly (2006) with delta = 5 min: M = 24 h -> about 117 min; M = 6 h -> about
@@ -48,6 +48,41 @@ TEST(Failures, DalyWallTime) {
   EXPECT_DOUBLE_EQ(daly_wall_time_s(100.0, INFINITY, 1.0, 5.0, INFINITY), 100.0);
   // A run that can never finish stays finite for the writers.
   EXPECT_TRUE(std::isfinite(daly_wall_time_s(1e6, 10.0, 1e6, 1e6, 1.0)));
+}
+
+TEST(Failures, NvlSwitchTraysAddOneTermPerDomain) {
+  // An NVL72 rack: a compute tray down stops the job like a node; a switch
+  // tray down stops the whole 72-GPU domain, counted once per domain spanned.
+  const Server& nvl = *io::builtin_catalog().find_server("dgx-gb200-nvl72");
+  const double r = 3.79, rd = nvl.scaleup_switch_failures_per_1000_days;
+  ASSERT_GT(rd, 0);
+  for (int trays : {1, 18, 36, 40}) {
+    const int domains = scaleup_domains(nvl, trays);
+    const double gpus = trays * nvl.gpus_per_node;
+    // Failures per GPU-day: trays only, and with the switch trays.
+    const double trays_only = kDay / job_mtbf_s(r, trays) / gpus;
+    const double with_switches = kDay / job_mtbf_s(r, trays, rd, domains) / gpus;
+    EXPECT_NEAR(with_switches - trays_only, domains * rd / 1000.0 / gpus, 1e-15) << trays;
+    EXPECT_GT(with_switches, trays_only) << trays;
+  }
+  EXPECT_EQ(scaleup_domains(nvl, 40), 3);
+  // The same through the run's input, and a rate of 0 turns failures off.
+  ReliabilityInput in;
+  in.ideal_time_s = 10 * kDay;
+  in.nodes = 18;
+  in.gpus_per_node = 4;
+  in.failures_per_1000_node_days = r;
+  in.domains = 1;
+  in.domain_failures_per_1000_days = rd;
+  in.storage.total_write_Bps = in.storage.total_read_Bps = 100e9;
+  const Reliability with = estimate_reliability(in);
+  EXPECT_NEAR(with.mtbf_s, 1000 * kDay / (18 * r + rd), 1e-6);
+  EXPECT_EQ(with.domains, 1);
+  in.domains = 0;
+  EXPECT_GT(estimate_reliability(in).mtbf_s, with.mtbf_s);
+  in.domains = 1;
+  in.failures_per_1000_node_days = 0;
+  EXPECT_TRUE(std::isinf(estimate_reliability(in).mtbf_s));
 }
 
 TEST(Failures, MoreNodesNeverRaiseMtbf) {
@@ -170,7 +205,6 @@ TEST(Reliability, PublishedRunsKeepAboveNinetyPercent) {
 
 // The interruption figures quoted in docs/validation.md, "Reliability".
 TEST(Failures, FiguresQuotedForPublishedRuns) {
-  constexpr double kDay = 86400.0;
   // MegaScale, 1,536 nodes for 3 weeks: 122 interruptions.
   EXPECT_NEAR(21 * kDay / job_mtbf_s(3.79, 1536), 122.2, 0.1);
   // OPT-175B, 124 nodes for 60 days: 28 at 3.79, 48 at RSC-1's 6.50.
