@@ -1,5 +1,7 @@
 #include "hw/hardware.hpp"
 
+#include <algorithm>
+
 #include "core/enum_names.hpp"
 
 namespace scaleout {
@@ -18,6 +20,17 @@ double Gpu::peak_flops(Precision p) const {
       return fp8_flops;
   }
   return 0;
+}
+
+int domain_gpus(const Server& s) {
+  return s.intra_node == IntraNodeKind::nvswitch ? std::max(s.gpus_per_node, s.scaleup_domain_gpus)
+                                                 : s.gpus_per_node;
+}
+
+int scaleup_domains(const Server& s, int nodes) {
+  const long long gpus = static_cast<long long>(std::max(1, nodes)) * std::max(1, s.gpus_per_node);
+  const long long per = std::max(1, domain_gpus(s));
+  return static_cast<int>((gpus + per - 1) / per);
 }
 
 const char* to_string(Precision p) { return enum_name(p, {"fp32", "tf32", "bf16", "fp16", "fp8"}); }
