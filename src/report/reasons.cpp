@@ -128,8 +128,8 @@ std::string sentence(const PlanReason& r) {
           r.deadline_s ? fmt::format(" (deadline {})", duration(*r.deadline_s)) : std::string());
     case PK::scale_out_faster:
       return fmt::format(
-          "Scaling out to {} nodes would finish in {} ({:.1f}x faster){}.", r.nodes,
-          duration(r.time_s), r.speedup,
+          "Scaling out to {} nodes{} would finish in {} ({:.1f}x faster){}.", r.nodes,
+          r.server.empty() ? std::string() : " of " + r.server, duration(r.time_s), r.speedup,
           r.usd > 0 && r.other_usd > 0
               ? fmt::format(" for {} instead of {}", money(r.usd), money(r.other_usd))
               : std::string());
@@ -160,8 +160,8 @@ std::string sentence(const PlanReason& r) {
           deadline_words(r.deadline_s));
     case PK::domain_constraints:
       return fmt::format(
-          "Scale out: no plan within one {}-GPU NVLink domain ({} nodes of {}) meets the budget, "
-          "power and goodput limits, so the job scales out over the network.",
+          "Scale out: no plan within one {}-GPU NVLink domain ({} nodes of {}) meets every "
+          "constraint, so the job scales out over the network.",
           r.domain_gpus, r.domain_nodes, r.server);
     case PK::smallest_fit:
       return fmt::format("The smallest cluster that fits has {} node{}.", r.nodes,

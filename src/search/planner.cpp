@@ -546,6 +546,7 @@ void explain_single_domain(const PlanRequest& r, const Picks& k, PlanResult& res
   if (k.best_multi_domain && k.best_multi_domain->time_to_train_s < d.time_to_train_s) {
     const PlanCandidate& m = *k.best_multi_domain;
     PlanReason out{.kind = PlanReasonKind::scale_out_faster};
+    out.server = r.hardware[m.hardware].server.id;  // named: it may be other hardware
     out.nodes = m.nodes;
     out.time_s = m.time_to_train_s;
     out.speedup = d.time_to_train_s / m.time_to_train_s;
@@ -593,6 +594,11 @@ std::optional<PlanReason> why_not_one_domain(const PlanRequest& r, const Picks& 
     why.kind = PlanReasonKind::domain_memory;
     for (const PlanCandidate& p : res.frontier) {
       if (p.hardware == h && (why.nodes == 0 || p.nodes < why.nodes)) why.nodes = p.nodes;
+    }
+    // It fits within one domain (on one node), but no such plan meets the constraints.
+    if (why.nodes > 0 && why.nodes <= why.domain_nodes) {
+      why.kind = PlanReasonKind::domain_constraints;
+      why.nodes = 0;
     }
   } else if (!fastest->meets_deadline) {
     why.kind = PlanReasonKind::domain_time;

@@ -53,7 +53,7 @@ enum class PlanReasonKind {
   // Single-node verdict.
   one_node_fits,     // server, bytes, capacity_bytes, time_s, deadline_s (optional)
   scale_out_faster,  // nodes, time_s, speedup, usd (multi-node), other_usd (single-node); 0:
-                     // unpriced
+                     // unpriced; server (single-domain verdict only)
   // Single-domain verdict: several nodes of one NVLink domain hold the job.
   one_domain_fits,  // server, nodes, gpus, domain_gpus, domain_nodes, time_s, deadline_s
   // ... when a plan over several domains ranks higher by the objective (and
@@ -63,7 +63,7 @@ enum class PlanReasonKind {
   // why one domain is not enough (server, domain_gpus, domain_nodes and):
   domain_memory,       // nodes (smallest fit on that server; 0: none up to max_nodes)
   domain_time,         // time_s (fastest one-domain plan), deadline_s
-  domain_constraints,  // (no figures: budget, power or goodput)
+  domain_constraints,  // (no figures: budget, power, goodput, or a deadline at one node)
   // Multi-node verdict.
   smallest_fit,       // nodes
   smallest_deadline,  // nodes, deadline_s
