@@ -91,7 +91,8 @@ void write_family(std::string& o, const GpuFamily& f) {
       .set("validation_nic_gbit_s", f.validation_nic_gbit_s)
       .set("validation_nvswitch", f.validation_nvswitch)
       .set("megatron_fused_attention", f.megatron_fused_attention)
-      .set("validation_source", f.validation_source);
+      .set("validation_source", f.validation_source)
+      .set("validation_rows", f.validation_rows);
 }
 
 // family_data is not written: Catalog::add attaches the family's record.

@@ -33,8 +33,10 @@ RunEconomics evaluate_run(const Workload& w, const Server& server, const Gpu& gp
   ri.stall_target = settings.stall_target;
   e.reliability = estimate_reliability(ri);
 
-  // One scale-out port per NIC; no network for a single node.
-  if (nodes > 1) {
+  // One scale-out port per NIC; no network for a single node, nor for nodes
+  // that all lie in one NVLink domain (one NVL72 rack).
+  const bool scale_out = scaleup_domains(server, nodes) > 1;
+  if (scale_out) {
     const long long endpoints = static_cast<long long>(nodes) * server.nics_per_node;
     const int ports =
         fabric && fabric->switch_ports > 0 ? fabric->switch_ports : kDefaultSwitchPorts;
@@ -60,7 +62,7 @@ RunEconomics evaluate_run(const Workload& w, const Server& server, const Gpu& gp
   ci.gpus = nodes * server.gpus_per_node;
   ci.server_usd = server_usd;
   ci.network = e.network;
-  ci.nics = nodes > 1 ? nodes * server.nics_per_node : 0;
+  ci.nics = scale_out ? nodes * server.nics_per_node : 0;
   if (fabric) {
     ci.switch_usd = fabric->switch_usd;
     ci.nic_usd = fabric->nic_usd;

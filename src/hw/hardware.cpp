@@ -22,9 +22,14 @@ double Gpu::peak_flops(Precision p) const {
   return 0;
 }
 
+int domain_gpus(const Server& s) {
+  return s.intra_node == IntraNodeKind::nvswitch ? std::max(s.gpus_per_node, s.scaleup_domain_gpus)
+                                                 : s.gpus_per_node;
+}
+
 int nodes_per_domain(const Server& s) {
-  if (s.intra_node != IntraNodeKind::nvswitch || s.gpus_per_node <= 0) return 1;
-  return std::max(1, s.scaleup_domain_gpus / s.gpus_per_node);
+  if (s.gpus_per_node <= 0) return 1;
+  return std::max(1, domain_gpus(s) / s.gpus_per_node);
 }
 
 int scaleup_domains(const Server& s, int nodes) {

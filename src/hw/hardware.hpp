@@ -31,6 +31,9 @@ struct GpuFamily {
   bool validation_nvswitch = true;
   bool megatron_fused_attention = false;
   std::string validation_source;  // where those three assumptions come from
+  // Published training measurements of data/validation on the family's GPUs;
+  // 0: unvalidated (plans on it say so).
+  int validation_rows = 0;
 
   bool operator==(const GpuFamily&) const = default;
 };
@@ -82,11 +85,16 @@ struct Server {
   bool operator==(const Server&) const = default;
 };
 
+// GPUs of one NVLink domain: an NVSwitch server's scaleup_domain_gpus where
+// the switched fabric spans chassis (72 for a GB200 NVL72 rack of 4-GPU
+// trays), else the node.
+int domain_gpus(const Server& s);
 // Nodes (chassis, trays) of one scale-up domain: several where a switched
 // NVLink fabric spans chassis (NVL72: 18 trays of 4 GPUs), else 1.
 int nodes_per_domain(const Server& s);
-
-// Scale-up domains `nodes` nodes span, each domain filled before the next.
+// The NVLink domains `nodes` nodes of `s` span, each filled before the next
+// (1 for one node, 0 for none): traffic between them, and only that, needs a
+// scale-out network.
 int scaleup_domains(const Server& s, int nodes);
 
 enum class FabricKind { ib, roce, ethernet, efa, omnipath };

@@ -134,6 +134,16 @@ GpuFamily read_family(Fields& f) {
   x.megatron_fused_attention = required_boolean(v, "megatron_fused_attention");
   x.validation_source = required_text(v, "source");
   v.finish();
+  // Optional: a family without it has no validation rows.
+  const YAML::Node rn = f.node("validation_rows");
+  if (rn.IsDefined() && !rn.IsNull()) {
+    Fields rows(rn, f.file(), f.key_path("validation_rows"));
+    const std::optional<long long> n = rows.integer("count", 0, 1 << 30);
+    if (!n) rows.fail("count", "missing required key", "the family's rows, e.g. 27");
+    x.validation_rows = static_cast<int>(*n);
+    required_text(rows, "source");
+    rows.finish();
+  }
   return x;
 }
 

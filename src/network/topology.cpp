@@ -10,9 +10,7 @@ ClusterLinks resolve_links(const Server& s, const Gpu& gpu, const Fabric* fabric
   ClusterLinks l;
   l.gpus_per_node = s.gpus_per_node;
   // A switched NVLink domain may span several chassis (NVL72: 18 trays of 4).
-  l.gpus_per_domain = s.intra_node == IntraNodeKind::nvswitch
-                          ? std::max(s.gpus_per_node, s.scaleup_domain_gpus)
-                          : s.gpus_per_node;
+  l.gpus_per_domain = domain_gpus(s);
   l.nodes = nodes;
   double intra_bw = s.intra_node_bw_Bps > 0 ? s.intra_node_bw_Bps : gpu.scaleup_bw_Bps;
   if (intra_bw <= 0) intra_bw = gpu.host_link_Bps;

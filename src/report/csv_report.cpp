@@ -77,14 +77,17 @@ std::string plan_csv(const PlanReport& r) {
              "energy_kwh",
              "own_cost_usd",
              "cloud_cost_usd",
-             "fp8_param_gather"});
+             "fp8_param_gather",
+             "scaleup_domains",
+             "domain_gpus",
+             "validation"});
   for (std::size_t i = 0; i < p.frontier.size(); ++i) {
     const PlanCandidate& c = p.frontier[i];
     const HardwareOption& hw = r.request.hardware[static_cast<std::size_t>(c.hardware)];
     const Layout& l = c.layout;
     record(o, {hw.server.id,
                hw.gpu.id,
-               hw.fabric ? hw.fabric->id : std::string(),
+               hw.fabric && scaleup_domains(hw.server, c.nodes) > 1 ? hw.fabric->id : std::string(),
                num(c.nodes),
                num(c.gpus()),
                num(c.global_batch),
@@ -117,7 +120,10 @@ std::string plan_csv(const PlanReport& r) {
                num(c.run.power.energy_kWh),
                c.run.cost.own_priced ? num(c.run.cost.own_usd) : std::string(),
                c.run.cost.cloud_priced ? num(c.run.cost.cloud_usd) : std::string(),
-               flag(l.fp8_param_gather)});
+               flag(l.fp8_param_gather),
+               num(scaleup_domains(hw.server, c.nodes)),
+               num(domain_gpus(hw.server)),
+               validation_status(hw.gpu)});
   }
   return o;
 }

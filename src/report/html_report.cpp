@@ -474,7 +474,9 @@ Str figures_table(const PlanReport& r) {
     return fmt::format("{} x {} ({} x {}, {} GPUs)", c.nodes, hw(c).server.id,
                        hw(c).server.gpus_per_node, hw(c).gpu.id, c.gpus());
   });
-  each("scale-out network", [&](const PlanCandidate& c) { return fabric_name(hw(c)); });
+  each("scale-out network", [&](const PlanCandidate& c) { return scale_out_name(hw(c), c); });
+  each("scale-up domains", [&](const PlanCandidate& c) { return domains_text(hw(c), c); });
+  each("validation", [&](const PlanCandidate& c) { return validation_words(hw(c).gpu); });
   each("parallel layout", [](const PlanCandidate& c) { return layout_parallel(c.layout); });
   each("settings", [](const PlanCandidate& c) { return layout_settings(c.layout); });
   each("global batch",
@@ -666,6 +668,7 @@ constexpr const char* kStyle = R"(
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1b1b1b;margin:0;background:#fafafa}
 main{max-width:920px;margin:0 auto;padding:24px}
 header.verdict{border-left:8px solid #0072B2;background:#fff;padding:12px 20px;margin-bottom:20px}
+header.verdict.single-domain{border-color:#009E73}
 header.verdict.multi-node{border-color:#E69F00}
 header.verdict.infeasible{border-color:#D55E00}
 h1{margin:.2em 0;font-size:28px}

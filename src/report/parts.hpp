@@ -57,6 +57,18 @@ std::string layout_parallel(const Layout& l);
 std::string layout_settings(const Layout& l);
 // The fabric id, or "8 x 400 Gb/s NICs" for the server's own NICs.
 std::string fabric_name(const HardwareOption& hw);
+// The scale-out network a plan uses: fabric_name, or "no scale-out network"
+// for a plan inside one scale-up domain (one node, or one NVL72 rack).
+std::string scale_out_name(const HardwareOption& hw, const PlanCandidate& c);
+// Whether the server's scale-up domain spans several nodes (an NVL72 rack).
+bool domain_spans_nodes(const Server& s);
+// "1 NVLink domain of 72 GPUs (18 nodes)": the scale-up domains a plan spans.
+std::string domains_text(const HardwareOption& hw, const PlanCandidate& c);
+// "validated" or "unvalidated": whether data/validation has rows on the GPU's family.
+const char* validation_status(const Gpu& gpu);
+// "unvalidated: no published training runs on the blackwell family in
+// data/validation" or "validated on 74 rows (hopper)".
+std::string validation_words(const Gpu& gpu);
 // Whether frontier point `c` is the recommended plan (same hardware option and node count).
 bool is_recommended(const PlanResult& p, const PlanCandidate& c);
 // Whether a plan meets every constraint: deadline, budget, power and goodput.

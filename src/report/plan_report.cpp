@@ -65,6 +65,40 @@ std::string fabric_name(const HardwareOption& hw) {
                                  hw.server.nic_bw_Bps / units::kGbps);
 }
 
+std::string scale_out_name(const HardwareOption& hw, const PlanCandidate& c) {
+  return scaleup_domains(hw.server, c.nodes) > 1 ? fabric_name(hw)
+                                                 : std::string("no scale-out network");
+}
+
+bool domain_spans_nodes(const Server& s) { return domain_gpus(s) > s.gpus_per_node; }
+
+std::string domains_text(const HardwareOption& hw, const PlanCandidate& c) {
+  const Server& s = hw.server;
+  const char* kind = s.intra_node == IntraNodeKind::pcie   ? "PCIe"
+                     : s.intra_node == IntraNodeKind::xgmi ? "xGMI"
+                                                           : "NVLink";
+  const int per = domain_gpus(s);
+  const int n = scaleup_domains(s, c.nodes);
+  std::string o = fmt::format("{} {} domain{} of {} GPUs", n, kind, n == 1 ? "" : "s", per);
+  if (domain_spans_nodes(s)) o += fmt::format(" ({} nodes each)", per / s.gpus_per_node);
+  return o;
+}
+
+const char* validation_status(const Gpu& gpu) {
+  return gpu.family_data.validation_rows > 0 ? "validated" : "unvalidated";
+}
+
+std::string validation_words(const Gpu& gpu) {
+  const GpuFamily& f = gpu.family_data;
+  const std::string family = gpu.family.empty() ? std::string("no") : "the " + gpu.family;
+  if (f.validation_rows > 0) {
+    return fmt::format("validated on {} published training runs of {} family", f.validation_rows,
+                       family);
+  }
+  return fmt::format("unvalidated: no published training runs of {} family in the validation data",
+                     family);
+}
+
 bool is_recommended(const PlanResult& p, const PlanCandidate& c) {
   return p.recommended && p.recommended->hardware == c.hardware && p.recommended->nodes == c.nodes;
 }
@@ -79,8 +113,15 @@ double days(double s) { return s / 86400.0; }
 
 void plan_block(std::string& o, const PlanReport& r, const PlanCandidate& c) {
   const HardwareOption& hw = r.request.hardware[c.hardware];
-  o += fmt::format("  hardware   {} x {} ({} x {}, {} GPUs), {}\n", c.nodes, hw.server.id,
-                   hw.server.gpus_per_node, hw.gpu.id, c.gpus(), fabric_name(hw));
+  // The scale-out fabric only where the plan uses one (several scale-up domains).
+  const bool scale_out = scaleup_domains(hw.server, c.nodes) > 1;
+  o += fmt::format("  hardware   {} x {} ({} x {}, {} GPUs){}\n", c.nodes, hw.server.id,
+                   hw.server.gpus_per_node, hw.gpu.id, c.gpus(),
+                   scale_out ? ", " + fabric_name(hw) : std::string());
+  if (domain_spans_nodes(hw.server)) {
+    o += fmt::format("  scale-up   {}{}\n", domains_text(hw, c),
+                     scale_out ? "" : ", no scale-out network");
+  }
   // One line when it fits 80 columns; otherwise the degrees on the first
   // and the settings after it, broken after a comma.
   const std::string layout = layout_line(c.layout);
@@ -100,7 +141,22 @@ void plan_block(std::string& o, const PlanReport& r, const PlanCandidate& c) {
                    percent(c.step.mfu), percent(c.step.network_wait_fraction));
   o += fmt::format("  train      {} (+/- {}), {}\n", duration(c.time_to_train_s),
                    percent(c.band, 0), cost(c.cost_usd));
+  if (hw.gpu.family_data.validation_rows == 0) {
+    o += wrap(validation_words(hw.gpu), "  validation ", "             ");
+  }
   o += run_text(c.run, r.request.run, "  ");
+}
+
+// The scale-out fabric a plan uses: none (null) inside one scale-up domain.
+ordered_json fabric_json(const HardwareOption& hw, const PlanCandidate& c) {
+  return hw.fabric && scaleup_domains(hw.server, c.nodes) > 1 ? ordered_json(hw.fabric->id)
+                                                              : ordered_json(nullptr);
+}
+
+ordered_json validation_json(const Gpu& gpu) {
+  return {{"family", gpu.family.empty() ? ordered_json(nullptr) : ordered_json(gpu.family)},
+          {"rows", gpu.family_data.validation_rows},
+          {"status", validation_status(gpu)}};
 }
 
 ordered_json candidate_json(const PlanReport& r, const PlanCandidate& c) {
@@ -112,7 +168,9 @@ ordered_json candidate_json(const PlanReport& r, const PlanCandidate& c) {
                     {"nodes", c.nodes},
                     {"gpus", c.gpus()},
                     {"global_batch", c.global_batch},
-                    {"fabric", hw.fabric ? ordered_json(hw.fabric->id) : ordered_json(nullptr)},
+                    {"fabric", fabric_json(hw, c)},
+                    {"scaleup_domains", scaleup_domains(hw.server, c.nodes)},
+                    {"domain_gpus", domain_gpus(hw.server)},
                     {"layout", layout_json(l)},
                     {"memory",
                      {{"total_bytes", c.memory.total()},
@@ -130,7 +188,8 @@ ordered_json candidate_json(const PlanReport& r, const PlanCandidate& c) {
                     {"meets_deadline", c.meets_deadline},
                     {"within_budget", c.within_budget},
                     {"within_power", c.within_power},
-                    {"meets_goodput", c.meets_goodput}};
+                    {"meets_goodput", c.meets_goodput},
+                    {"validation", validation_json(hw.gpu)}};
   add_run_json(j, c.run, r.request.run);
   return j;
 }
@@ -188,6 +247,8 @@ std::string plan_json(const PlanReport& r) {
       {"max_nodes", k.max_nodes},
       {"knee_premium", kKneePremium}};
   add_best_plans_json(j, r, candidate_json);
+  j["single_domain_best"] =
+      p.single_domain_best ? candidate_json(r, *p.single_domain_best) : ordered_json(nullptr);
   j["min_nodes_deadline"] = nullable(p.min_nodes_deadline);
   ordered_json frontier = ordered_json::array();
   const std::vector<bool> knees = frontier_knees(p.frontier);
@@ -212,7 +273,9 @@ std::string plan_json(const PlanReport& r) {
         {"knee", static_cast<bool>(knees[i])},
         {"recommended", is_recommended(p, c)},
         {"gpu", hw.gpu.id},
-        {"fabric", hw.fabric ? ordered_json(hw.fabric->id) : ordered_json(nullptr)},
+        {"fabric", fabric_json(hw, c)},
+        {"scaleup_domains", scaleup_domains(hw.server, c.nodes)},
+        {"validation", validation_status(hw.gpu)},
         {"global_batch", c.global_batch},
         {"layout", layout_json(c.layout)},
         {"memory_bytes", c.memory.total()},

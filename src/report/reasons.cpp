@@ -51,12 +51,11 @@ std::string single_node_clause(const PlanReason& r) {
           "model state and activations need {} per GPU on one node{} even with {}, full "
           "recompute, FlashAttention and optimizer offload; one node's GPUs have {}",
           gib(r.bytes),
-          r.expert_bytes > 0
-              ? fmt::format(" (the routed experts' model state {}, the "
-                            "dense layers' {}, activations and buffers {})",
-                            gib(r.expert_bytes), gib(r.state_bytes),
-                            gib(r.bytes - r.expert_bytes - r.state_bytes))
-              : std::string(),
+          r.expert_bytes > 0 ? fmt::format(" (the routed experts' model state {}, the "
+                                           "dense layers' {}, activations and buffers {})",
+                                           gib(r.expert_bytes), gib(r.state_bytes),
+                                           gib(r.bytes - r.expert_bytes - r.state_bytes))
+                             : std::string(),
           r.zero1 ? "the distributed optimizer (ZeRO-1)" : "ZeRO-3", gib(r.capacity_bytes));
     case PK::single_node_no_layout:
       return "no legal single-node layout (the global batch or the model's shape does not "
@@ -129,11 +128,41 @@ std::string sentence(const PlanReason& r) {
           r.deadline_s ? fmt::format(" (deadline {})", duration(*r.deadline_s)) : std::string());
     case PK::scale_out_faster:
       return fmt::format(
-          "Scaling out to {} nodes would finish in {} ({:.1f}x faster){}.", r.nodes,
-          duration(r.time_s), r.speedup,
+          "Scaling out to {} nodes{} would finish in {} ({:.1f}x faster){}.", r.nodes,
+          r.server.empty() ? std::string() : " of " + r.server, duration(r.time_s), r.speedup,
           r.usd > 0 && r.other_usd > 0
               ? fmt::format(" for {} instead of {}", money(r.usd), money(r.other_usd))
               : std::string());
+    case PK::one_domain_fits:
+      return fmt::format(
+          "Scale up: one NVLink domain ({} GPUs across {} nodes of {}) holds the job on {} nodes "
+          "({} GPUs) and trains in {}{}; its collectives stay on NVLink, so no scale-out fabric "
+          "is needed.",
+          r.domain_gpus, r.domain_nodes, r.server, r.nodes, r.gpus, duration(r.time_s),
+          r.deadline_s ? fmt::format(" (deadline {})", duration(*r.deadline_s)) : std::string());
+    case PK::scale_out_ranks_higher:
+      return fmt::format(
+          "By the objective alone, {} nodes of {} over the network would rank higher: {}{}.",
+          r.nodes, r.server, duration(r.time_s),
+          r.usd > 0 ? fmt::format(" for {}", money(r.usd)) : std::string());
+    case PK::domain_memory:
+      return fmt::format(
+          "Scale out: the job needs more than one {}-GPU NVLink domain ({} nodes of {}): {}; "
+          "the domains are joined over the scale-out network.",
+          r.domain_gpus, r.domain_nodes, r.server,
+          r.nodes > 0 ? fmt::format("the smallest plan that fits on it has {} nodes", r.nodes)
+                      : std::string("no plan fits on it"));
+    case PK::domain_time:
+      return fmt::format(
+          "Scale out: one {}-GPU NVLink domain ({} nodes of {}) needs {}; the deadline is {}, so "
+          "the job scales out over the network.",
+          r.domain_gpus, r.domain_nodes, r.server, duration(r.time_s),
+          deadline_words(r.deadline_s));
+    case PK::domain_constraints:
+      return fmt::format(
+          "Scale out: no plan within one {}-GPU NVLink domain ({} nodes of {}) meets every "
+          "constraint, so the job scales out over the network.",
+          r.domain_gpus, r.domain_nodes, r.server);
     case PK::smallest_fit:
       return fmt::format("The smallest cluster that fits has {} node{}.", r.nodes,
                          r.nodes == 1 ? "" : "s");

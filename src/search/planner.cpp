@@ -17,7 +17,7 @@ const char* to_string(Objective o) { return enum_name(o, {"cost", "time", "energ
 const char* to_string(CostBasis b) { return enum_name(b, {"cloud", "own"}); }
 
 const char* to_string(Verdict v) {
-  return enum_name(v, {"single-node", "multi-node", "infeasible"});
+  return enum_name(v, {"single-node", "single-domain", "multi-node", "infeasible"});
 }
 
 std::vector<int> node_counts(int max_nodes) {
@@ -192,7 +192,8 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
   const int gpn = hw.server.gpus_per_node;
   const long long gpus = static_cast<long long>(nodes) * gpn;
   const Fabric* fabric = hw.fabric ? &*hw.fabric : nullptr;
-  if (nodes > 1 && hw.server.nics_per_node == 0) {
+  const int domains = scaleup_domains(hw.server, nodes);
+  if (domains > 1 && hw.server.nics_per_node == 0) {
     out.rejected.add(Rejection::no_scale_out_network);
     return out;
   }
@@ -232,6 +233,7 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
   PlanCandidate cell;
   cell.hardware = hw_index;
   cell.nodes = nodes;
+  cell.scaleup_domains = domains;
   cell.global_batch = batch;
   DescribedLayers layers;
   int described_tp = 0, described_ep = 0, described_etp = -1;
@@ -423,7 +425,14 @@ struct Picks {
   std::optional<PlanCandidate> best_single;     // ... on one node
   std::optional<PlanCandidate> best_multi;      // fastest on several nodes meeting every constraint
   std::optional<PlanCandidate> fastest_single;  // fastest on one node, constraints or not
+  // Several nodes of one NVLink domain: by the objective meeting every
+  // constraint, and the fastest, constraints or not.
+  std::optional<PlanCandidate> best_domain, fastest_domain;
+  // Fastest on several NVLink domains meeting every constraint.
+  std::optional<PlanCandidate> best_multi_domain;
 };
+
+bool in_one_domain(const PlanCandidate& p) { return p.nodes > 1 && p.scaleup_domains == 1; }
 
 // Picks the plans and sets the smallest node counts that fit and meet the deadline.
 Picks pick(const PlanRequest& r, PlanResult& res) {
@@ -437,6 +446,10 @@ Picks pick(const PlanRequest& r, PlanResult& res) {
         (!k.fastest_single || p.time_to_train_s < k.fastest_single->time_to_train_s)) {
       k.fastest_single = p;
     }
+    if (in_one_domain(p) &&
+        (!k.fastest_domain || p.time_to_train_s < k.fastest_domain->time_to_train_s)) {
+      k.fastest_domain = p;
+    }
     if (!feasible(p)) continue;
     if (!k.best || better(p, *k.best, r.objective)) k.best = p;
     if (p.nodes == 1 && (!k.best_single || better(p, *k.best_single, r.objective))) {
@@ -444,6 +457,13 @@ Picks pick(const PlanRequest& r, PlanResult& res) {
     }
     if (p.nodes > 1 && (!k.best_multi || p.time_to_train_s < k.best_multi->time_to_train_s)) {
       k.best_multi = p;
+    }
+    if (in_one_domain(p) && (!k.best_domain || better(p, *k.best_domain, r.objective))) {
+      k.best_domain = p;
+    }
+    if (p.scaleup_domains > 1 &&
+        (!k.best_multi_domain || p.time_to_train_s < k.best_multi_domain->time_to_train_s)) {
+      k.best_multi_domain = p;
     }
   }
   return k;
@@ -510,9 +530,92 @@ void explain_single_node(const PlanRequest& r, const Picks& k, PlanResult& res) 
   }
 }
 
-// Several nodes: why not one, and the smallest clusters that fit and meet the deadline.
-void explain_multi_node(const PlanRequest& r, PlanResult& res) {
+// One NVLink domain of several nodes: why not one node, that the domain
+// holds the job without a scale-out network, and what scaling out would buy.
+void explain_single_domain(const PlanRequest& r, const Picks& k, PlanResult& res) {
   res.reasons.push_back(*res.single_node_reason);
+  const PlanCandidate& d = *k.best_domain;
+  const Server& server = r.hardware[d.hardware].server;
+  PlanReason fits{.kind = PlanReasonKind::one_domain_fits, .server = server.id, .nodes = d.nodes};
+  fits.gpus = d.gpus();
+  fits.domain_gpus = domain_gpus(server);
+  fits.domain_nodes = fits.domain_gpus / std::max(1, server.gpus_per_node);
+  fits.time_s = d.time_to_train_s;
+  fits.deadline_s = r.constraints.deadline_s;
+  res.reasons.push_back(fits);
+  if (k.best_multi_domain && k.best_multi_domain->time_to_train_s < d.time_to_train_s) {
+    const PlanCandidate& m = *k.best_multi_domain;
+    PlanReason out{.kind = PlanReasonKind::scale_out_faster};
+    out.server = r.hardware[m.hardware].server.id;  // named: it may be other hardware
+    out.nodes = m.nodes;
+    out.time_s = m.time_to_train_s;
+    out.speedup = d.time_to_train_s / m.time_to_train_s;
+    out.usd = m.cost_usd;
+    out.other_usd = d.cost_usd;
+    res.reasons.push_back(out);
+  }
+  // Honest about the trade: the objective alone would scale out.
+  if (k.best && k.best->scaleup_domains > 1 &&
+      !(k.best_multi_domain && k.best->hardware == k.best_multi_domain->hardware &&
+        k.best->nodes == k.best_multi_domain->nodes &&
+        k.best_multi_domain->time_to_train_s < d.time_to_train_s)) {
+    const PlanCandidate& b = *k.best;
+    PlanReason out{.kind = PlanReasonKind::scale_out_ranks_higher};
+    out.server = r.hardware[b.hardware].server.id;
+    out.nodes = b.nodes;
+    out.time_s = b.time_to_train_s;
+    out.usd = b.cost_usd;
+    res.reasons.push_back(out);
+  }
+}
+
+// A multi-node verdict where some hardware joins several nodes in one NVLink
+// domain: why that domain is not enough (the largest domain searched); none
+// when no hardware option has such a domain.
+std::optional<PlanReason> why_not_one_domain(const PlanRequest& r, const Picks& k,
+                                             const PlanResult& res) {
+  if (r.fixed.nodes) return std::nullopt;  // the file chose the cluster
+  int h = -1;
+  for (size_t i = 0; i < r.hardware.size(); ++i) {
+    const Server& s = r.hardware[i].server;
+    if (domain_gpus(s) <= s.gpus_per_node) continue;
+    if (h < 0 || domain_gpus(s) > domain_gpus(r.hardware[static_cast<size_t>(h)].server)) {
+      h = static_cast<int>(i);
+    }
+  }
+  if (h < 0) return std::nullopt;
+  const PlanCandidate* fastest = k.fastest_domain ? &*k.fastest_domain : nullptr;
+  if (fastest) h = fastest->hardware;
+  const Server& server = r.hardware[static_cast<size_t>(h)].server;
+  PlanReason why{.server = server.id};
+  why.domain_gpus = domain_gpus(server);
+  why.domain_nodes = why.domain_gpus / std::max(1, server.gpus_per_node);
+  if (!fastest) {
+    why.kind = PlanReasonKind::domain_memory;
+    for (const PlanCandidate& p : res.frontier) {
+      if (p.hardware == h && (why.nodes == 0 || p.nodes < why.nodes)) why.nodes = p.nodes;
+    }
+    // It fits within one domain (on one node), but no such plan meets the constraints.
+    if (why.nodes > 0 && why.nodes <= why.domain_nodes) {
+      why.kind = PlanReasonKind::domain_constraints;
+      why.nodes = 0;
+    }
+  } else if (!fastest->meets_deadline) {
+    why.kind = PlanReasonKind::domain_time;
+    why.time_s = fastest->time_to_train_s;
+    why.deadline_s = r.constraints.deadline_s;
+  } else {
+    why.kind = PlanReasonKind::domain_constraints;
+  }
+  return why;
+}
+
+// Several nodes: why not one, and the smallest clusters that fit and meet the deadline.
+void explain_multi_node(const PlanRequest& r, const Picks& k, PlanResult& res) {
+  res.reasons.push_back(*res.single_node_reason);
+  if (const std::optional<PlanReason> why = why_not_one_domain(r, k, res)) {
+    res.reasons.push_back(*why);
+  }
   if (res.min_nodes_fit) {
     res.reasons.push_back({.kind = PlanReasonKind::smallest_fit, .nodes = *res.min_nodes_fit});
   }
@@ -668,15 +771,21 @@ PlanResult plan(const PlanRequest& r) {
   const Picks k = pick(r, res);
   res.single_node_best = k.best_single ? k.best_single : k.fastest_single;
   res.best_multi_node = k.best_multi;
+  res.single_domain_best = k.best_domain;
   res.single_node_reason = why_not_single_node(r, k, one);
   if (k.best_single) {
     res.verdict = Verdict::single_node;
     res.recommended = k.best_single;
     explain_single_node(r, k, res);
+  } else if (k.best_domain) {
+    // Scale up before scaling out: one NVLink domain needs no scale-out network.
+    res.verdict = Verdict::single_domain;
+    res.recommended = k.best_domain;
+    explain_single_domain(r, k, res);
   } else if (k.best) {
     res.verdict = Verdict::multi_node;
     res.recommended = k.best;
-    explain_multi_node(r, res);
+    explain_multi_node(r, k, res);
   } else {
     res.verdict = Verdict::infeasible;
     explain_infeasible(r, one.legal, res);

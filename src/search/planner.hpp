@@ -22,7 +22,9 @@ namespace scaleout {
 enum class Objective { cost, time, energy };
 // Which cost `cost`, budgets and the frontier use.
 enum class CostBasis { cloud, own };
-enum class Verdict { single_node, multi_node, infeasible };
+// The scale-up answer: one chassis; one NVLink domain of several chassis (a
+// GB200 NVL72 rack: no scale-out network); several domains over the network.
+enum class Verdict { single_node, single_domain, multi_node, infeasible };
 
 const char* to_string(Objective o);
 const char* to_string(Verdict v);
@@ -73,6 +75,7 @@ struct PlanRequest {
 struct PlanCandidate {
   int hardware = 0;  // index into PlanRequest::hardware
   int nodes = 0;
+  int scaleup_domains = 1;     // NVLink domains the nodes span; 1: no scale-out network
   long long global_batch = 0;  // sequences per step
   Layout layout;
   MemoryEstimate memory;
@@ -103,9 +106,12 @@ struct PlanResult {
   std::optional<PlanCandidate> single_node_best;  // fastest single-node plan that fits
   std::optional<PlanReason> single_node_reason;   // why there is none (a single_node_* kind)
   std::optional<PlanCandidate> best_multi_node;   // what scaling out would buy
-  std::optional<int> min_nodes_fit;               // smallest node count with a plan that fits
-  std::optional<int> min_nodes_deadline;          // ... that also meets the deadline
-  std::vector<PlanCandidate> frontier;            // per hardware and node count, the fastest fit
+  // Best plan on several nodes of one NVLink domain (the recommended one of a
+  // single-domain verdict); none when no such plan meets the constraints.
+  std::optional<PlanCandidate> single_domain_best;
+  std::optional<int> min_nodes_fit;       // smallest node count with a plan that fits
+  std::optional<int> min_nodes_deadline;  // ... that also meets the deadline
+  std::vector<PlanCandidate> frontier;    // per hardware and node count, the fastest fit
   SearchStats stats;
 };
 

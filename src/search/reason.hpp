@@ -53,7 +53,17 @@ enum class PlanReasonKind {
   // Single-node verdict.
   one_node_fits,     // server, bytes, capacity_bytes, time_s, deadline_s (optional)
   scale_out_faster,  // nodes, time_s, speedup, usd (multi-node), other_usd (single-node); 0:
-                     // unpriced
+                     // unpriced; server (single-domain verdict only)
+  // Single-domain verdict: several nodes of one NVLink domain hold the job.
+  one_domain_fits,  // server, nodes, gpus, domain_gpus, domain_nodes, time_s, deadline_s
+  // ... when a plan over several domains ranks higher by the objective (and
+  // is not the faster one scale_out_faster names): server, nodes, time_s, usd
+  scale_out_ranks_higher,
+  // Multi-node verdict on hardware with NVLink domains of several nodes:
+  // why one domain is not enough (server, domain_gpus, domain_nodes and):
+  domain_memory,       // nodes (smallest fit on that server; 0: none up to max_nodes)
+  domain_time,         // time_s (fastest one-domain plan), deadline_s
+  domain_constraints,  // (no figures: budget, power, goodput, or a deadline at one node)
   // Multi-node verdict.
   smallest_fit,       // nodes
   smallest_deadline,  // nodes, deadline_s
@@ -72,7 +82,9 @@ struct PlanReason {
   PlanReasonKind kind = PlanReasonKind::single_node_no_layout;
   std::string server{};  // a server id (no_price on the cloud basis: a GPU id)
   int nodes = 0;
-  double bytes = 0, capacity_bytes = 0;  // per GPU
+  int gpus = 0;                           // one_domain_fits: GPUs of the plan
+  int domain_gpus = 0, domain_nodes = 0;  // one NVLink domain: GPUs, nodes
+  double bytes = 0, capacity_bytes = 0;   // per GPU
   // single_node_memory of a MoE model: the routed experts' weights,
   // gradients and optimizer state, and the rest of the model state, per GPU.
   double expert_bytes = 0, state_bytes = 0;

@@ -7,6 +7,7 @@
 
 #include "io/catalog_reader.hpp"
 #include "io/workload_reader.hpp"
+#include "network/topology.hpp"
 #include "report/reasons.hpp"
 #include "report/report.hpp"
 #include "workload/checks.hpp"
@@ -129,6 +130,116 @@ TEST(Verdict, StateThatCannotFitOneNodeIsACapacityTrigger) {
   EXPECT_GT(*p.min_nodes_fit, 1);
   ASSERT_TRUE(p.recommended.has_value());
   EXPECT_TRUE(p.recommended->memory.fits);
+}
+
+TEST(ScaleUpDomain, TheTraysOfOneNvl72RackAreOneDomain) {
+  const Catalog& cat = io::builtin_catalog();
+  const Server& rack = *cat.find_server("dgx-gb200-nvl72");  // 4-GPU trays, 72-GPU domain
+  const Server& dgx = *cat.find_server("dgx-h100");
+  EXPECT_EQ(domain_gpus(rack), 72);
+  EXPECT_EQ(scaleup_domains(rack, 1), 1);
+  EXPECT_EQ(scaleup_domains(rack, 18), 1);  // 72 GPUs: the whole rack
+  EXPECT_EQ(scaleup_domains(rack, 19), 2);  // 76 GPUs
+  EXPECT_EQ(scaleup_domains(rack, 36), 2);
+  EXPECT_EQ(domain_gpus(dgx), 8);  // the node
+  EXPECT_EQ(scaleup_domains(dgx, 5), 5);
+}
+
+// Llama 3.1 405B on 20B tokens (examples/plan-llama3.1-405b-nvl72.yaml):
+// 405e9 x 18 B = 7.3 TB of model state fits no 8 x 180 GB chassis but one
+// 72 x 186 GB NVL72 rack.
+constexpr double kRackMissDays = 4;  // one rack's fastest: 5.8 days (16 trays)
+
+PlanRequest rack_request(double deadline_days) {
+  PlanRequest r = request("llama3.1-405b", {"dgx-b200", "dgx-gb200-nvl72"}, 2e10);
+  r.workload.seq_len = 8192;
+  r.workload.global_batch = 576;
+  r.workload.framework = Framework::megatron;
+  r.constraints.max_nodes = 36;
+  r.constraints.deadline_s = deadline_days * 86400.0;
+  return r;
+}
+
+TEST(Verdict, A405BRunThatOneNvl72RackHoldsIsSingleDomain) {
+  const PlanResult p = plan(rack_request(14));
+  EXPECT_EQ(p.verdict, Verdict::single_domain);
+  EXPECT_STREQ(to_string(p.verdict), "single-domain");
+  ASSERT_TRUE(p.recommended.has_value());
+  const PlanCandidate& c = *p.recommended;
+  const PlanRequest r = rack_request(14);
+  EXPECT_EQ(r.hardware[static_cast<std::size_t>(c.hardware)].server.id, "dgx-gb200-nvl72");
+  EXPECT_GT(c.nodes, 1);
+  EXPECT_LE(c.nodes, 18);
+  EXPECT_EQ(c.scaleup_domains, 1);
+  EXPECT_TRUE(c.meets_deadline);
+  // No scale-out network: no switches or NICs, and nothing charged or drawn for them.
+  EXPECT_EQ(c.run.network.switches(), 0);
+  EXPECT_EQ(c.run.cost.network_capex_usd, 0.0);
+  EXPECT_EQ(c.run.power.network_W, 0.0);
+  ASSERT_TRUE(p.single_domain_best.has_value());
+  EXPECT_EQ(p.single_domain_best->nodes, c.nodes);
+  // Why not one chassis, then why one domain is enough.
+  ASSERT_GE(p.reasons.size(), 2u);
+  EXPECT_EQ(p.reasons[0].kind, PlanReasonKind::single_node_memory);
+  EXPECT_EQ(p.reasons[1].kind, PlanReasonKind::one_domain_fits);
+  EXPECT_EQ(p.reasons[1].domain_gpus, 72);
+  EXPECT_EQ(p.reasons[1].domain_nodes, 18);
+  const std::string s = report::sentence(p.reasons[1]);
+  EXPECT_EQ(s.rfind("Scale up: one NVLink domain (72 GPUs across 18 nodes of dgx-gb200-nvl72)", 0),
+            0u)
+      << s;
+  EXPECT_NE(s.find("no scale-out fabric is needed"), std::string::npos) << s;
+  // Scale up first, honestly: a cheaper plan over several domains (B200s over
+  // InfiniBand) is named, not hidden.
+  const PlanCandidate* cheapest = nullptr;
+  for (const PlanCandidate& f : p.frontier) {
+    if (f.scaleup_domains > 1 && f.meets_deadline && f.cost_usd > 0 &&
+        (!cheapest || f.cost_usd < cheapest->cost_usd)) {
+      cheapest = &f;
+    }
+  }
+  const bool named = std::any_of(p.reasons.begin(), p.reasons.end(), [](const PlanReason& x) {
+    return x.kind == PlanReasonKind::scale_out_ranks_higher;
+  });
+  EXPECT_EQ(named, cheapest && cheapest->cost_usd < 0.999 * c.cost_usd);
+}
+
+TEST(Verdict, ADeadlineOneRackMissesScalesOutOverTheNetwork) {
+  const PlanResult p = plan(rack_request(kRackMissDays));
+  EXPECT_EQ(p.verdict, Verdict::multi_node);
+  ASSERT_TRUE(p.recommended.has_value());
+  EXPECT_GT(p.recommended->scaleup_domains, 1);
+  ASSERT_GE(p.reasons.size(), 2u);
+  EXPECT_EQ(p.reasons[0].kind, PlanReasonKind::single_node_memory);
+  EXPECT_EQ(p.reasons[1].kind, PlanReasonKind::domain_time);
+  EXPECT_GT(p.reasons[1].time_s, kRackMissDays * 86400.0);
+  const std::string s = report::sentence(p.reasons[1]);
+  EXPECT_EQ(s.rfind("Scale out: one 72-GPU NVLink domain (18 nodes of dgx-gb200-nvl72) needs", 0),
+            0u)
+      << s;
+  EXPECT_FALSE(p.single_domain_best.has_value());
+}
+
+TEST(Search, TensorAndExpertGroupsStayInsideTheNvl72Domain) {
+  // Qwen3-235B-A22B (128 experts) on two NVL72 racks (36 trays, 144 GPUs): EP
+  // could span both racks, but the fastest layout keeps every TP and EP group
+  // inside one rack's NVLink domain, whose all-to-all runs at NVLink speed.
+  PlanRequest r = request("qwen3-235b-a22b", {"dgx-gb200-nvl72"}, 1e11);
+  r.workload.seq_len = 4096;
+  r.workload.global_batch = 1152;
+  r.workload.framework = Framework::megatron;
+  r.fixed.nodes = 36;
+  r.constraints.max_nodes = 36;
+  const PlanResult p = plan(r);
+  ASSERT_TRUE(p.recommended.has_value());
+  const PlanCandidate& c = *p.recommended;
+  EXPECT_EQ(c.scaleup_domains, 2);
+  const Layout& l = c.layout;
+  EXPECT_GT(l.ep, 1);
+  EXPECT_EQ(span_of(l.tp, l.stride(Dim::tp), 72).nodes, 1) << l.tp;
+  EXPECT_EQ(span_of(l.ep, l.expert_tp(), 72).nodes, 1) << l.ep << " x etp " << l.expert_tp();
+  // The cluster was fixed: no reason claims the job needs several domains.
+  for (const PlanReason& x : p.reasons) EXPECT_NE(x.kind, PlanReasonKind::domain_memory);
 }
 
 TEST(Verdict, ADeadlineOneNodeMissesIsATimeTrigger) {
