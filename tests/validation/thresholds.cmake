@@ -44,7 +44,7 @@ set(SCALEOUT_VALIDATION_CHECKS
   "blackwell-training.csv|by_group/mbridge-h100/mape|max|0.07"     # 0.059 (12 rows, H100)
   "blackwell-training.csv|by_group/mbridge-gb300/mape|max|0.28"    # 0.254 (26 rows, GB300 NVL72, held out)
   "blackwell-training.csv|by_group/torchtitan-h200/mape|max|0.30"  # 0.276 (4 rows, H200)
-  "blackwell-training.csv|by_metric/tokens_per_s_per_gpu/mape|max|0.12"  # 0.103 (64 rows)
+  "blackwell-training.csv|by_metric/tokens_per_s_per_gpu/mape|max|0.16"  # 0.147 (90 rows; 0.103 on the 64 without GB300)
   "blackwell-training.csv|by_metric/peak_mem_gib/mape|max|0.44"    # 0.410 (2 rows, H200)
   "blackwell-training.csv|false_oom|max|0"
   # data/validation/inference.csv: published serving benchmarks (100 rows; the even rows fit
