@@ -498,6 +498,9 @@ void read_deepseek(const Reader& r, const std::string& type, Parsed& p) {
   m.moe.dense_layers = static_cast<int>(
       r.optional_size({"first_k_dense_replace"}, 0).value_or(type == "deepseek_v3" ? 3 : 0));
   p.dense_layers_key = "first_k_dense_replace";
+  // Multi-token prediction modules (DeepSeek-V3 §2.2: one, stored after the
+  // last layer); trained with the model, not counted in num_hidden_layers.
+  m.mtp_layers = static_cast<int>(r.optional_size({"num_nextn_predict_layers"}, 0, 16).value_or(0));
   if (r.optional_size({"moe_layer_freq"}).value_or(1) != 1) {
     r.fail("moe_layer_freq", "only 1 (every layer after the dense ones is MoE) is supported");
   }

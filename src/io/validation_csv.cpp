@@ -40,6 +40,8 @@ const std::vector<std::string> kColumns = {"id",
                                            "cp",
                                            "ep",
                                            "etp",
+                                           "moe_load_imbalance",
+                                           "mtp_layers",
                                            "sp",
                                            "interleave",
                                            "recompute",
@@ -85,6 +87,7 @@ const WholeColumn kWholeColumns[] = {
     {"cp", &ValidationRow::cp, 1000000},
     {"ep", &ValidationRow::ep, 1000000},
     {"etp", &ValidationRow::etp, 1000000},
+    {"mtp_layers", &ValidationRow::mtp_layers, 16},
     {"interleave", &ValidationRow::interleave, 1000},
     {"zero", &ValidationRow::zero, 3},
     {"lora_rank", &ValidationRow::lora_rank, 1000000},
@@ -123,7 +126,8 @@ constexpr std::size_t kMaxNameLength = 128;
 // Columns added after the first schema: a file may leave them out (every
 // row then has the empty cell, the default).
 bool is_optional_column(std::string_view name) {
-  return name == "etp" || name == "scaleup_domain_gpus" || name == "train_tokens";
+  return name == "etp" || name == "scaleup_domain_gpus" || name == "moe_load_imbalance" ||
+         name == "mtp_layers" || name == "train_tokens";
 }
 
 // The canonical index of a column name (a name of kColumns; the reader
@@ -375,6 +379,14 @@ std::vector<ValidationRow> read_validation_csv(const std::string& text, const st
           file, line, "nic_gbps",
           fmt::format("must be in (0, 100000] Gb/s, got {}", printable(c.str("nic_gbps"))),
           "the speed of one NIC in Gb/s, e.g. 400");
+    }
+    r.moe_load_imbalance = c.number("moe_load_imbalance");
+    if (r.moe_load_imbalance && !(*r.moe_load_imbalance >= 1 && *r.moe_load_imbalance <= 100)) {
+      throw InputError(
+          file, line, "moe_load_imbalance",
+          fmt::format("must be in [1, 100], got {}", printable(c.str("moe_load_imbalance"))),
+          "routed copies on the most loaded expert-parallel rank over the mean; "
+          "1 for force-balanced routing");
     }
     r.fabric = c.choice("fabric", {"ib", "roce", "eth"});
     r.framework = c.choice("framework", framework_names());

@@ -112,6 +112,8 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
         {"optimizer", "remove it"},
         {"framework", "remove it"},
         {"finetune", "remove it"},
+        {"moe", "remove it; serving takes routing as balanced"},
+        {"mtp_layers", "remove it; serving runs no multi-token-prediction heads"},
         {"reliability", "remove it; serving plans do not model failures or checkpoints"},
         {"storage", "remove it; serving plans do not model storage"},
         {"facility", "remove it; serving plans price GPU-hours in the cloud only"},
@@ -172,6 +174,20 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
                "set task: finetune, or remove the finetune block");
     }
   }
+
+  if (const YAML::Node moe = top.node("moe"); moe.IsDefined() && !moe.IsNull()) {
+    Fields f(moe, file, "moe");
+    // Max-rank / mean-rank load of the routed experts (docs/model.md, "Load imbalance").
+    w.moe_load_imbalance = f.number("load_imbalance", 1.0, 100.0).value_or(w.moe_load_imbalance);
+    f.finish();
+    if (!w.model.is_moe()) {
+      top.fail("moe", fmt::format("model '{}' has no routed experts", w.model.id),
+               "remove the moe block");
+    }
+  }
+  // Multi-token-prediction depths trained (the model's by default: a
+  // config.json's num_nextn_predict_layers).
+  if (auto mtp = top.integer("mtp_layers", 0, 16)) w.model.mtp_layers = static_cast<int>(*mtp);
 
   bool dp_given = false;
   if (const YAML::Node ln = top.node("layout"); ln.IsDefined() && !ln.IsNull()) {

@@ -215,6 +215,7 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
   const StatePolicy pol = state_policy(w);
   const bool lora = is_lora(w);
   const bool qlora = lora && w.finetune.method == FinetuneMethod::qlora;
+  const double mtp = trained_mtp_layers(w);
 
   const double h = static_cast<double>(m.hidden);
   const double norm_params = m.norm == NormKind::layernorm ? 2.0 * h : h;
@@ -255,10 +256,19 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
     st.has_output = s == p - 1;
 
     // Parameters held by one GPU of this stage, split into frozen/trainable and expert/dense.
-    const double moe_layers_here =
+    double moe_layers_here =
         std::max(0, first_layer + st.layers - std::max(first_layer, moe_first));
-    const double dense_layers_here = st.layers - moe_layers_here;
+    double dense_layers_here = st.layers - moe_layers_here;
+    // MTP depths sit on the last stage (Megatron-Core's default placement):
+    // each a layer of the last layer's kind, the projection 2h -> h and three
+    // norms; a stage without the embedding holds a copy for the shifted tokens.
+    const double mtp_here = st.has_output ? mtp : 0.0;
+    (moe_first < m.layers ? moe_layers_here : dense_layers_here) += mtp_here;
     double dense = dense_layers_here * dense_p.dense + moe_layers_here * moe_p.dense;
+    if (mtp_here > 0) {
+      dense += mtp_here * (2.0 * h * h / t + 3.0 * norm_params);
+      if (!st.has_embedding) dense += static_cast<double>(m.vocab) * h / t;
+    }
     double quantisable =
         dense_layers_here * dense_p.quantisable + moe_layers_here * moe_p.quantisable;
     const double experts = moe_layers_here * moe_p.experts;
@@ -344,6 +354,10 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
     if (st.has_output) {
       // Final norm and output-projection inputs, then the logits of one micro-batch.
       st.activations += 2.0 * kAct * tokens * h / seq_div;
+      // Each MTP depth keeps its two norms' inputs, the projection's input
+      // (2h) and its head's norm and projection inputs; its loss comes after
+      // the main one, so one micro-batch's logits are alive at a time.
+      st.activations += in_flight * mtp_here * kAct * tokens * 6.0 * h / seq_div;
       st.logits = tokens * static_cast<double>(m.vocab) / t * logit_bytes(w.framework);
     }
 
@@ -370,6 +384,15 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
       }
     }
     if (p > 1) st.buffers += 2.0 * tokens * h / seq_div * kAct;
+    if (moe_layers_here > 0 && ly.ep > 1) {
+      // Token dispatch: the all-to-all's send buffer (this rank's tokens/t,
+      // top_k x capacity-factor copies) and receive buffer (expert_load times
+      // that on the most loaded rank), 16-bit, alive while a MoE layer runs
+      // (Megatron-Core token_dispatcher.py; docs/model.md "Communication and
+      // prefetch buffers").
+      const double sent = tokens / t * m.moe.top_k * m.moe.capacity_factor * h * kAct;
+      st.buffers += sent * (1.0 + layers.moe.expert_load);
+    }
 
     const double transient = st.activations + st.logits + st.buffers;
     st.overhead = ovh.fixed_bytes + ovh.fragmentation * transient;

@@ -249,31 +249,44 @@ LayerOps describe_layer(const ModelShape& m, bool moe_layer, const LayerSplit& s
   if (moe_layer) {
     const MoeShape& e = m.moe;
     const double copies = e.top_k * e.capacity_factor;  // routed token copies per token
+    out.expert_load = s.expert_load;
     const double router = e.experts * h;
     // The router is replicated on every tensor-parallel rank (Megatron-Core).
     LayerOp& r = b.gemm(OpBlock::router, TpSplit::none, e.experts, h, router, router);
     r.input = {h / s.seq_div, Stored::act16};
     r.output = {e.experts / s.seq_div, Stored::fp32};  // router probabilities
+    // Score function and top-k in FP32 (Megatron-Core --moe-router-dtype
+    // fp32, router.py): read the logits, write the probabilities, read them
+    // for the top-k selection, 4 bytes per expert each.
+    if (s.training) b.elementwise(OpBlock::other, 12.0 * e.experts / s.seq_div);
     // MoE parallel folding (Megatron-Core): a rank routes its tokens/tp
     // (sequence-parallel) share; an expert's etp ranks gather the copies
     // sent to it, so a rank runs etp/tp of the layer's token copies through
-    // its E/ep experts, each at width f/etp (balanced routing).
-    const double share = s.etp / s.tp;
+    // its E/ep experts, each at width f/etp; the most loaded rank runs
+    // expert_load times the mean.
+    const double hot = copies * s.etp / s.tp * s.expert_load;  // rows per local token
     LayerOp& permute = b.elementwise(OpBlock::other, 4.0 * h * e.top_k / s.seq_div);
     // The experts' FC1 input, kept for its weight gradient (FP8 under
     // Transformer Engine, as DeepSeek-V3 caches it, report §3.3).
-    permute.output = {copies * share * h, Stored::gemm_input};  // expert inputs, as gathered
+    permute.output = {hot * h, Stored::gemm_input};  // expert inputs, as gathered
     const double local_experts = std::max(1.0, static_cast<double>(e.experts) / s.ep);
+    // Several local experts: the received rows are sorted by expert before
+    // them and back after them (Megatron-Core's second permutation,
+    // sort_chunks_by_idxs; DeepEP's permute to expert order), a read and a
+    // write of every received row each way.
+    const double local_permute = s.training && local_experts > 1 ? 4.0 * h * hot : 0.0;
+    if (local_permute > 0) b.elementwise(OpBlock::other, local_permute);
     const double fe = static_cast<double>(e.expert_ffn);
     MlpSpec routed{OpBlock::experts, fe, static_cast<double>(e.experts), s.ep * s.etp, s.etp};
-    routed.rows = copies * share / local_experts;
+    routed.rows = hot / local_experts;
     routed.count = std::floor(local_experts);
-    routed.copies = copies * share;
+    routed.copies = hot;
     routed.fuse = 2;
     // The routing weights multiply inside the activation (Megatron-Core
     // experts.py), so the combine is a scatter-add that keeps nothing.
     describe_mlp(b, m, s, routed);
-    b.elementwise(OpBlock::other, (swiglu ? 6.0 : 4.0) * fe / s.tp * copies);  // activation
+    b.elementwise(OpBlock::other, (swiglu ? 6.0 : 4.0) * fe / s.etp * hot);  // activation x probs
+    if (local_permute > 0) b.elementwise(OpBlock::other, local_permute);     // back to token order
     if (e.shared_experts > 0) {
       MlpSpec shared{OpBlock::shared_experts, fe, static_cast<double>(e.shared_experts), s.tp,
                      s.tp};

@@ -94,6 +94,13 @@ struct LayerSplit {
   double seq_div = 1;  // divisor of the residual stream (tp with sequence parallelism, else 1)
   int ep = 1;          // expert-parallel degree
   double etp = 1;      // expert tensor-parallel degree (the routed experts' TP split)
+  // Routed token copies the most loaded expert-parallel rank receives over
+  // the mean (max-rank / mean-rank load, >= 1): the hot rank's expert rows,
+  // stored expert tensors and received bytes (docs/model.md, "Load imbalance").
+  double expert_load = 1;
+  // A training step: the MoE router's score pass and the local permutes are
+  // described as kernels of their own (serving's fitted constants cover them).
+  bool training = false;
   // MLA decode absorbs the key/value up-projections into the query and
   // output (DeepSeek-V2 §2.1.2); training decompresses keys and values.
   bool absorbed_mla = false;
@@ -105,7 +112,7 @@ struct AdapterSpec {
   bool attention_only = false;  // adapters on Q, K, V, O only
 };
 
-inline constexpr int kMaxLayerOps = 40;
+inline constexpr int kMaxLayerOps = 44;
 static_assert(std::is_trivially_copyable_v<LayerOp> && std::is_trivially_destructible_v<LayerOp>);
 
 // The operations of one layer. Storage is left uninitialised: only the
@@ -124,6 +131,9 @@ class LayerOps {
   int etp_reductions = 0;
   // Attention output width per GPU (input of the output projection).
   double attn_out_local = 0;
+  // The split's expert_load: routed-expert rows are the hot rank's, so their
+  // FLOPs over this are the mean rank's.
+  double expert_load = 1;
   // Sums over the operations, filled when the description is complete:
   // parameters by block (whole model and one GPU), stored elements per token
   // by kind, and the attention core's query heads per GPU.

@@ -28,6 +28,15 @@ ParamCounts count_params(const ModelShape& m) {
   c.attention = m.layers * block_params(dense, OpBlock::attention);
   c.dense_mlp = dense_layers * block_params(dense, OpBlock::mlp);
   double active_experts = 0;
+  const double norm = m.norm == NormKind::layernorm ? 2.0 * h : h;  // the final norm
+  // The last layer's weights, their routed experts and those a token uses.
+  double last = 0, last_experts = 0, last_active = 0;
+  auto whole = [](const LayerOps& ops) {
+    double p = 0;
+    for (int b = 0; b < kOpBlocks; ++b) p += ops.params[static_cast<std::size_t>(b)];
+    return p;
+  };
+  last = whole(dense);
   if (moe_layers > 0) {
     const LayerOps moe = describe_layer(m, true);
     const double experts = block_params(moe, OpBlock::experts);
@@ -35,10 +44,14 @@ ParamCounts count_params(const ModelShape& m) {
     c.shared_expert_mlp = moe_layers * block_params(moe, OpBlock::shared_experts);
     c.router = moe_layers * block_params(moe, OpBlock::router);
     active_experts = moe_layers * experts * m.moe.top_k / m.moe.experts;
+    last = whole(moe);
+    last_experts = experts;
+    last_active = experts * m.moe.top_k / m.moe.experts;
   }
-  const double norm = m.norm == NormKind::layernorm ? 2.0 * h : h;  // the final norm
   c.norms = m.layers * block_params(dense, OpBlock::norm) + norm;
-  c.active = c.total() - c.expert_mlp + active_experts;
+  c.mtp = m.mtp_layers * (last + 2.0 * h * h + 3.0 * norm);
+  c.active =
+      c.total() - c.expert_mlp + active_experts - m.mtp_layers * (last_experts - last_active);
   return c;
 }
 

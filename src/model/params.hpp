@@ -17,9 +17,12 @@ struct ParamCounts {
   double shared_expert_mlp = 0;  // shared experts of all MoE layers
   double router = 0;             // MoE routers
   double norms = 0;              // layer norms incl. the final one
+  // Multi-token-prediction depths: a layer of the last layer's kind, the
+  // projection 2h -> h and three norms each (embedding and head shared).
+  double mtp = 0;
   double total() const {
     return embedding + output + attention + dense_mlp + expert_mlp + shared_expert_mlp + router +
-           norms;
+           norms + mtp;
   }
   // Parameters one token passes through (MoE: top_k of the routed experts).
   double active = 0;

@@ -51,6 +51,11 @@ struct ModelShape {
   bool dropout = false;      // dropout during training (GPT-3/Megatron GPT): stores masks
   MoeShape moe;
   MlaShape mla;
+  // Multi-token prediction depths trained beside the next-token loss
+  // (DeepSeek-V3 §2.2; Hugging Face num_nextn_predict_layers, Megatron-Core
+  // --mtp-num-layers): each is one more layer of the last layer's kind, a
+  // projection 2h -> h with its norms, and a second output head and loss.
+  int mtp_layers = 0;
   double published_params = 0;  // total parameter count the source states, 0 = none
   std::string source;
 

@@ -1,6 +1,7 @@
 #include "perf/compute.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace scaleout {
 
@@ -95,9 +96,17 @@ LayerTimes layer_times(const Workload& w, const Gpu& gpu, const ComputeConstants
   for_each_matmul(ops, [&](const LayerOp& op, double n) {
     const double m = tokens * op.rows;
     OpTimes& o = op.frozen_under_lora ? base : adapters;
-    o.gemm_s +=
-        op.count * std::max(gemm_time_s(m, n, op.k, pk, gpu.hbm_bw_Bps, k, eff), k.kernel_floor_s);
-    o.flops += op.count * 2.0 * m * n * op.k;
+    const bool experts = op.block == OpBlock::experts;
+    // A grouped GEMM runs each expert's rows in whole tiles: the last tile of
+    // every expert is padded (grouped_gemm_rows).
+    // Training only, like the FP8 casts below: serving's GEMMs keep the
+    // constants fitted on inference.csv.
+    const double m_run = experts && w.task != Task::inference ? grouped_gemm_rows(m) : m;
+    o.gemm_s += op.count *
+                std::max(gemm_time_s(m_run, n, op.k, pk, gpu.hbm_bw_Bps, k, eff), k.kernel_floor_s);
+    // The expert rows are the most loaded rank's; its FLOPs over the load
+    // are the mean rank's (what the step executes per GPU on average).
+    o.flops += op.count * 2.0 * m * n * op.k / (experts ? ops.expert_load : 1.0);
     o.kernels += op.count;
     if (fp8_training && op.block == OpBlock::experts) {
       // FP8 experts quantise their grouped inputs in a kernel of their own
@@ -160,6 +169,11 @@ LayerDims dims(const Workload& w) {
 
 double compute_peak_flops(const Gpu& gpu, Precision p) { return peak(gpu, p); }
 
+double grouped_gemm_rows(double m) {
+  if (m <= 0) return 0;
+  return std::ceil(m / kGroupedGemmTileRows) * kGroupedGemmTileRows;
+}
+
 double gemm_time_s(double m, double n, double kdim, double peak_flops, double hbm_Bps,
                    const ComputeConstants& k, double efficiency, double weight_bytes) {
   if (m <= 0 || n <= 0 || kdim <= 0) return 0;
@@ -195,6 +209,24 @@ OpTimes logits_forward_backward(const Workload& w, const Gpu& gpu, const Compute
   o.flops = 3.0 * 2.0 * d.tokens * v_local * d.h;
   // Softmax + cross-entropy forward and backward: a few passes over the logits.
   o.elementwise_s = elementwise_s(d.tokens * v_local * 16.0, gpu, k, 4.0);
+  return o;
+}
+
+OpTimes mtp_depth_forward_backward(const Workload& w, const Gpu& gpu, const ComputeConstants& k) {
+  const LayerDims d = dims(w);
+  const double pk = peak(gpu, w.precision == Precision::fp8 ? Precision::bf16 : w.precision);
+  OpTimes o = logits_forward_backward(w, gpu, k);
+  // eh_proj, forward, dgrad and wgrad, 16-bit like the head.
+  o.gemm_s +=
+      3.0 * gemm_time_s(d.tokens, d.h / d.t, 2.0 * d.h, pk, gpu.hbm_bw_Bps, k, k.gemm_efficiency);
+  o.flops += 3.0 * 2.0 * d.tokens * (d.h / d.t) * 2.0 * d.h;
+  o.kernels += 3.0;
+  // Three norms (4h bytes per token each forward, twice that backward) and
+  // the embedding lookup of the shifted tokens.
+  const double seq_div = layer_split(w).seq_div;
+  o.elementwise_s += elementwise_s(3.0 * 3.0 * 4.0 * d.tokens * d.h / seq_div, gpu, k, 9.0) +
+                     embedding_forward_backward(w, gpu, k).elementwise_s;
+  o.kernels += 9.0 + 2.0;
   return o;
 }
 

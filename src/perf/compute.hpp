@@ -75,6 +75,11 @@ OpTimes layer_backward(const Workload& w, const Gpu& gpu, const ComputeConstants
 OpTimes attention_core_forward(const Workload& w, const Gpu& gpu, const ComputeConstants& k);
 // Output projection, softmax and cross-entropy, forward and backward (last stage).
 OpTimes logits_forward_backward(const Workload& w, const Gpu& gpu, const ComputeConstants& k);
+// One multi-token-prediction depth without its transformer layer (last
+// stage): the shifted tokens' embedding lookup, the norms of the embedding
+// and of the hidden state, the projection [T x 2h] x [2h x h/t], the final
+// norm, the output head and its loss; forward and backward.
+OpTimes mtp_depth_forward_backward(const Workload& w, const Gpu& gpu, const ComputeConstants& k);
 // Embedding lookup and its gradient (first stage).
 OpTimes embedding_forward_backward(const Workload& w, const Gpu& gpu, const ComputeConstants& k);
 
@@ -84,6 +89,15 @@ OpTimes embedding_forward_backward(const Workload& w, const Gpu& gpu, const Comp
 // about 0.5 for INT4) and 16-bit activations.
 double gemm_time_s(double m, double n, double kdim, double peak_flops, double hbm_Bps,
                    const ComputeConstants& k, double efficiency, double weight_bytes = 2.0);
+
+// Rows of one M tile of a grouped (MoE expert) GEMM: the row block of the
+// CUTLASS/Transformer Engine grouped kernels and DeepGEMM's grouped
+// contiguous layout, which pads each expert's rows to a multiple of the
+// block (deepseek-ai/DeepGEMM README, "get_mk_alignment_for_contiguous_layout"
+// 128; DeepGEMM issue #211 on the M occupancy of MoE grouped GEMMs).
+inline constexpr double kGroupedGemmTileRows = 128;
+// Rows one expert's GEMM runs: its m rows rounded up to whole tiles.
+double grouped_gemm_rows(double m);
 
 // Dense peak FLOP/s a kernel in precision p gets on this GPU (falls back to
 // 16-bit without FP8 units, to FP16 without BF16).

@@ -37,7 +37,7 @@ namespace {
 // Matmul weights every token passes through once: active parameters without
 // the input embedding (a lookup), with the output projection (also when
 // tied): every layer block but the adapters, top_k of the E routed experts.
-double matmul_weights(const ModelShape& m, const DescribedLayers& d) {
+double matmul_weights(const ModelShape& m, const DescribedLayers& d, int mtp) {
   auto layer = [](const LayerOps& ops, double expert_share) {
     double p = 0;
     for (int b = 0; b < kOpBlocks; ++b) {
@@ -52,19 +52,24 @@ double matmul_weights(const ModelShape& m, const DescribedLayers& d) {
   const double final_norm = m.norm == NormKind::layernorm ? 2.0 * h : h;
   double n =
       (m.layers - moe_layers) * layer(d.dense, 1.0) + final_norm + static_cast<double>(m.vocab) * h;
-  if (moe_layers > 0) {
-    n += moe_layers * layer(d.moe, static_cast<double>(m.moe.top_k) / m.moe.experts);
+  const double expert_share = m.is_moe() ? static_cast<double>(m.moe.top_k) / m.moe.experts : 0.0;
+  if (moe_layers > 0) n += moe_layers * layer(d.moe, expert_share);
+  if (mtp > 0) {
+    // Each MTP depth: a layer of the last layer's kind, the projection 2h -> h
+    // and one more output head (Megatron-LM's FLOP count, training.py).
+    const double last = moe_layers > 0 ? layer(d.moe, expert_share) : layer(d.dense, 1.0);
+    n += mtp * (last + 2.0 * h * h + static_cast<double>(m.vocab) * h);
   }
   return n;
 }
 
 // Attention's 12 L w s per token (no weights).
-double attention_flops_per_token(const ModelShape& m, long long seq_len) {
+double attention_flops_per_token(const ModelShape& m, long long seq_len, int mtp) {
   const double width =
       m.is_mla()
           ? m.heads * (m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim + m.mla.v_head_dim) / 2.0
           : static_cast<double>(m.heads) * m.head_size();
-  return 12.0 * m.layers * width * static_cast<double>(seq_len);
+  return 12.0 * (m.layers + mtp) * width * static_cast<double>(seq_len);
 }
 
 }  // namespace
@@ -73,7 +78,8 @@ double model_flops_per_token(const ModelShape& m, long long seq_len) {
   DescribedLayers d;
   d.dense = describe_layer(m, false);
   if (m.is_moe()) d.moe = describe_layer(m, true);
-  return 6.0 * matmul_weights(m, d) + attention_flops_per_token(m, seq_len);
+  return 6.0 * matmul_weights(m, d, m.mtp_layers) +
+         attention_flops_per_token(m, seq_len, m.mtp_layers);
 }
 
 double model_flops_per_token(const Workload& w) {
@@ -82,8 +88,9 @@ double model_flops_per_token(const Workload& w) {
 
 double model_flops_per_token(const Workload& w, const DescribedLayers& d) {
   const ModelShape& m = w.model;
-  const double weights = matmul_weights(m, d);
-  const double attention = attention_flops_per_token(m, w.seq_len);
+  const int mtp = trained_mtp_layers(w);
+  const double weights = matmul_weights(m, d, mtp);
+  const double attention = attention_flops_per_token(m, w.seq_len, mtp);
   if (!is_lora(w)) return 6.0 * weights + attention;
   // Frozen weights: forward and input gradient (4 N, not 6 N); the adapters
   // train (6 N_a). Attention has no weights and stays.
@@ -180,8 +187,10 @@ LayoutTimes layout_times(const Workload& w, const Server& server, const Gpu& gpu
       // group, forward and back (dispatch, combine) in both passes; an
       // expert's etp ranks then gather the copies and reduce-scatter the
       // outputs (Megatron-Core token_dispatcher.py).
+      // The most loaded rank receives expert_load times the mean copies and
+      // paces the exchange.
       const double copies = m.moe.top_k * m.moe.capacity_factor;
-      const double local_tokens = tokens_mb / ly.tp;
+      const double local_tokens = tokens_mb / ly.tp * ops.expert_load;
       if (ly.ep > 1) {
         const double a2a_bytes = local_tokens * copies * h * kActBytes;
         const double a2a = framework_traits(w.framework).dedup_dispatch && ep_g.nodes > 1
@@ -210,6 +219,13 @@ LayoutTimes layout_times(const Workload& w, const Server& server, const Gpu& gpu
   if (moe_first < m.layers) out.moe = layer(true);
   out.embedding = embedding_forward_backward(w, gpu, k.compute);
   out.logits = logits_forward_backward(w, gpu, k.compute);
+  if (const int mtp = trained_mtp_layers(w); mtp > 0) {
+    const OpTimes one = mtp_depth_forward_backward(w, gpu, k.compute);
+    out.mtp.gemm_s = mtp * one.gemm_s;
+    out.mtp.elementwise_s = mtp * one.elementwise_s;
+    out.mtp.flops = mtp * one.flops;
+    out.mtp.kernels = mtp * one.kernels;
+  }
 
   if (ly.pp > 1) {
     // Each tensor-parallel rank sends 1/t of the activation and the receiving
@@ -343,11 +359,15 @@ StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstant
   // Stage s's layers: dense first (moe_first of them in the model), then MoE.
   const int base = m.layers / p;
   const int extra = m.layers % p;
+  // MTP depths run on the last stage, each a layer of the last layer's kind
+  // (Megatron-Core's default placement, multi_token_prediction.py).
+  const int mtp = trained_mtp_layers(w);
   auto stage_counts = [&](int s, int& dense_n, int& moe_n) {
     const int first = s * base + std::min(s, extra);
     const int count = base + (s < extra ? 1 : 0);
     moe_n = std::max(0, first + count - std::max(first, moe_first));
     dense_n = count - moe_n;
+    if (s == p - 1) (moe_first < m.layers ? moe_n : dense_n) += mtp;
   };
   // Totals first (one multiply-add per stage), then the slowest stage's parts.
   const double dense_total = dense_one.total(), moe_total = moe_one.total();
@@ -359,7 +379,7 @@ StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstant
     stage_counts(s, dense_n, moe_n);
     double t = dense_n * dense_total + moe_n * moe_total;
     if (s == 0) t += lt.embedding.total();
-    if (s == p - 1) t += lt.logits.total();
+    if (s == p - 1) t += lt.logits.total() + lt.mtp.total();
     stage_sum += t;
     if (t > slowest_total) {
       slowest_total = t;
@@ -380,8 +400,8 @@ StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstant
     }
     if (slowest_s == 0) slowest.compute += lt.embedding.total();
     if (slowest_s == p - 1) {
-      slowest.compute += lt.logits.total();
-      slowest.flops += lt.logits.flops;
+      slowest.compute += lt.logits.total() + lt.mtp.total();
+      slowest.flops += lt.logits.flops + lt.mtp.flops;
     }
   }
 

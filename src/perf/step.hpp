@@ -119,7 +119,10 @@ struct LayoutTimes {
   double tp_one = 0;      // one TP all-reduce of a layer's activation
   Layer dense, moe;
   OpTimes embedding, logits;  // forward and backward
-  double pp_hop = 0;          // one activation across a stage boundary
+  // Multi-token prediction on the last stage, every depth but its layer:
+  // projection, norms, embedding lookup, output head and loss (forward and backward).
+  OpTimes mtp;
+  double pp_hop = 0;  // one activation across a stage boundary
   double model_flops_per_token = 0;
   double peak_flops = 0;
 };

@@ -236,6 +236,8 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
   Workload w;
   w.framework = *framework;
   w.model = zoo ? *zoo : model_of(r, w.framework);
+  if (r.mtp_layers) w.model.mtp_layers = static_cast<int>(*r.mtp_layers);
+  w.moe_load_imbalance = r.moe_load_imbalance.value_or(kDefaultMoeLoadImbalance);
   w.seq_len = *r.seq_len;
   w.global_batch = r.global_batch.value_or(0);
   w.precision = r.precision == "fp8"    ? Precision::fp8

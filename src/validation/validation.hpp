@@ -26,7 +26,10 @@ struct ValidationRow {
   std::optional<long long> seq_len, global_batch, micro_batch;
   std::optional<long long> tp, pp, dp, cp, ep;
   std::optional<long long> etp;  // empty: expert TP follows tp
-  std::string sp;                // "y" | "n" | ""
+  // Max-rank / mean-rank MoE load (1: force-balanced); empty: the default.
+  std::optional<double> moe_load_imbalance;
+  std::optional<long long> mtp_layers;  // MTP depths trained; empty: the model's
+  std::string sp;                       // "y" | "n" | ""
   std::optional<long long> interleave;
   std::string recompute;
   std::optional<long long> zero;

@@ -105,6 +105,15 @@ struct InferenceSpec {
   int batch = 0;                         // estimate: concurrent sequences; 0 = the best
 };
 
+// Default MoE load imbalance: routed token copies on the most loaded
+// expert-parallel rank over the mean, per layer and micro-batch, for routing
+// balanced by an auxiliary loss or by expert biases (docs/model.md, "Load
+// imbalance": no authoritative published max-rank/mean-rank figure was found;
+// 1.2 is the low end of the 1.2-1.8 quoted for real routing, chosen before
+// comparing with any validation row). Force-balanced benchmarks and token
+// dropping at capacity factor 1 set 1.
+inline constexpr double kDefaultMoeLoadImbalance = 1.2;
+
 struct Workload {
   ModelShape model;
   Task task = Task::pretrain;
@@ -118,6 +127,9 @@ struct Workload {
   Layout layout;
   ClusterSpec cluster;
   InferenceSpec inference;  // task: inference only
+  // MoE training: max-rank / mean-rank load of the routed experts (>= 1;
+  // `moe.load_imbalance`).
+  double moe_load_imbalance = kDefaultMoeLoadImbalance;
 };
 
 // FP8 through Transformer Engine: precision fp8 under a framework whose row
@@ -131,6 +143,11 @@ inline bool is_lora(const Workload& w) {
   return w.task == Task::finetune && w.finetune.method != FinetuneMethod::full;
 }
 
+// Multi-token-prediction depths the run trains (serving runs none).
+inline int trained_mtp_layers(const Workload& w) {
+  return w.task == Task::inference ? 0 : w.model.mtp_layers;
+}
+
 // How the workload's layout splits a layer (model/layer.hpp).
 inline LayerSplit layer_split(const Workload& w) {
   LayerSplit s;
@@ -138,6 +155,10 @@ inline LayerSplit layer_split(const Workload& w) {
   s.seq_div = (w.layout.sp && w.layout.tp > 1) ? w.layout.tp : 1.0;
   s.ep = w.layout.ep;
   s.etp = w.layout.expert_tp();
+  // Training over several expert-parallel ranks: the step waits for the most
+  // loaded one. Serving keeps balanced routing (its constants are fitted so).
+  s.training = w.task != Task::inference;
+  if (s.training && w.layout.ep > 1) s.expert_load = w.moe_load_imbalance;
   return s;
 }
 

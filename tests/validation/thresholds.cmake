@@ -22,12 +22,12 @@ set(SCALEOUT_VALIDATION_CHECKS
   "external.csv|by_metric/tokens_per_s_per_gpu/mape|max|0.08"  # 0.066 (8 rows)
   "external.csv|false_oom|max|0"
   # data/validation/moe-training.csv: published MoE training runs (issue 17, 46 rows; nothing
-  # fitted on them). Only the Megatron-Core groups are held to a figure yet: the Blackwell
-  # (NVL72, FP8) and Megatron-Bridge small-expert rows are 20-190 % off (docs/validation.md,
-  # "MoE training").
-  "moe-training.csv|by_group/moe-folding/mape|max|0.13"        # 0.114 (14 rows, H100)
-  "moe-training.csv|by_group/mcore-moe-readme/mape|max|0.08"   # 0.062 (1 row)
-  "moe-training.csv|by_group/automodel-perf/mape|max|0.15"     # 0.132 (6 rows, H100)
+  # fitted on them). Megatron-Bridge is held only to its present figure: its Blackwell and
+  # small-expert rows are up to 144 % off (docs/validation.md, "MoE training").
+  "moe-training.csv|by_group/moe-folding/mape|max|0.11"        # 0.092 (14 rows, H100)
+  "moe-training.csv|by_group/mcore-moe-readme/mape|max|0.08"   # 0.067 (1 row)
+  "moe-training.csv|by_group/automodel-perf/mape|max|0.15"     # 0.143 (6 rows, H100)
+  "moe-training.csv|by_group/mbridge-perf/mape|max|0.42"       # 0.396 (23 rows)
   "moe-training.csv|false_oom|max|0"
   # data/validation/whole-runs.csv: published whole pre-training runs (issue 20, 13 rows; nothing
   # fitted on them). GPU-hours rows only: the train_days rows are calendar figures or runs the

@@ -1,0 +1,298 @@
+// MoE expert compute (issue 17): grouped-GEMM tiles, the non-GEMM MoE
+// kernels, load imbalance, multi-token prediction and the dispatch buffers.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "io/catalog_reader.hpp"
+#include "io/files.hpp"
+#include "io/validation_csv.hpp"
+#include "io/workload_reader.hpp"
+#include "memory/memory.hpp"
+#include "model/params.hpp"
+#include "perf/compute.hpp"
+#include "perf/step.hpp"
+
+namespace scaleout {
+namespace {
+
+const Gpu& gpu(const char* id) { return *io::builtin_catalog().find_gpu(id); }
+const ModelShape& zoo(const char* id) { return *io::builtin_catalog().find_model(id); }
+
+Workload moe_workload(const char* model, int ep, double imbalance = 1.0) {
+  Workload w;
+  w.model = zoo(model);
+  w.seq_len = 4096;
+  w.layout.micro_batch = 1;
+  w.layout.ep = ep;
+  w.layout.dp = ep;
+  w.moe_load_imbalance = imbalance;
+  return w;
+}
+
+// The routed experts' forward GEMM time and FLOPs of one layer.
+std::pair<double, double> expert_gemms(const Workload& w, const ComputeConstants& k) {
+  const LayerOps ops = describe_layer(w, true);
+  double s = 0, flops = 0;
+  const Gpu& g = gpu("h100-sxm");
+  const double tokens = static_cast<double>(w.seq_len) * w.layout.micro_batch;
+  for_each_matmul(ops, [&](const LayerOp& op, double n) {
+    if (op.block != OpBlock::experts) return;
+    const double m = tokens * op.rows;
+    s += op.count * gemm_time_s(grouped_gemm_rows(m), n, op.k, g.bf16_flops, g.hbm_bw_Bps, k,
+                                k.gemm_efficiency);
+    flops += op.count * 2.0 * m * n * op.k / ops.expert_load;
+  });
+  return {s, flops};
+}
+
+TEST(GroupedGemm, RowsRoundUpToWholeTiles) {
+  EXPECT_DOUBLE_EQ(grouped_gemm_rows(0), 0);
+  EXPECT_DOUBLE_EQ(grouped_gemm_rows(1), 128);
+  EXPECT_DOUBLE_EQ(grouped_gemm_rows(128), 128);
+  EXPECT_DOUBLE_EQ(grouped_gemm_rows(129), 256);
+}
+
+TEST(GroupedGemm, FewRowsPerExpertRunSlowerPerFlop) {
+  // Same FLOPs, split as many experts with few rows each or few experts with
+  // many: the per-expert shape sets the rate, and a part-filled last tile
+  // wastes the rest of it.
+  const ComputeConstants k = compute_constants(gpu("h100-sxm"));
+  const Gpu& g = gpu("h100-sxm");
+  auto per_flop = [&](double experts, double rows) {
+    const double t = experts * gemm_time_s(grouped_gemm_rows(rows), 1536, 2048, g.bf16_flops,
+                                           g.hbm_bw_Bps, k, k.gemm_efficiency);
+    return t / (experts * 2.0 * rows * 1536 * 2048);
+  };
+  EXPECT_GT(per_flop(256, 64), 1.5 * per_flop(2, 8192));  // half of each tile is padding
+  EXPECT_GT(per_flop(128, 128), per_flop(2, 8192));       // whole tiles, small M
+  // In a layer: Qwen3-30B-A3B's 128 experts over EP 8 (16 local experts) with
+  // 512 tokens per micro-batch run below the rate of 4096 tokens.
+  Workload small = moe_workload("qwen3-30b-a3b", 8);
+  small.seq_len = 512;
+  const Workload large = moe_workload("qwen3-30b-a3b", 8);
+  const auto [ts, fs] = expert_gemms(small, k);
+  const auto [tl, fl] = expert_gemms(large, k);
+  EXPECT_GT(ts / fs, 1.1 * tl / fl);
+}
+
+TEST(LoadImbalance, RaisesExpertTimeAndReceivedBytesByTheLoad) {
+  const PerfConstants k = perf_constants(gpu("h100-sxm"), Framework::megatron);
+  Workload w = moe_workload("mixtral-8x7b", 8, 1.0);
+  Workload hot = w;
+  hot.moe_load_imbalance = 1.5;
+  // 8 experts over EP 8: one expert per rank, 4096 x 2 copies = 8192 rows, a
+  // whole number of tiles both ways, so the expert GEMMs scale with the load
+  // within the shape curve's change (8192 -> 12288 rows).
+  const auto [t1, f1] = expert_gemms(w, k.compute);
+  const auto [t15, f15] = expert_gemms(hot, k.compute);
+  EXPECT_NEAR(t15 / t1, 1.5 * (8192.0 / (8192 + 96)) / (12288.0 / (12288 + 96)), 1e-9);
+  EXPECT_DOUBLE_EQ(f15, f1);  // the mean rank's FLOPs
+  // The expert rows and the stored expert tensors are the hot rank's.
+  const LayerOps a = describe_layer(w, true), b = describe_layer(hot, true);
+  EXPECT_DOUBLE_EQ(b.expert_load, 1.5);
+  for (int i = 0; i < a.size; ++i) {
+    if (a[i].block == OpBlock::experts) {
+      EXPECT_DOUBLE_EQ(b[i].rows, 1.5 * a[i].rows);
+    }
+  }
+  EXPECT_GT(stored_elems(b, Stored::gemm_input), stored_elems(a, Stored::gemm_input));
+  // The all-to-all carries 1.5x the bytes on the hot rank.
+  const Server& server = *io::builtin_catalog().find_server("dgx-h100");
+  const LayoutTimes l1 = layout_times(w, server, gpu("h100-sxm"), nullptr, k, describe_layers(w));
+  const LayoutTimes l15 =
+      layout_times(hot, server, gpu("h100-sxm"), nullptr, k, describe_layers(hot));
+  EXPECT_GT(l15.moe.ep, 1.4 * l1.moe.ep);
+  EXPECT_LT(l15.moe.ep, 1.5 * l1.moe.ep + 1e-12);
+  // One expert-parallel rank has nothing to wait for; serving stays balanced.
+  Workload one = w;
+  one.layout.ep = 1;
+  one.moe_load_imbalance = 1.5;
+  EXPECT_DOUBLE_EQ(describe_layer(one, true).expert_load, 1.0);
+  Workload serve = hot;
+  serve.task = Task::inference;
+  EXPECT_DOUBLE_EQ(describe_layer(serve, true).expert_load, 1.0);
+  // Memory: the hot rank's activations and dispatch buffers grow.
+  const MemoryEstimate m1 = estimate_memory(w, gpu("h100-sxm"));
+  const MemoryEstimate m15 = estimate_memory(hot, gpu("h100-sxm"));
+  EXPECT_GT(m15.peak.activations, m1.peak.activations);
+  EXPECT_GT(m15.peak.buffers, m1.peak.buffers);
+}
+
+TEST(MoeKernels, RouterAndLocalPermutesAreMemoryBound) {
+  // Several local experts add the sort to expert order and back; one expert
+  // per rank does not (Megatron-Core README: EP = E removes it).
+  const Workload four = moe_workload("mixtral-8x7b", 2);  // 4 local experts
+  const Workload one = moe_workload("mixtral-8x7b", 8);   // 1 local expert
+  auto elementwise = [](const LayerOps& ops) {
+    int n = 0;
+    for (const LayerOp& op : ops) n += op.kind == OpKind::elementwise;
+    return n;
+  };
+  EXPECT_EQ(elementwise(describe_layer(four, true)), elementwise(describe_layer(one, true)) + 2);
+  // The router's score and top-k pass reads and writes E FP32 values per token.
+  const LayerOps ops = describe_layer(one, true);
+  bool found = false;
+  for (const LayerOp& op : ops) {
+    if (op.kind == OpKind::elementwise && op.bytes_per_token == 12.0 * 8) found = true;
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(Mtp, AddsALayerAProjectionAndAHeadToFlopsAndParams) {
+  ModelShape m = zoo("deepseek-v3");
+  ASSERT_EQ(m.mtp_layers, 0);
+  const ParamCounts base = count_params(m);
+  m.mtp_layers = 1;
+  const ParamCounts with = count_params(m);
+  const double h = static_cast<double>(m.hidden);
+  const LayerOps moe = describe_layer(m, true);
+  double layer = 0;
+  for (double p : moe.params) layer += p;
+  EXPECT_DOUBLE_EQ(with.mtp, layer + 2.0 * h * h + 3.0 * h);
+  EXPECT_NEAR(with.total() - base.total(), with.mtp, 1.0);
+  // Active: top_k of the MTP layer's routed experts.
+  const double experts = block_params(moe, OpBlock::experts);
+  EXPECT_NEAR(with.active - base.active, with.mtp - experts + experts * m.moe.top_k / m.moe.experts,
+              1.0);
+
+  // Model FLOPs per token: 6 x (those active weights + the extra head V h)
+  // + the extra layer's attention 12 w s.
+  Workload w;
+  w.model = zoo("deepseek-v3");
+  w.seq_len = 4096;
+  const double f0 = model_flops_per_token(w);
+  w.model.mtp_layers = 1;
+  const double f1 = model_flops_per_token(w);
+  const double width =
+      m.heads * (m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim + m.mla.v_head_dim) / 2.0;
+  const double active_layer = layer - experts + experts * m.moe.top_k / m.moe.experts;
+  EXPECT_NEAR(
+      f1 - f0,
+      6.0 * (active_layer + 2.0 * h * h + static_cast<double>(m.vocab) * h) + 12.0 * width * 4096,
+      1e-6 * f1);
+  // Serving trains no MTP head.
+  Workload serve = w;
+  serve.task = Task::inference;
+  EXPECT_EQ(trained_mtp_layers(serve), 0);
+}
+
+TEST(Mtp, SlowsAndFillsTheLastPipelineStage) {
+  Workload w = moe_workload("deepseek-v3", 8);
+  w.layout.pp = 16;
+  w.layout.dp = 8;
+  w.layout.recompute = Recompute::full;
+  w.global_batch = 64;
+  w.precision = Precision::fp8;
+  const Server& server = *io::builtin_catalog().find_server("dgx-h100");
+  const PerfConstants k = perf_constants(gpu("h100-sxm"), w.framework);
+  const StepEstimate s0 = estimate_step(w, server, gpu("h100-sxm"), nullptr, k);
+  const MemoryEstimate m0 = estimate_memory(w, gpu("h100-sxm"));
+  Workload mtp = w;
+  mtp.model.mtp_layers = 1;
+  const StepEstimate s1 = estimate_step(mtp, server, gpu("h100-sxm"), nullptr, k);
+  // The last stage (4 layers of 61 over 16 stages here: 3 of the first 13
+  // stages carry 4) gains a MoE layer and a second head: it becomes the slowest.
+  EXPECT_GT(s1.step_s, s0.step_s * 1.1);
+  EXPECT_GT(s1.model_flops_per_step, s0.model_flops_per_step);
+  const MemoryEstimate m1 = estimate_memory(mtp, gpu("h100-sxm"));
+  EXPECT_GE(m1.total(), m0.total());
+}
+
+TEST(Mtp, ReadFromTheConfigAndTheWorkload) {
+  const std::string path = std::string(SCALEOUT_SOURCE_DIR) + "/tests/data/hf/deepseek-v3.json";
+  const io::WorkloadFile wf = io::read_workload("model: " + path +
+                                                    "\n"
+                                                    "cluster:\n"
+                                                    "  server: dgx-h100\n",
+                                                "w.yaml", "", io::builtin_catalog());
+  EXPECT_EQ(wf.workload.model.mtp_layers, 1);  // num_nextn_predict_layers
+  const io::WorkloadFile off = io::read_workload("model: " + path +
+                                                     "\n"
+                                                     "mtp_layers: 0\n"
+                                                     "cluster:\n"
+                                                     "  server: dgx-h100\n",
+                                                 "w.yaml", "", io::builtin_catalog());
+  EXPECT_EQ(off.workload.model.mtp_layers, 0);
+}
+
+TEST(LoadImbalance, WorkloadKeyAndItsErrors) {
+  const std::string base =
+      "model: mixtral-8x7b\n"  // 1
+      "moe:\n"                 // 2
+      "  load_imbalance: X\n"  // 3
+      "cluster:\n"             // 4
+      "  server: dgx-h100\n";  // 5
+  auto with = [&](const std::string& v) {
+    std::string t = base;
+    return t.replace(t.find('X'), 1, v);
+  };
+  EXPECT_DOUBLE_EQ(io::read_workload(with("1.5"), "w.yaml", "", io::builtin_catalog())
+                       .workload.moe_load_imbalance,
+                   1.5);
+  EXPECT_DOUBLE_EQ(io::read_workload("model: mixtral-8x7b\ncluster:\n  server: dgx-h100\n",
+                                     "w.yaml", "", io::builtin_catalog())
+                       .workload.moe_load_imbalance,
+                   kDefaultMoeLoadImbalance);
+  try {
+    io::read_workload(with("0.9"), "w.yaml", "", io::builtin_catalog());
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("w.yaml:3: moe.load_imbalance:"), std::string::npos)
+        << e.what();
+  }
+  try {
+    io::read_workload(
+        "model: llama3-8b\nmoe:\n  load_imbalance: 1.2\ncluster:\n"
+        "  server: dgx-h100\n",
+        "w.yaml", "", io::builtin_catalog());
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(": moe: model 'llama3-8b' has no routed experts"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(LoadImbalance, ValidationColumnAndItsErrors) {
+  // The first row of the shipped MoE file with its two new cells replaced.
+  const std::string path = std::string(SCALEOUT_SOURCE_DIR) + "/data/validation/moe-training.csv";
+  const auto records = io::parse_csv(io::read_text_file(path), path);
+  const std::vector<std::string>& header = records[0].second;
+  auto file = [&](const std::string& imbalance, const std::string& mtp) {
+    std::string text;
+    for (size_t r = 0; r < 2; ++r) {
+      const std::vector<std::string>& rec = records[r].second;
+      for (size_t i = 0; i < rec.size(); ++i) {
+        std::string cell = rec[i];
+        if (r == 1 && header[i] == "moe_load_imbalance") cell = imbalance;
+        if (r == 1 && header[i] == "mtp_layers") cell = mtp;
+        std::string quoted = "\"";
+        for (char ch : cell) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+        text += (i ? "," : "") + quoted + "\"";
+      }
+      text += "\n";
+    }
+    return text;
+  };
+  const auto rows = io::read_validation_csv(file("1", "0"), "v.csv");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_DOUBLE_EQ(*rows[0].moe_load_imbalance, 1.0);
+  EXPECT_EQ(*rows[0].mtp_layers, 0);
+  EXPECT_FALSE(io::read_validation_csv(file("", ""), "v.csv")[0].moe_load_imbalance.has_value());
+  try {
+    io::read_validation_csv(file("0.5", ""), "v.csv");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("v.csv:2: moe_load_imbalance: must be in [1, 100]"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(io::read_validation_csv(file("1", "x"), "v.csv"), InputError);
+}
+
+}  // namespace
+}  // namespace scaleout
