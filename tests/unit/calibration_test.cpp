@@ -16,6 +16,7 @@
 #include "io/calibration_inputs.hpp"
 #include "io/catalog_reader.hpp"
 #include "io/files.hpp"
+#include "report/calibration_report.hpp"
 
 namespace scaleout {
 namespace {
@@ -260,6 +261,58 @@ TEST(StepLog, Formats) {
     EXPECT_EQ(std::string(e.what()), "u.log:2: unknown time unit 'min' (ms or s)");
   }
   EXPECT_THROW(io::read_step_log("nothing here\n", "e.log", 0, 0), InputError);
+}
+
+// --- the overlay ---------------------------------------------------------------------------------
+
+// Every server, fabric and family of the catalog, written as an overlay and
+// read back, comes back with the same figures (the overlay changes nothing it
+// did not fit).
+TEST(CalibrationOverlay, RoundTripsEveryEntry) {
+  const Catalog& c = catalog();
+  for (const Server* s : c.all<Server>()) {
+    const Gpu& gpu = *c.find_gpu(s->gpu_id);
+    report::CalibrationResult r;
+    r.server = *s;
+    r.gpu = gpu;
+    r.new_server = *s;
+    r.server_source = "x";
+    if (!gpu.family.empty()) r.new_family = gpu.family_data;
+    Catalog back = c;
+    const std::string text = report::calibration_overlay_yaml(r);
+    io::read_catalog(text, "overlay.yaml", back);
+    const Server& t = *back.find_server(s->id);
+    EXPECT_EQ(t.gpus_per_node, s->gpus_per_node) << s->id;
+    EXPECT_DOUBLE_EQ(t.intra_node_bw_Bps, s->intra_node_bw_Bps) << s->id;
+    EXPECT_DOUBLE_EQ(t.nic_bw_Bps, s->nic_bw_Bps) << s->id;
+    EXPECT_DOUBLE_EQ(t.host_mem_bytes, s->host_mem_bytes) << s->id;
+    EXPECT_DOUBLE_EQ(t.local_nvme_bytes, s->local_nvme_bytes) << s->id;
+    EXPECT_EQ(t.intra_node, s->intra_node) << s->id;
+    EXPECT_EQ(t.scaleup_domain_gpus, s->scaleup_domain_gpus) << s->id;
+    EXPECT_EQ(t.nics_per_node, s->nics_per_node) << s->id;
+    EXPECT_EQ(t.power_W, s->power_W) << s->id;
+    EXPECT_EQ(t.kind, s->kind) << s->id;
+    if (!gpu.family.empty()) {
+      GpuFamily f = back.find_gpu(gpu.id)->family_data;
+      EXPECT_EQ(f, gpu.family_data) << gpu.family;
+    }
+  }
+  for (const Fabric* f : c.all<Fabric>()) {
+    report::CalibrationResult r;
+    r.server = *c.all<Server>().front();
+    r.fabric = *f;
+    r.new_fabric = *f;
+    Catalog back = c;
+    io::read_catalog(report::calibration_overlay_yaml(r), "overlay.yaml", back);
+    Fabric t = *back.find_fabric(f->id);
+    t.source = f->source;
+    EXPECT_EQ(t.kind, f->kind) << f->id;
+    EXPECT_DOUBLE_EQ(t.port_bw_Bps, f->port_bw_Bps) << f->id;
+    EXPECT_DOUBLE_EQ(t.latency_s, f->latency_s) << f->id;
+    t.port_bw_Bps = f->port_bw_Bps;
+    t.latency_s = f->latency_s;
+    EXPECT_EQ(t, *f) << f->id;
+  }
 }
 
 // --- the command ---------------------------------------------------------------------------------
