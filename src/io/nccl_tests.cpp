@@ -59,6 +59,9 @@ NcclRun read_nccl_tests(const std::string& text, const std::string& file) {
   std::optional<Collective> collective;
   std::map<std::string, int> per_host;
   bool header = false, footer = false, bounds_ok = false;
+  std::vector<std::string> columns;
+  size_t time_col = 0, busbw_col = 0;
+  std::vector<size_t> wrong_cols;
   int line_no = 0, last_line = 0;
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) {
@@ -81,6 +84,23 @@ NcclRun read_nccl_tests(const std::string& text, const std::string& file) {
                          "give one nccl-tests run per file");
       }
       header = true;
+      // The columns the rows have: size count type redop [root] time algbw
+      // busbw #wrong, out-of-place then in-place (newer versions may add
+      // more, e.g. a bit-wise check); found by name.
+      columns.assign(w.begin() + 1, w.end());
+      const auto first = [&](const char* name) {
+        return static_cast<size_t>(std::find(columns.begin(), columns.end(), name) -
+                                   columns.begin());
+      };
+      time_col = first("time");
+      busbw_col = first("busbw");
+      for (size_t i = 0; i < columns.size(); ++i) {
+        if (columns[i] == "#wrong") wrong_cols.push_back(i);
+      }
+      if (time_col >= columns.size() || busbw_col >= columns.size()) {
+        throw InputError(file, line_no, "", "the size table's header has no time or busbw column",
+                         "keep nccl-tests' header line as printed");
+      }
       continue;
     }
     if (w[0] == "#" && w.size() > 1 && w[1] == "(B)") {
@@ -111,22 +131,21 @@ NcclRun read_nccl_tests(const std::string& text, const std::string& file) {
     }
     if (w[0][0] == '#' || !header || footer) continue;  // comments, NCCL INFO, launcher lines
     if (!std::isdigit(static_cast<unsigned char>(w[0][0]))) continue;
-    // size count type redop [root] time algbw busbw #wrong time algbw busbw #wrong
-    if (w.size() != 13 && w.size() != 12) {
-      throw InputError(file, line_no, "",
-                       fmt::format("a size-table row has {} columns, expected 13", w.size()),
-                       "size count type redop root, then time algbw busbw #wrong out-of-place "
-                       "and in-place (a truncated table?)");
+    if (w.size() != columns.size()) {
+      throw InputError(
+          file, line_no, "",
+          fmt::format("a size-table row has {} columns, the header {}", w.size(), columns.size()),
+          "size count type redop root, then time algbw busbw #wrong out-of-place "
+          "and in-place (a truncated table?)");
     }
-    const size_t t = w.size() == 13 ? 5 : 4;  // first out-of-place column
     const auto bytes = number(w[0]);
-    const auto time_us = number(w[t]);
-    const auto busbw = number(w[t + 2]);
+    const auto time_us = number(w[time_col]);
+    const auto busbw = number(w[busbw_col]);
     if (!bytes || !time_us || !busbw || *bytes < 0 || *time_us < 0 || *busbw < 0) {
       throw InputError(file, line_no, "", "a size-table row with a value that is not a number",
                        "size, time and busbw must be non-negative numbers");
     }
-    for (size_t wrong : {t + 3, t + 7}) {
+    for (size_t wrong : wrong_cols) {
       if (w[wrong] != "N/A" && w[wrong] != "0") {
         throw InputError(file, line_no, "#wrong",
                          fmt::format("nccl-tests counted {} wrong values", w[wrong]),
