@@ -53,6 +53,9 @@ std::optional<LinkFit> pick(const std::vector<LinkFit>& fits, bool inter) {
   return out;
 }
 
+// A link fit's relative RMS error above which calibrate adds a note.
+constexpr double kPoorFit = 0.15;
+
 LinkFit fit_or_throw(const NcclRun& run, const ClusterLinks& links) {
   try {
     return fit_link(run, links);
@@ -127,6 +130,14 @@ Output run_calibrate(const Options& o) {
       if (run.nodes > 1) r.links.push_back(fit_or_throw(run, links));
     }
     r.inter = pick(r.links, true);
+    for (const LinkFit& f : r.links) {
+      if (f.rms_error_after > kPoorFit) {
+        r.warnings.push_back(fmt::format(
+            "{}: the alpha-beta model fits its times with {:.0f} % RMS error (NCCL changes "
+            "protocol and algorithm across sizes); read the fitted figures with care",
+            f.file, 100 * f.rms_error_after));
+      }
+    }
     if (r.intra) {
       new_server.intra_node_bw_Bps = intra_node_bw_for(r.intra->fitted.bus_bw_Bps, nk);
       const double before =
@@ -154,6 +165,13 @@ Output run_calibrate(const Options& o) {
             r.inter->file));
         server_sources.push_back(
             fmt::format("nic_gbit_s fitted on nccl-tests {} ({})", r.inter->file, r.date));
+        if (nic > server->nic_bw_Bps) {
+          r.warnings.push_back(fmt::format(
+              "the fitted NIC rate {:.4g} Gb/s is above the catalog's {:.4g} Gb/s line rate: "
+              "in-network reduction (SHARP, NVLS) or a tree moves less data than the ring model "
+              "counts",
+              nic / units::kGbps, server->nic_bw_Bps / units::kGbps));
+        }
         if (fabric && nic > fabric->port_bw_Bps) {
           r.warnings.push_back(fmt::format(
               "the fitted NIC rate {:.4g} Gb/s is above fabric {}'s port rate {:.4g} Gb/s, "
