@@ -149,6 +149,12 @@ Output run_calibrate(const Options& o) {
           r.intra->file));
       server_sources.push_back(
           fmt::format("intra_node_gbyte_s fitted on nccl-tests {} ({})", r.intra->file, r.date));
+      if (new_server.intra_node_bw_Bps > before * 1.05) {
+        r.warnings.push_back(
+            fmt::format("the fitted node bandwidth {:.4g} GB/s is above the catalog's {:.4g} GB/s: "
+                        "in-switch reduction (NVLS) moves less data than the ring model counts",
+                        new_server.intra_node_bw_Bps / 1e9, before / 1e9));
+      }
     }
     if (r.inter) {
       const double nic = nic_bw_for(r.inter->fitted.bus_bw_Bps, *server, fabric, nk);
@@ -165,7 +171,7 @@ Output run_calibrate(const Options& o) {
             r.inter->file));
         server_sources.push_back(
             fmt::format("nic_gbit_s fitted on nccl-tests {} ({})", r.inter->file, r.date));
-        if (nic > server->nic_bw_Bps) {
+        if (nic > server->nic_bw_Bps * 1.05) {
           r.warnings.push_back(fmt::format(
               "the fitted NIC rate {:.4g} Gb/s is above the catalog's {:.4g} Gb/s line rate: "
               "in-network reduction (SHARP, NVLS) or a tree moves less data than the ring model "
