@@ -12,6 +12,7 @@ keys::
     print(plan["verdict"], plan["recommended"]["nodes"])
 """
 
+import contextlib
 import json
 import os
 import tempfile
@@ -19,7 +20,7 @@ import tempfile
 from . import _scaleout
 
 __all__ = ["InputError", "ScaleoutError", "plan", "estimate", "validate", "simulate",
-           "catalog", "run"]
+           "catalog", "calibrate", "run"]
 
 
 class ScaleoutError(RuntimeError):
@@ -140,3 +141,39 @@ def catalog(kind, catalogs=None):
     """`scaleout catalog KIND --format json`: gpus, servers, fabrics, models,
     prices or economics."""
     return _json("catalog", kind, "--format", "json", *_catalog_args(catalogs))
+
+
+def _paths(value):
+    if value is None:
+        return []
+    if isinstance(value, (str, os.PathLike)):
+        return [os.fspath(value)]
+    return [os.fspath(v) for v in value]
+
+
+def calibrate(server, output=None, nccl_tests=None, gemm=None, steps=None, fabric=None,
+              catalogs=None):
+    """`scaleout calibrate --server SERVER ... -o OUTPUT --format json`: fits
+    the server's catalog figures to nccl-tests outputs (`nccl_tests`: a path
+    or a list), a GEMM benchmark CSV (`gemm`) and training logs (`steps`: a
+    list of (log path, workload) pairs, the workload a path, YAML text or a
+    dict), writes the catalog overlay to `output` (a temporary file when
+    None) and returns what was fitted; the overlay's text is its "overlay"."""
+    args = ["calibrate", "--server", server, "--format", "json"]
+    if fabric is not None:
+        args += ["--fabric", fabric]
+    for path in _paths(nccl_tests):
+        args += ["--nccl-tests", path]
+    if gemm is not None:
+        args += ["--gemm", os.fspath(gemm)]
+    with contextlib.ExitStack() as stack:
+        for log, workload in steps or []:
+            args += ["--steps", os.fspath(log),
+                     "--workload", stack.enter_context(_InputFile(workload, "workload"))]
+        if output is None:
+            fd, temp = tempfile.mkstemp(prefix="scaleout-overlay-", suffix=".yaml")
+            os.close(fd)
+            stack.callback(os.unlink, temp)
+            output = temp
+        args += ["-o", os.fspath(output)]
+        return _json(*args, *_catalog_args(catalogs))

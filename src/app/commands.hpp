@@ -28,6 +28,8 @@ Output run_plan(const Options& o);
 Output run_simulate(const Options& o);
 Output run_validate(const Options& o);
 Output run_catalog(const Options& o);
+// The overlay is the report (-o FILE); what was fitted goes to the notes.
+Output run_calibrate(const Options& o);
 
 // Writes the result: the launch files and the -o file all-or-nothing (the
 // folder of --emit created if missing), each through a temporary file; the

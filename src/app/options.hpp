@@ -33,6 +33,9 @@ struct Options {
   std::string output;                // -o FILE: the report goes there instead of standard output
   std::ostream* progress = nullptr;  // plan, simulate: draw a progress bar here (a terminal)
   std::string jobs;                  // simulate JOBS.yaml
+  // calibrate: the cluster's server (and fabric), and its measurements
+  std::string server, fabric, gemm;
+  std::vector<std::string> nccl_tests, steps, step_workloads;
 };
 
 }  // namespace scaleout::app

@@ -96,6 +96,28 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   cat->add_option("--format", format, "text or json")->check(CLI::IsMember(formats));
   cat->add_option("-o,--output", o.output, output_help);
 
+  auto* cal = app.add_subcommand(
+      "calibrate",
+      "fit a server's catalog figures to nccl-tests, GEMM and step-time measurements; write them "
+      "as a catalog overlay");
+  cal->add_option("--server", o.server, "the catalog server measured")->required();
+  cal->add_option("--fabric", o.fabric, "its scale-out fabric (the overlay then fits its latency)");
+  cal->add_option("--nccl-tests", o.nccl_tests,
+                  "output of all_reduce_perf, all_gather_perf, reduce_scatter_perf, alltoall_perf "
+                  "or sendrecv_perf; repeatable")
+      ->check(CLI::ExistingFile);
+  cal->add_option("--gemm", o.gemm, "GEMM benchmark CSV m,n,k,dtype,time_s|tflops")
+      ->check(CLI::ExistingFile);
+  cal->add_option("--steps", o.steps,
+                  "training log (Megatron-LM, NeMo, torchtitan, HF Trainer); repeatable, each "
+                  "with a --workload")
+      ->check(CLI::ExistingFile);
+  cal->add_option("--workload", o.step_workloads, "the workload YAML of each --steps log, in order")
+      ->check(CLI::ExistingFile);
+  cal->add_option("--format", format, "what was fitted: text or json")
+      ->check(CLI::IsMember(formats));
+  cal->add_option("-o,--output", o.output, "the catalog overlay to write")->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -113,7 +135,8 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     const std::vector<std::string> rest = app.remaining();
     if (app.get_subcommands().empty() && !rest.empty() && rest.front().rfind('-', 0) != 0) {
       err << "scaleout: unknown command '" << rest.front() << "' ("
-          << suggestion(rest.front(), {"plan", "estimate", "simulate", "validate", "catalog"})
+          << suggestion(rest.front(),
+                        {"plan", "estimate", "simulate", "validate", "catalog", "calibrate"})
           << ")\n";
     } else {
       err << "scaleout: " << e.what() << "\n";
@@ -136,6 +159,10 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
       if (!path->empty()) io::note_input(*path);
     }
     for (const std::string& path : o.catalogs) io::note_input(path);
+    for (const auto* list : {&o.nccl_tests, &o.steps, &o.step_workloads}) {
+      for (const std::string& path : *list) io::note_input(path);
+    }
+    if (!o.gemm.empty()) io::note_input(o.gemm);
     if (!o.output.empty()) io::refuse_input_as_output(o.output, "-o");
     app::Output result;
     if (*est)
@@ -148,6 +175,8 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
       result = app::run_validate(o);
     else if (*cat)
       result = app::run_catalog(o);
+    else if (*cal)
+      result = app::run_calibrate(o);
     errno = 0;
     app::write_result(o, result, out);
     out << result.notes;

@@ -4,6 +4,7 @@
 #include "report/json_parts.hpp"
 #include "report/parts.hpp"
 #include "report/report.hpp"
+#include "report/schema.hpp"
 
 namespace scaleout::report {
 
@@ -108,7 +109,7 @@ std::string estimate_json(const EstimateResult& r) {
     j["time"]["time_to_train_with_failures_s"] = r.run->reliability.wall_time_s;
     add_run_json(j, *r.run, r.run_settings);
   }
-  return j.dump(2) + "\n";
+  return versioned(j).dump(2) + "\n";
 }
 
 std::string validate_json(const ValidationReport& r) {
@@ -157,7 +158,7 @@ std::string validate_json(const ValidationReport& r) {
                   {"by_group", summary(r.by_group)},
                   {"rank_correlation", ranks},
                   {"false_oom", r.false_oom}};
-  return j.dump(2) + "\n";
+  return versioned(j).dump(2) + "\n";
 }
 
 std::string catalog_json(const Catalog& c, const std::string& kind) {
@@ -254,11 +255,11 @@ std::string catalog_json(const Catalog& c, const std::string& kind) {
                                  {"default", f->is_default},
                                  {"source", f->source}});
     }
-    return j.dump(2) + "\n";
+    return versioned(j).dump(2) + "\n";
   } else {
     for (const ModelShape* m : c.all<ModelShape>()) out.push_back(model_json(*m));
   }
-  return out.dump(2) + "\n";
+  return versioned(out, kind).dump(2) + "\n";
 }
 
 ordered_json layout_json(const Layout& l) {

@@ -8,6 +8,7 @@
 #include "report/parts.hpp"
 #include "report/reasons.hpp"
 #include "report/report.hpp"
+#include "report/schema.hpp"
 #include "search/frontier.hpp"
 #include "search/knee.hpp"
 
@@ -294,7 +295,7 @@ std::string plan_json(const PlanReport& r) {
   j["search"] = search_json(p.stats, r.seconds);
   j["search"]["node_counts"] = p.stats.node_counts;
   j["search"]["node_counts_divisible"] = p.stats.node_counts_divisible;
-  return j.dump(2) + "\n";
+  return versioned(j).dump(2) + "\n";
 }
 
 std::string frontier_counts_text(const PlanResult& p, std::size_t shown) {

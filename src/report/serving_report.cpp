@@ -8,6 +8,7 @@
 #include "report/json_parts.hpp"
 #include "report/parts.hpp"
 #include "report/reasons.hpp"
+#include "report/schema.hpp"
 
 namespace scaleout::report {
 
@@ -195,7 +196,7 @@ std::string serving_estimate_json(const ServingEstimateReport& r) {
   j["memory"] = memory_json(r.estimate.memory);
   // Nothing to time when not even one sequence fits.
   j["serving"] = r.estimate.memory.fits ? serving_json(r.estimate) : ordered_json(nullptr);
-  return j.dump(2) + "\n";
+  return versioned(j).dump(2) + "\n";
 }
 
 std::string serving_plan_text(const ServingPlanReport& r) {
@@ -245,7 +246,7 @@ std::string serving_plan_json(const ServingPlanReport& r) {
   }
   j["frontier"] = frontier;
   j["search"] = search_json(p.stats, r.seconds);
-  return j.dump(2) + "\n";
+  return versioned(j).dump(2) + "\n";
 }
 
 namespace {
@@ -301,7 +302,7 @@ std::string serving_validate_json(const ServingValidationReport& r) {
                     {"error", x.error()}});
   }
   j["rows"] = rows;
-  return j.dump(2) + "\n";
+  return versioned(j).dump(2) + "\n";
 }
 
 }  // namespace scaleout::report

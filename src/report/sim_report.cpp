@@ -12,6 +12,7 @@
 #include "report/format.hpp"
 #include "report/json_parts.hpp"
 #include "report/reasons.hpp"
+#include "report/schema.hpp"
 
 namespace scaleout::report {
 
@@ -259,7 +260,7 @@ std::string simulate_json(const SimulateReport& r) {
     clusters.push_back(std::move(cj));
   }
   j["clusters"] = std::move(clusters);
-  return j.dump(2) + "\n";
+  return versioned(j).dump(2) + "\n";
 }
 
 }  // namespace scaleout::report

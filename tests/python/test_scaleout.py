@@ -113,3 +113,26 @@ def test_the_sweep_example_runs():
     lines = out.splitlines()
     assert lines[0].split()[:3] == ["nodes", "GPUs", "step"]
     assert len(lines) == 8 and lines[-1].startswith("verdict: ")
+
+
+def test_calibrate_is_the_cli_json(tmp_path, monkeypatch):
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")  # 2026-01-01: the same date in both
+    data = os.path.join(ROOT, "tests", "data", "calibration")
+    log = os.path.join(data, "all_reduce_2node_degraded.log")
+    workload = os.path.join(data, "llama3-8b-2node.yaml")
+    megatron = tmp_path / "megatron.log"
+    megatron.write_text("".join(f" iteration {i}/ 100 | elapsed time per iteration (ms): 2000.0 |\n"
+                                for i in range(1, 6)))
+    out_py, out_cli = tmp_path / "py.yaml", tmp_path / "cli.yaml"
+    got = scaleout.calibrate("dgx-h100", output=out_py, nccl_tests=[log],
+                             steps=[(megatron, workload)], fabric="ib-ndr")
+    want = cli_json("calibrate", "--server", "dgx-h100", "--fabric", "ib-ndr", "--nccl-tests", log,
+                    "--steps", str(megatron), "--workload", workload, "-o", str(out_cli))
+    assert got["schema_version"] == 1 and got["date"] == "2026-01-01"
+    assert got == want
+    assert out_py.read_text() == out_cli.read_text() == got["overlay"]
+    # The overlay is a catalog: estimate reads it.
+    assert scaleout.estimate(workload, catalogs=[out_py])["time"]["step_s"] > 0
+    with pytest.raises(scaleout.InputError) as e:
+        scaleout.calibrate("dgx-h10", gemm=os.path.join(data, "gemm-h100.csv"))
+    assert str(e.value) == "--server: unknown server 'dgx-h10' (did you mean 'dgx-h100'?)"
