@@ -18,7 +18,10 @@ what the row assumes). This script only converts:
 - framework names to the framework table's rows;
 - aggregate tokens/s to tokens_per_s_per_gpu (divided by the GPU count).
 
-Rows left out, with the reason printed: no sequence length (Lit-GPT's
+NeMo rows without a ZeRO stage take 1 (NeMo's distributed optimizer).
+
+Rows left out, with the reason printed: torchtune's unpacked baseline row
+(padded variable-length batches), no sequence length (Lit-GPT's
 variable-length Alpaca time rows, which serve only as QLoRA/LoRA time
 ratios), time-to-train rows (a dataset's token count is not in the row), an
 unnamed GPU, and a model whose shape the schema cannot express (Gemma's
@@ -142,6 +145,10 @@ def main():
         if r["model"] in NOT_EXPRESSIBLE:
             left.append((rid, "shape not expressible: " + NOT_EXPRESSIBLE[r["model"]]))
             continue
+        if r["packing"] == "n" and r["source_group"] == "torchtune-readme-flags":
+            left.append((rid, "unpacked Alpaca batches padded to their longest sample: the "
+                              "tokens per micro-batch are not known"))
+            continue
         if r["gpu"] not in GPUS:
             left.append((rid, f"GPU '{r['gpu']}' not named"))
             continue
@@ -168,6 +175,9 @@ def main():
             o[k] = lay[k]
         o["cp"], o["ep"] = 1, 1
         o["sp"] = "y" if lay["tp"] > 1 else "n"
+        if FRAMEWORKS[r["framework"]] == "nemo" and lay["zero"] == 0:
+            # NeMo's Megatron recipes use the distributed optimizer (ZeRO-1).
+            o["zero"] = 1
         gc = r["gradient_checkpointing"]
         o["recompute"] = {"y": "full", "n": "none"}.get(gc, "")
         o["finetune"] = r["method"]
