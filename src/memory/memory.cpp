@@ -326,8 +326,13 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
     // 2 bytes per layer weight under FP8 with Megatron-LM or NeMo. With
     // --fp8-param-gather the FP8 weight and its transpose replace the 16-bit
     // copy, which costs the same 2 bytes.
-    if (te_fp8(w) && !ly.fp8_param_gather) {
+    if (te_fp8(w) && !ly.fp8_param_gather && !lora) {
       st.weights += 2.0 * kFp8 * quantisable;
+    } else if (te_fp8(w) && lora && st.layers > 0) {
+      // FP8 LoRA (Megatron-Bridge's LoRA perf recipes: bf16 frozen weights,
+      // --disable-parameter-transpose-cache): each frozen weight is cast to
+      // FP8 for its GEMM and not kept, so one layer's FP8 copy is transient.
+      st.buffers += kFp8 * quantisable / st.layers;
     }
     const double train_dense = lora ? lora_here : dense;
     const double train_expert = lora ? 0.0 : experts;

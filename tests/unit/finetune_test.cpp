@@ -260,6 +260,21 @@ TEST(FinetuneMemory, ActivationOffloadKeepsTwoLayers) {
   EXPECT_GT(st.breakdown.other, 0.0);
 }
 
+TEST(FinetuneMemory, Fp8LoraKeepsNoCachedFp8Copy) {
+  // Megatron-Bridge's FP8 LoRA recipes keep bf16 frozen weights and disable
+  // the transpose cache: only a transient FP8 copy of one layer.
+  Workload w = lora("llama3-70b", FinetuneMethod::lora, Framework::nemo);
+  w.layout.tp = 8;
+  w.precision = Precision::bf16;
+  const Gpu& g = gpu("h100-sxm");
+  const MemoryEstimate bf16 = estimate_memory(w, g);
+  w.precision = Precision::fp8;
+  const MemoryEstimate fp8 = estimate_memory(w, g);
+  EXPECT_DOUBLE_EQ(fp8.peak.weights, bf16.peak.weights);
+  EXPECT_GT(fp8.peak.buffers, bf16.peak.buffers);
+  EXPECT_LT(fp8.peak.buffers - bf16.peak.buffers, 0.05 * bf16.peak.weights);
+}
+
 TEST(FinetuneMemory, AllocatedAndReservedPeaks) {
   Workload w = lora("llama3-8b", FinetuneMethod::lora, Framework::hf);
   const MemoryEstimate m = estimate_memory(w, gpu("a100-sxm-80g"));
