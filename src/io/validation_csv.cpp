@@ -61,7 +61,14 @@ const std::vector<std::string> kColumns = {"id",
                                            "value",
                                            "train_tokens",
                                            "derivation",
-                                           "cite"};
+                                           "cite",
+                                           "optimizer",
+                                           "offload",
+                                           "activation_offload",
+                                           "loss_chunks",
+                                           "optimizer_in_backward",
+                                           "lora_targets",
+                                           "peak_kind"};
 
 // The whole-number columns, in column order, with the largest value each accepts.
 struct WholeColumn {
@@ -95,6 +102,7 @@ const WholeColumn kWholeColumns[] = {
     {"gpus_per_node", &ValidationRow::gpus_per_node, 100000},
     {"scaleup_domain_gpus", &ValidationRow::scaleup_domain_gpus, 100000},
     {"nics_per_node", &ValidationRow::nics_per_node, 100000},
+    {"loss_chunks", &ValidationRow::loss_chunks, 1000000},
 };
 
 constexpr const char* kDecimalHint =
@@ -123,11 +131,20 @@ std::vector<std::string> layout_choices(LayoutKey k) {
 // The longest display name (the `model` column) accepted.
 constexpr std::size_t kMaxNameLength = 128;
 
+bool is_memory_saver_column(std::string_view name);
+
 // Columns added after the first schema: a file may leave them out (every
 // row then has the empty cell, the default).
 bool is_optional_column(std::string_view name) {
   return name == "etp" || name == "scaleup_domain_gpus" || name == "moe_load_imbalance" ||
-         name == "mtp_layers" || name == "train_tokens";
+         name == "mtp_layers" || name == "train_tokens" || is_memory_saver_column(name);
+}
+
+// The fine-tuning recipe's memory savers (issue 19), each optional.
+bool is_memory_saver_column(std::string_view name) {
+  return name == "optimizer" || name == "offload" || name == "activation_offload" ||
+         name == "loss_chunks" || name == "optimizer_in_backward" || name == "lora_targets" ||
+         name == "peak_kind";
 }
 
 // The canonical index of a column name (a name of kColumns; the reader
@@ -389,6 +406,16 @@ std::vector<ValidationRow> read_validation_csv(const std::string& text, const st
           "1 for force-balanced routing");
     }
     r.fabric = c.choice("fabric", {"ib", "roce", "eth"});
+    r.optimizer = c.choice("optimizer", {"adam", "adam8bit", "adam-bf16", "sgd", "adafactor"});
+    r.offload = c.choice("offload", layout_choices(LayoutKey::offload));
+    r.activation_offload = c.choice("activation_offload", {"y", "n"});
+    r.optimizer_in_backward = c.choice("optimizer_in_backward", {"y", "n"});
+    r.lora_targets = c.choice("lora_targets", {"all", "attention", "qkv", "qv"});
+    r.peak_kind = c.choice("peak_kind", {"allocated", "reserved"});
+    if (r.loss_chunks && *r.loss_chunks < 1) {
+      throw InputError(file, line, "loss_chunks", "must be at least 1",
+                       "chunks of the chunked cross-entropy; 1 = off");
+    }
     r.framework = c.choice("framework", framework_names());
     r.metric = c.choice("metric", {"step_time_s", "tokens_per_s_per_gpu", "peak_mem_gib", "mfu",
                                    "gpu_hours", "train_days"});

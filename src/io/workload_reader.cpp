@@ -149,10 +149,13 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
   w.precision = read_enum(top, "precision",
                           {Precision::bf16, Precision::fp16, Precision::fp8, Precision::fp32})
                     .value_or(Precision::bf16);
-  w.optimizer =
-      read_enum(top, "optimizer",
-                {Optimizer::adam, Optimizer::adam8bit, Optimizer::sgd, Optimizer::adafactor})
-          .value_or(Optimizer::adam);
+  w.optimizer = read_enum(top, "optimizer",
+                          {Optimizer::adam, Optimizer::adam8bit, Optimizer::adam_bf16,
+                           Optimizer::sgd, Optimizer::adafactor})
+                    .value_or(Optimizer::adam);
+  // Memory savers of the training loop (docs/input-format.md).
+  w.loss_chunks = static_cast<int>(top.integer("loss_chunks", 1, 1000000).value_or(1));
+  w.optimizer_in_backward = top.boolean("optimizer_in_backward").value_or(false);
   // The names are the rows of workload/framework.hpp; an unknown one is an error.
   if (auto fw = top.choice("framework", framework_names())) w.framework = *framework_from_name(*fw);
   for (const char* k : {"model", "global_batch", "precision", "seq_len"})
@@ -166,8 +169,10 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
     if (!method) f.fail("method", "missing required key", "method: full, lora or qlora");
     w.finetune.method = *method;
     w.finetune.rank = static_cast<int>(f.integer("rank", 1, 65536).value_or(16));
-    const std::string targets = f.choice("targets", {"all", "attention"}).value_or("all");
-    w.finetune.attention_only = targets == "attention";
+    w.finetune.targets = read_enum(f, "targets",
+                                   {AdapterTargets::all, AdapterTargets::attention,
+                                    AdapterTargets::qkv, AdapterTargets::qv})
+                             .value_or(AdapterTargets::all);
     f.finish();
     if (w.task != Task::finetune) {
       top.fail("finetune", "finetune settings need task: finetune",
@@ -223,6 +228,13 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
           break;
         case DimKind::choice: {
           const std::vector<std::string> names(d.choices.begin(), d.choices.end());
+          if (d.key == LayoutKey::offload && f.has(key) && f.node(key).IsScalar()) {
+            // offload: true/false keep their first meaning (optimizer/none).
+            const std::string& b = f.node(key).Scalar();
+            if (b == "true" || b == "yes" || b == "on") v = 1;
+            if (b == "false" || b == "no" || b == "off") v = 0;
+            if (v) break;
+          }
           if (auto x = f.choice(key, names)) {
             v = static_cast<int>(std::find(names.begin(), names.end(), *x) - names.begin());
           }

@@ -10,12 +10,19 @@ namespace scaleout {
 
 namespace {
 
-// NF4 with double quantisation (Dettmers et al. 2023, QLoRA §3): 4 bits per
-// weight, an 8-bit scale per 64 weights and an fp32 scale per 256 scales.
-constexpr double kNf4BytesPerParam = 0.5 + 1.0 / 64.0 + 4.0 / (64.0 * 256.0);
+// The 16-bit logits the output projection writes.
+constexpr double kLogit16 = 2.0;
 // Bytes per logit alive at the peak of the loss computation: the framework's
 // (workload/framework.hpp, docs/model.md "Logits and loss").
 double logit_bytes(Framework f) { return framework_traits(f).logit_bytes; }
+// Chunked cross-entropy (loss_chunks c > 1, torchtune CEWithChunkedOutputLoss):
+// the 16-bit logits are all kept, but only one chunk at a time is upcast and
+// differentiated, so the rest of the loss's bytes per logit fall by c.
+double chunked_logit_bytes(const Workload& w) {
+  const double b = logit_bytes(w.framework);
+  if (w.loss_chunks <= 1 || b <= kLogit16) return b;
+  return kLogit16 + (b - kLogit16) / w.loss_chunks;
+}
 // Activations are stored in 16-bit; dropout masks are 1 byte per element.
 constexpr double kAct = 2.0;
 constexpr double kMask = 1.0;
@@ -39,7 +46,11 @@ double optimizer_moment_bytes(const Workload& w) {
     case Optimizer::adam:
       return 8.0;  // fp32 m and v
     case Optimizer::adam8bit:
-      return 2.0;  // 8-bit m and v (Dettmers et al. 2022)
+      // 8-bit m and v plus an fp32 absmax per 256-element block of each
+      // (bitsandbytes optim/optimizer.py, blocksize 256): 2 + 2 x 4/256.
+      return 2.0 + 2.0 * 4.0 / 256.0;
+    case Optimizer::adam_bf16:
+      return 4.0;  // bf16 m and v
     case Optimizer::sgd:
       return 4.0;  // fp32 momentum
     case Optimizer::adafactor: {
@@ -169,6 +180,9 @@ StatePolicy state_policy(const Workload& w) {
   p.optimizer_bytes = optimizer_moment_bytes(w);
   // Pure bf16 keeps the moments in bf16: half of their fp32 bytes.
   if (framework_traits(w.framework).state == StateKind::bf16_pure) p.optimizer_bytes /= 2.0;
+  // optimizer: adam-bf16 is pure bf16 under any framework: bf16 weights,
+  // gradients and moments, no fp32 master copy (2 + 2 + 4 = 8 B/param).
+  if (w.optimizer == Optimizer::adam_bf16) p = {2.0, 2.0, 0.0, 4.0};
   return p;
 }
 
@@ -244,6 +258,15 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
     if (full) full_moe = local_tokens(w) * layer_bytes_per_token(w, moe_ops, ly.flash_attention);
   }
 
+  // The largest frozen base matrix one GPU holds (QLoRA's dequantised copy).
+  double largest_frozen = 0;
+  for (const LayerOps* ops : {&layers.dense, &layers.moe}) {
+    for (const LayerOp& op : *ops) {
+      if (op.kind == OpKind::gemm && op.frozen_under_lora && op.count > 0)
+        largest_frozen = std::max(largest_frozen, op.local_params / op.count);
+    }
+  }
+
   auto stage_memory = [&](int s) {
     StageMemory st;
     st.stage = s;
@@ -313,8 +336,13 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
     // 2 bytes per layer weight under FP8 with Megatron-LM or NeMo. With
     // --fp8-param-gather the FP8 weight and its transpose replace the 16-bit
     // copy, which costs the same 2 bytes.
-    if (te_fp8(w) && !ly.fp8_param_gather) {
+    if (te_fp8(w) && !ly.fp8_param_gather && !lora) {
       st.weights += 2.0 * kFp8 * quantisable;
+    } else if (te_fp8(w) && lora && st.layers > 0) {
+      // FP8 LoRA (Megatron-Bridge's LoRA perf recipes: bf16 frozen weights,
+      // --disable-parameter-transpose-cache): each frozen weight is cast to
+      // FP8 for its GEMM and not kept, so one layer's FP8 copy is transient.
+      st.buffers += kFp8 * quantisable / st.layers;
     }
     const double train_dense = lora ? lora_here : dense;
     const double train_expert = lora ? 0.0 : experts;
@@ -334,6 +362,18 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
                         ? 0.0  // the optimizer state lives in host memory
                         : train_expert / o_shard_e * (pol.master_bytes + pol.optimizer_bytes));
 
+    // optimizer_in_backward: each gradient is applied and freed as soon as
+    // it is computed, so about one layer's gradients are alive at once.
+    if (w.optimizer_in_backward && st.layers > 0) st.gradients /= st.layers;
+    // offload: all keeps parameters and gradients in host memory too; the GPU
+    // holds the layers gathered from it (buffers below).
+    if (ly.offload_params) {
+      st.host_bytes = st.weights + st.gradients;
+      st.weights = 0;
+      st.gradients = 0;
+      st.expert_state = 0;
+    }
+
     // Activations: 1F1B keeps min(p - s, m) micro-batches on stage s;
     // interleaving keeps L/p * (p + (p-1)/v) layers' worth on the first stage
     // (Korthikanti et al. 2022 §4.2.3).
@@ -344,6 +384,12 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
     }
     st.microbatches_in_flight = in_flight;
     st.activations = in_flight * (dense_layers_here * act_dense + moe_layers_here * act_moe);
+    if (ly.activation_offload) {
+      // Saved activations go to host memory as they are made and come back
+      // layer by layer in the backward pass: about two layers' worth stays
+      // (one leaving, one arriving; torchtune OffloadActivations streams).
+      st.activations = std::min(st.activations, 2.0 * std::max(act_dense, act_moe));
+    }
     if (ly.recompute == Recompute::full && st.layers > 0) {
       // The layer being recomputed holds its full activations during its backward.
       st.activations += moe_layers_here > 0 ? full_moe : full_dense;
@@ -358,13 +404,13 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
       // (2h) and its head's norm and projection inputs; its loss comes after
       // the main one, so one micro-batch's logits are alive at a time.
       st.activations += in_flight * mtp_here * kAct * tokens * 6.0 * h / seq_div;
-      st.logits = tokens * static_cast<double>(m.vocab) / t * logit_bytes(w.framework);
+      st.logits = tokens * static_cast<double>(m.vocab) / t * chunked_logit_bytes(w);
     }
 
     // Buffers: ZeRO-3/FSDP gathers two layers' 16-bit weights (current and
     // prefetched) and reduce-scatters one layer's gradients; pipeline stages
     // exchange one micro-batch of activations each way.
-    if (zero >= 3 && shard > 1 && st.layers > 0) {
+    if (((zero >= 3 && shard > 1) || ly.offload_params) && st.layers > 0) {
       // Gathered copies are 16-bit, or the NF4 storage itself under QLoRA.
       const double per_layer = block_params / st.layers;
       const double gathered_bytes = qlora ? kNf4BytesPerParam : 2.0;
@@ -393,9 +439,14 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
       const double sent = tokens / t * m.moe.top_k * m.moe.capacity_factor * h * kAct;
       st.buffers += sent * (1.0 + layers.moe.expert_load);
     }
+    // QLoRA dequantises one base weight at a time to 16 bit before its GEMM
+    // (bitsandbytes dequantize_4bit, torchao linear_nf4): the largest one's
+    // transient copy.
+    if (qlora) st.buffers += kAct * largest_frozen;
 
     const double transient = st.activations + st.logits + st.buffers;
-    st.overhead = ovh.fixed_bytes + ovh.fragmentation * transient;
+    st.fragmentation = ovh.fragmentation * transient;
+    st.overhead = ovh.fixed_bytes + st.fragmentation;
     return st;
   };
 
@@ -411,9 +462,9 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
   for (int s : candidates) {
     if (s >= p) break;
     StageMemory st = stage_memory(s);
-    double host = 0;
+    double host = st.host_bytes;
     if (ly.offload_optimizer) {  // optimizer state lives in host memory
-      host = st.optimizer;
+      host += st.optimizer;
       st.optimizer = 0;
     }
     if (first || st.total() > est.peak.total()) {

@@ -10,6 +10,12 @@
 
 namespace scaleout {
 
+// NF4 with double quantisation (Dettmers et al. 2023, QLoRA §3; bitsandbytes
+// Linear4bit's default compress_statistics=True): 4 bits per weight, an 8-bit
+// absmax per 64 weights and an fp32 constant per 256 absmax values: 0.516
+// B/param (0.5625 without double quantisation).
+inline constexpr double kNf4BytesPerParam = 0.5 + 1.0 / 64.0 + 4.0 / (64.0 * 256.0);
+
 // Framework overhead constants (docs/model.md, "Framework overhead").
 struct OverheadModel {
   // CUDA context, cuBLAS/cuDNN workspaces and NCCL communicator buffers:
@@ -55,6 +61,11 @@ struct StageMemory {
   double logits = 0;
   double buffers = 0;  // communication and prefetch buffers
   double overhead = 0;
+  // Of overhead: the caching allocator's reserved-minus-allocated gap
+  // (OverheadModel::fragmentation of the transient memory).
+  double fragmentation = 0;
+  // Parameters and gradients in host memory (offload: all); not in total().
+  double host_bytes = 0;
   double total() const {
     return weights + gradients + optimizer + activations + logits + buffers + overhead;
   }
@@ -69,6 +80,12 @@ struct MemoryEstimate {
   bool fits = false;
   double headroom_bytes = 0;  // capacity - total (negative: does not fit)
   double total() const { return peak.total(); }
+  // What PyTorch's torch.cuda.max_memory_allocated() reports: the total
+  // without the CUDA context, workspaces and NCCL buffers and without the
+  // caching allocator's gap; and max_memory_reserved(): allocated plus that
+  // gap (docs/model.md, "Allocated and reserved").
+  double allocated_bytes() const { return peak.total() - peak.overhead; }
+  double reserved_bytes() const { return allocated_bytes() + peak.fragmentation; }
 };
 
 // Activation bytes one GPU stores for one layer and one micro-batch under the

@@ -211,17 +211,20 @@ void describe_adapters(Builder& b, const ModelShape& m, bool moe_layer, const La
   const double d = m.head_size();
   auto adapter = [&](double in, double out) {
     const double p = r * (in + out);
-    LayerOp& a = b.gemm(OpBlock::adapter, TpSplit::none, r, h, p, p / s.tp);
+    // x A: [T x in] by [in x r]; (x A) B: [T x r] by [r x out].
+    LayerOp& a = b.gemm(OpBlock::adapter, TpSplit::none, r, in, p, p / s.tp);
     a.frozen_under_lora = false;
     a.output = {r, Stored::act16};  // the rank-r intermediate
-    LayerOp& bb = b.gemm(OpBlock::adapter, TpSplit::none, h, r, 0, 0);
+    LayerOp& bb = b.gemm(OpBlock::adapter, TpSplit::none, out, r, 0, 0);
     bb.frozen_under_lora = false;
   };
-  adapter(h, m.heads * d);     // q
-  adapter(h, m.kv_heads * d);  // k
-  adapter(h, m.kv_heads * d);  // v
-  adapter(m.heads * d, h);     // o
-  if (ad.attention_only) return;
+  const AdapterTargets t = ad.targets;
+  adapter(h, m.heads * d);                                  // q
+  if (t != AdapterTargets::qv) adapter(h, m.kv_heads * d);  // k
+  adapter(h, m.kv_heads * d);                               // v
+  if (t == AdapterTargets::qkv || t == AdapterTargets::qv) return;
+  adapter(m.heads * d, h);  // o
+  if (t == AdapterTargets::attention) return;
   const double f = static_cast<double>(moe_layer ? m.moe.expert_ffn : m.ffn);
   const int mats = m.mlp == MlpKind::swiglu ? 3 : 2;
   for (int i = 0; i < mats; ++i) adapter(h, f);

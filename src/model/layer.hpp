@@ -106,10 +106,15 @@ struct LayerSplit {
   bool absorbed_mla = false;
 };
 
+// Which linears carry LoRA adapters (workload `finetune.targets`): every
+// linear (PEFT's "all-linear"), the attention projections Q, K, V and O,
+// Q, K and V (Megatron-Bridge's `linear_qkv`), or Q and V (the LoRA paper's).
+enum class AdapterTargets : std::uint8_t { all, attention, qkv, qv };
+
 // LoRA adapters on the layer's linears (rank 0: none).
 struct AdapterSpec {
   int rank = 0;
-  bool attention_only = false;  // adapters on Q, K, V, O only
+  AdapterTargets targets = AdapterTargets::all;
 };
 
 inline constexpr int kMaxLayerOps = 44;

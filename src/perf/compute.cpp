@@ -124,13 +124,25 @@ LayerTimes layer_times(const Workload& w, const Gpu& gpu, const ComputeConstants
     ew_kernels += 1;
   }
   const double ew = elementwise_s(tokens * ew_bytes, gpu, k, ew_kernels);
+  // QLoRA: every GEMM of a 4-bit base weight first dequantises the whole
+  // weight to 16 bit (eager bitsandbytes: forward and again for the input
+  // gradient, and in the recompute forward), a pass at the framework's share
+  // of HBM bandwidth; its time does not shrink with the tokens.
+  if (is_lora(w) && w.finetune.method == FinetuneMethod::qlora) {
+    double frozen = 0;
+    for (const LayerOp& op : ops) {
+      if (op.kind == OpKind::gemm && op.frozen_under_lora) frozen += op.local_params;
+    }
+    t.dequant_s =
+        frozen * kDequantBytesPerParam / (gpu.hbm_bw_Bps * std::max(1e-3, k.dequant_hbm_share));
+  }
   // Forward: every matmul, the core, the element-wise kernels.
   t.forward = base;
   t.forward.gemm_s += adapters.gemm_s;
   t.forward.flops += adapters.flops;
   t.forward.kernels += adapters.kernels;
   t.forward.attention_s += t.core.attention_s;
-  t.forward.elementwise_s += t.core.elementwise_s + ew;
+  t.forward.elementwise_s += t.core.elementwise_s + ew + t.dequant_s;
   t.forward.flops += t.core.flops;
   t.forward.kernels += t.core.kernels + ew_kernels;
   // Backward: dgrad + wgrad, twice the forward matmuls; frozen LoRA bases only
@@ -144,7 +156,7 @@ LayerTimes layer_times(const Workload& w, const Gpu& gpu, const ComputeConstants
   b.kernels =
       base_scale * base.kernels + 2.0 * adapters.kernels + 2.0 * (t.core.kernels + ew_kernels);
   b.attention_s = attn_scale * t.core.attention_s;
-  b.elementwise_s = 2.0 * t.core.elementwise_s + 2.0 * ew;
+  b.elementwise_s = 2.0 * t.core.elementwise_s + 2.0 * ew + t.dequant_s;
   t.elementwise_s = ew;
   return t;
 }
@@ -204,9 +216,11 @@ OpTimes logits_forward_backward(const Workload& w, const Gpu& gpu, const Compute
   const double v_local = static_cast<double>(w.model.vocab) / d.t;
   const double pk = peak(gpu, w.precision == Precision::fp8 ? Precision::bf16 : w.precision);
   OpTimes o;
-  // Output projection forward, dgrad and wgrad (the head stays 16-bit under FP8 recipes).
-  o.gemm_s = 3.0 * gemm_time_s(d.tokens, v_local, d.h, pk, gpu.hbm_bw_Bps, k, k.gemm_efficiency);
-  o.flops = 3.0 * 2.0 * d.tokens * v_local * d.h;
+  // Output projection forward, dgrad and wgrad (the head stays 16-bit under
+  // FP8 recipes); LoRA's frozen head computes no weight gradient.
+  const double passes = is_lora(w) ? 2.0 : 3.0;
+  o.gemm_s = passes * gemm_time_s(d.tokens, v_local, d.h, pk, gpu.hbm_bw_Bps, k, k.gemm_efficiency);
+  o.flops = passes * 2.0 * d.tokens * v_local * d.h;
   // Softmax + cross-entropy forward and backward: a few passes over the logits.
   o.elementwise_s = elementwise_s(d.tokens * v_local * 16.0, gpu, k, 4.0);
   return o;

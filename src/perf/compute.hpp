@@ -30,7 +30,14 @@ struct ComputeConstants {
   // Element-wise traffic relative to the fused kernels counted in
   // docs/model.md (1 everywhere; a knob for calibration experiments).
   double elementwise_traffic = 1.0;
+  // QLoRA: share of HBM bandwidth at which the framework dequantises a 4-bit
+  // base weight before each GEMM (its row's dequant_hbm_share).
+  double dequant_hbm_share = 0.25;
 };
+
+// Bytes one 4-bit weight's dequantisation moves: read 0.5 (plus constants),
+// write 2 (bitsandbytes dequantize_4bit; docs/model.md "Quantised base weights").
+inline constexpr double kDequantBytesPerParam = 2.5;
 
 // The GPU family's constants (gpu.family_data, data/catalog/families.json):
 // each kernel share times the family's sustained factor, the share of those
@@ -60,6 +67,7 @@ struct LayerTimes {
   OpTimes backward;          // dgrad and wgrad; LoRA skips the frozen wgrad
   OpTimes core;              // attention core, forward
   double elementwise_s = 0;  // the layer's element-wise kernels (attention core's not included)
+  double dequant_s = 0;      // QLoRA: one dequantisation pass over the layer's base weights
 };
 LayerTimes layer_times(const Workload& w, const Gpu& gpu, const ComputeConstants& k,
                        const LayerOps& ops);

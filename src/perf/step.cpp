@@ -14,6 +14,7 @@ PerfConstants perf_constants(const Gpu& gpu, Framework framework) {
   const FrameworkConstants f = framework_constants(framework, gpu);
   k.compute = scaled_tensor_rates(compute_constants(gpu), f.compute_efficiency);
   k.compute.kernel_floor_s = f.kernel_floor_s;
+  k.compute.dequant_hbm_share = framework_traits(framework).dequant_hbm_share;
   k.framework = f;
   return k;
 }
@@ -82,6 +83,10 @@ double model_flops_per_token(const ModelShape& m, long long seq_len) {
          attention_flops_per_token(m, seq_len, m.mtp_layers);
 }
 
+double model_flops_per_token_6n(const Workload& w, const DescribedLayers& d) {
+  return 6.0 * matmul_weights(w.model, d) + attention_flops_per_token(w.model, w.seq_len);
+}
+
 double model_flops_per_token(const Workload& w) {
   return model_flops_per_token(w, describe_layers(w));
 }
@@ -97,7 +102,11 @@ double model_flops_per_token(const Workload& w, const DescribedLayers& d) {
   const int moe_layers = moe_layer_count(m);
   double adapters = (m.layers - moe_layers) * block_params(d.dense, OpBlock::adapter);
   if (moe_layers > 0) adapters += moe_layers * block_params(d.moe, OpBlock::adapter);
-  return 4.0 * weights + 6.0 * adapters + attention;
+  // The frozen norms run no matmul: LoRA's count is of executed matmul work.
+  double norms = (m.layers - moe_layers) * block_params(d.dense, OpBlock::norm) +
+                 (m.norm == NormKind::layernorm ? 2.0 : 1.0) * static_cast<double>(m.hidden);
+  if (moe_layers > 0) norms += moe_layers * block_params(d.moe, OpBlock::norm);
+  return 4.0 * (weights - norms) + 6.0 * adapters + attention;
 }
 
 namespace {
@@ -129,11 +138,52 @@ double optimizer_bytes_per_param(Optimizer o) {
       return 8.0 + 8.0 + 4.0 + 2.0;
     case Optimizer::adafactor:
       return 8.0 + 4.0 + 2.0;
+    case Optimizer::adam_bf16:
+      // Read and write bf16 weights and moments, read the bf16 gradient.
+      return 4.0 + 8.0 + 2.0;
   }
   return 30.0;
 }
 
+// Host CPU AdamW throughput per GPU, in parameters per second
+// [derived estimate, no sourced per-core figure]: CPU Adam is memory-bound
+// at about 28 bytes per parameter (read fp32 weight, m, v and a 16-bit
+// gradient, write the three and a 16-bit weight); a two-socket server's
+// ~400 GB/s of usable DRAM bandwidth over 8 GPUs is 50 GB/s per GPU, i.e.
+// 1.8e9 parameters/s (docs/model.md, "Offload").
+constexpr double kHostAdamParamsPerSecPerGpu = 50e9 / 28.0;
+
 }  // namespace
+
+// Host-link (PCIe) traffic of one micro-batch that offloading adds, beyond
+// the micro-batch's compute it overlaps (separate copy streams, prefetch):
+// offload: all copies the stage's weights to the GPU for the forward and the
+// backward (and the recompute forward) and its trainable gradients back;
+// activation_offload sends the saved activations out and back.
+double host_offload_exposed_s(const Workload& w, const MemoryEstimate& mem, double compute_s,
+                              const Gpu& gpu) {
+  const Layout& ly = w.layout;
+  if (!ly.offload_params && !ly.activation_offload) return 0;
+  const StageMemory& st = mem.peak;
+  double bytes = 0;
+  if (ly.offload_params) {
+    const double passes = ly.recompute == Recompute::full ? 3.0 : 2.0;
+    const double shard = ly.zero >= 3 ? static_cast<double>(ly.dp) * ly.cp : 1.0;
+    // The weights as held on the host: NF4 under QLoRA, 16-bit frozen LoRA
+    // bases, the state policy's weight bytes otherwise.
+    const bool qlora = is_lora(w) && w.finetune.method == FinetuneMethod::qlora;
+    const double wbytes = qlora        ? kNf4BytesPerParam
+                          : is_lora(w) ? 2.0
+                                       : state_policy(w).weight_bytes;
+    bytes += passes * (st.params - st.trainable_params) / shard * wbytes +
+             passes * st.trainable_params / shard * state_policy(w).weight_bytes +
+             st.trainable_params / shard * state_policy(w).grad_bytes;
+  }
+  if (ly.activation_offload) {
+    bytes += 2.0 * st.layers * mem.activation_bytes_per_layer;
+  }
+  return std::max(0.0, bytes / std::max(1.0, gpu.host_link_Bps) - compute_s);
+}
 
 StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& gpu,
                            const Fabric* fabric, const PerfConstants& k) {
@@ -240,6 +290,8 @@ LayoutTimes layout_times(const Workload& w, const Server& server, const Gpu& gpu
     out.pp_hop = hop + regather;
   }
   out.model_flops_per_token = model_flops_per_token(w, layers);
+  out.model_flops_per_token_6n =
+      is_lora(w) ? model_flops_per_token_6n(w, layers) : out.model_flops_per_token;
   // The dense peak the run's kernels get (compute_peak_flops: the one fallback rule).
   out.peak_flops = compute_peak_flops(gpu, w.precision);
   return out;
@@ -448,10 +500,11 @@ StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstant
   br.optimizer = trainable / shard * optimizer_bytes_per_param(w.optimizer) /
                  (gpu.hbm_bw_Bps * k.compute.hbm_efficiency);
   if (ly.offload_optimizer) {
-    // Gradients down and weights up over PCIe, Adam on the host.
-    br.optimizer = trainable / shard * (4.0 + 2.0) / std::max(1.0, gpu.host_link_Bps);
+    // Gradients down and weights up over PCIe, then Adam on the host CPU.
+    br.optimizer = trainable / shard * (4.0 + 2.0) / std::max(1.0, gpu.host_link_Bps) +
+                   trainable / shard / kHostAdamParamsPerSecPerGpu;
   }
-  br.other = 0;  // fixed per-step work (data loading, logging): none modelled
+  br.other = mb * host_offload_exposed_s(w, mem, slowest.compute, gpu);
 
   out.step_s = br.total();
   out.tokens_per_step = global_batch * static_cast<double>(w.seq_len);
@@ -462,6 +515,8 @@ StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstant
   // Executed FLOPs: every micro-batch on every stage, data-parallel replicas.
   out.hardware_flops_per_step = mb * slowest.flops * p * ly.dp * ly.cp * ly.tp;
   out.mfu = out.model_flops_per_step / (out.step_s * gpus * lt.peak_flops);
+  out.mfu_6n_equivalent =
+      out.tokens_per_step * lt.model_flops_per_token_6n / (out.step_s * gpus * lt.peak_flops);
   out.hfu = out.hardware_flops_per_step / (out.step_s * gpus * lt.peak_flops);
   if (w.tokens > 0) out.time_to_train_s = w.tokens / out.tokens_per_step * out.step_s;
   out.network_wait_fraction =

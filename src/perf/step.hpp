@@ -21,7 +21,7 @@ struct StepBreakdown {
   double dp_comm = 0;    // gradient reduction and ZeRO/FSDP gathers not hidden by compute
   double bubble = 0;     // pipeline fill and drain
   double optimizer = 0;  // optimizer step over the local state
-  double other = 0;      // fixed per-step work (none modelled yet)
+  double other = 0;      // host-link (PCIe) offload traffic not hidden by compute
   double total() const {
     return compute + tp_comm + cp_comm + ep_comm + pp_comm + dp_comm + bubble + optimizer + other;
   }
@@ -36,7 +36,12 @@ struct StepEstimate {
   double tokens_per_s_per_gpu = 0;
   double model_flops_per_step = 0;     // 6N + 12 L h s per token (PaLM, App. B)
   double hardware_flops_per_step = 0;  // FLOPs executed, recomputation included
+  // Model FLOPs utilisation on the FLOPs the run needs: 6 N per token, or
+  // under LoRA/QLoRA 4 N for the frozen base (no weight gradient) plus 6 N
+  // for the adapters; recomputation is not counted (it is in hfu).
   double mfu = 0;
+  // The same step on full fine-tuning's 6 N per token, for comparison.
+  double mfu_6n_equivalent = 0;
   double hfu = 0;
   double time_to_train_s = 0;  // 0 when the workload gives no token count
   double network_wait_fraction = 0;
@@ -89,6 +94,8 @@ double model_flops_per_token(const ModelShape& m, long long seq_len);
 double model_flops_per_token(const Workload& w);
 // The same from the workload's described layers.
 double model_flops_per_token(const Workload& w, const DescribedLayers& layers);
+// 6 N + attention per token whatever the method (mfu_6n_equivalent).
+double model_flops_per_token_6n(const Workload& w, const DescribedLayers& layers);
 
 StepEstimate estimate_step(const Workload& w, const Server& server, const Gpu& gpu,
                            const Fabric* fabric, const PerfConstants& k);
@@ -124,6 +131,7 @@ struct LayoutTimes {
   OpTimes mtp;
   double pp_hop = 0;  // one activation across a stage boundary
   double model_flops_per_token = 0;
+  double model_flops_per_token_6n = 0;  // 6 N-based (LoRA: mfu_6n_equivalent)
   double peak_flops = 0;
 };
 LayoutTimes layout_times(const Workload& w, const Server& server, const Gpu& gpu,

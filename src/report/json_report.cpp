@@ -100,6 +100,7 @@ std::string estimate_json(const EstimateResult& r) {
                {"tokens_per_s", t.tokens_per_s},
                {"tokens_per_s_per_gpu", t.tokens_per_s_per_gpu},
                {"mfu", t.mfu},
+               {"mfu_6n_equivalent", t.mfu_6n_equivalent},
                {"hfu", t.hfu},
                {"time_to_train_s", t.time_to_train_s},
                {"microbatches", t.microbatches},

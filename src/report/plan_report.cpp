@@ -180,6 +180,7 @@ ordered_json candidate_json(const PlanReport& r, const PlanCandidate& c) {
                     {"time",
                      {{"step_s", c.step.step_s},
                       {"mfu", c.step.mfu},
+                      {"mfu_6n_equivalent", c.step.mfu_6n_equivalent},
                       {"tokens_per_s", c.step.tokens_per_s},
                       {"time_to_train_days", days(c.time_to_train_s)},
                       {"time_to_train_band", c.band},

@@ -193,6 +193,25 @@ struct Unknown {
 
 }  // namespace
 
+namespace {
+
+// The row's memory-saver cells (empty: the workload's defaults).
+void apply_memory_savers(const ValidationRow& r, Workload& w) {
+  if (!r.optimizer.empty()) {
+    for (Optimizer o : {Optimizer::adam, Optimizer::adam8bit, Optimizer::adam_bf16, Optimizer::sgd,
+                        Optimizer::adafactor}) {
+      if (r.optimizer == to_string(o)) w.optimizer = o;
+    }
+  }
+  w.layout.offload_optimizer = r.offload == "optimizer" || r.offload == "all";
+  w.layout.offload_params = r.offload == "all";
+  w.layout.activation_offload = r.activation_offload == "y";
+  w.optimizer_in_backward = r.optimizer_in_backward == "y";
+  w.loss_chunks = static_cast<int>(r.loss_chunks.value_or(1));
+}
+
+}  // namespace
+
 RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const ModelTuning& tuning) {
   RowResult out;
   out.id = r.id;
@@ -248,7 +267,14 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
     w.task = Task::finetune;
     w.finetune.method = r.finetune == "lora" ? FinetuneMethod::lora : FinetuneMethod::qlora;
     w.finetune.rank = static_cast<int>(r.lora_rank.value_or(16));
+    if (!r.lora_targets.empty()) {
+      w.finetune.targets = r.lora_targets == "attention" ? AdapterTargets::attention
+                           : r.lora_targets == "qkv"     ? AdapterTargets::qkv
+                           : r.lora_targets == "qv"      ? AdapterTargets::qv
+                                                         : AdapterTargets::all;
+    }
   }
+  apply_memory_savers(r, w);
   Layout& ly = w.layout;
   ly.cp = static_cast<int>(r.cp.value_or(1));
   ly.ep = static_cast<int>(r.ep.value_or(1));
@@ -477,7 +503,12 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
   out.network_wait_fraction = step.network_wait_fraction;
   out.breakdown = step.breakdown;
   if (r.metric == "peak_mem_gib") {
-    out.predicted = est.total() / (1024.0 * 1024.0 * 1024.0);
+    // The peak the row measured: PyTorch's allocated or reserved peak, or
+    // the device's memory in use (docs/model.md, "Allocated and reserved").
+    const double peak = r.peak_kind == "allocated"  ? est.allocated_bytes()
+                        : r.peak_kind == "reserved" ? est.reserved_bytes()
+                                                    : est.total();
+    out.predicted = peak / (1024.0 * 1024.0 * 1024.0);
   } else if (r.metric == "step_time_s") {
     out.predicted = step.step_s;
   } else if (r.metric == "tokens_per_s_per_gpu") {

@@ -44,6 +44,16 @@ struct ValidationRow {
   double value = 0;
   // Tokens of the whole training run (whole-run metrics gpu_hours, train_days).
   std::optional<double> train_tokens;
+  // Fine-tuning memory savers (optional columns; empty: the default).
+  std::string optimizer;                 // adam | adam8bit | adam-bf16 | sgd | adafactor
+  std::string offload;                   // none | optimizer | all
+  std::string activation_offload;        // y | n
+  std::optional<long long> loss_chunks;  // 1 = off
+  std::string optimizer_in_backward;     // y | n
+  std::string lora_targets;              // all | attention | qkv | qv
+  // What a peak_mem_gib row measured: PyTorch's max_memory_allocated or
+  // max_memory_reserved; empty: device memory in use (nvidia-smi).
+  std::string peak_kind;
 };
 
 struct RowResult {

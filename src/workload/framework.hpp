@@ -18,7 +18,19 @@
 namespace scaleout {
 
 // Who runs the job. `other` stays last: the table's size is checked against it.
-enum class Framework { megatron, deepspeed, fsdp, torchtitan, nemo, mosaic, automodel, other };
+enum class Framework {
+  megatron,
+  deepspeed,
+  fsdp,
+  torchtitan,
+  nemo,
+  mosaic,
+  automodel,
+  hf,
+  torchtune,
+  litgpt,
+  other
+};
 
 // How the framework keeps each trainable parameter (memory.cpp `state_policy`,
 // docs/model.md "Model state").
@@ -62,6 +74,16 @@ inline constexpr double kDeepSpeedKernelFloor_s = 60e-6;
 // no speed-up from 768 to 1536 GPUs, where the per-GPU traffic stays and the
 // compute halves).
 inline constexpr double kDeepSpeedZero3HiddenShare = 0.45;
+// Share of HBM bandwidth an eager bitsandbytes NF4 dequantisation reaches
+// (read 0.5 B, write 2 B per weight, then a dense GEMM): derived from Lit-GPT's
+// Llama-2 7B LoRA vs NF4 pair on A100-40GB (79 ms extra per micro-batch for
+// two passes over 6.5B weights = 160 G weights/s = 0.40 TB/s of 1.555 TB/s;
+// docs/model.md "Quantised base weights").
+inline constexpr double kEagerDequantHbmShare = 0.25;
+// torch.compile'd torchao NF4 (torchtune): the dequantisation is a fused,
+// streaming kernel at the element-wise kernels' HBM share (measured: QLoRA
+// 2.1 % slower than LoRA, torchtune README).
+inline constexpr double kCompiledDequantHbmShare = 0.80;
 
 struct FrameworkTraits {
   Framework framework;
@@ -122,6 +144,11 @@ struct FrameworkTraits {
   // MoE dispatch through DeepEP: one network copy per destination node,
   // forwarded over NVLink (NeMo AutoModel's recipes, in-house engines).
   bool dedup_dispatch;
+  // QLoRA: share of HBM bandwidth at which a 4-bit base weight is
+  // dequantised to 16 bit before each GEMM that uses it (forward, input
+  // gradient, and the recompute forward): eager bitsandbytes
+  // (kEagerDequantHbmShare) or compiled torchao (kCompiledDequantHbmShare).
+  double dequant_hbm_share;
 };
 
 // The two families of rows: Megatron-Core's fused kernels and distributed
@@ -149,7 +176,8 @@ constexpr FrameworkTraits megatron_core_row(Framework framework, std::string_vie
           .dp_overlap = true,
           .tp_backward_overlap = true,
           .ep_overlap = false,
-          .dedup_dispatch = false};
+          .dedup_dispatch = false,
+          .dequant_hbm_share = kEagerDequantHbmShare};
 }
 
 constexpr FrameworkTraits pytorch_fsdp_row(Framework framework, std::string_view name,
@@ -189,7 +217,7 @@ constexpr FrameworkTraits fsdp2_parallel_row(Framework framework, std::string_vi
 }
 
 // One row per framework, in enum order.
-inline constexpr std::array<FrameworkTraits, 8> kFrameworkTable = {{
+inline constexpr std::array<FrameworkTraits, 11> kFrameworkTable = {{
     with_ep_overlap(megatron_core_row(Framework::megatron, "megatron", "Megatron-LM")),
     [] {
       // Megatron-LM's layers under DeepSpeed's engine and ZeRO.
@@ -225,6 +253,29 @@ inline constexpr std::array<FrameworkTraits, 8> kFrameworkTable = {{
       // Transformer Engine linears, norms and attention and grouped-GEMM
       // experts: Megatron-Core's kernels, not eager PyTorch's.
       r.eager = false;
+      return r;
+    }(),
+    // Hugging Face Trainer with PEFT/TRL (and Accelerate's FSDP or DeepSpeed
+    // ZeRO): eager PyTorch under AMP (fp32 parameters, 16-bit compute),
+    // bitsandbytes 4-bit layers, the loss on fp32-upcast logits.
+    pytorch_fsdp_row(Framework::hf, "hf", "Hugging Face Trainer / PEFT / TRL (eager, bitsandbytes)",
+                     12.0),
+    [] {
+      // torchtune: FSDP2, recipes built in bf16 (no fp32 master copy) and
+      // run under torch.compile; torchao NF4 base weights.
+      FrameworkTraits r = pytorch_fsdp_row(Framework::torchtune, "torchtune",
+                                           "torchtune (FSDP2, torch.compile, torchao NF4)", 12.0);
+      r.state = StateKind::bf16_pure;
+      r.eager = false;
+      r.dequant_hbm_share = kCompiledDequantHbmShare;
+      return r;
+    }(),
+    [] {
+      // Lit-GPT (Lightning Fabric): eager PyTorch, --precision bf16-true
+      // (bf16 parameters and moments), bitsandbytes NF4 layers.
+      FrameworkTraits r = pytorch_fsdp_row(
+          Framework::litgpt, "litgpt", "Lit-GPT (Lightning Fabric, bf16-true, bitsandbytes)", 12.0);
+      r.state = StateKind::bf16_pure;
       return r;
     }(),
     in_house(pytorch_fsdp_row(Framework::other, "other",

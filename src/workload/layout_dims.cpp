@@ -11,6 +11,14 @@ constexpr long long kMaxDegree = 1000000;
 
 // Names of Recompute, by value.
 constexpr const char* kRecomputeNames[] = {"none", "selective", "full"};
+// Names of the offload levels, by value (a workload's true/false read as
+// optimizer/none).
+constexpr const char* kOffloadNames[] = {"none", "optimizer", "all"};
+int get_offload(const Layout& l) { return l.offload_params ? 2 : l.offload_optimizer ? 1 : 0; }
+void set_offload(Layout& l, int v) {
+  l.offload_optimizer = v >= 1;
+  l.offload_params = v == 2;
+}
 
 // Accessors of one Layout member as the table's integer (bool 0/1, enum value).
 template <auto M>
@@ -60,8 +68,10 @@ const std::array<LayoutDim, kLayoutKeys> kDims = {{
    get<&Layout::recompute>, set<&Layout::recompute>, "activation recomputation: none, selective or full"},
   {K::flash_attention, "flash_attention", kFlag, 0, 1, {}, S::none, false, false,
    get<&Layout::flash_attention>, set<&Layout::flash_attention>, "fused attention kernel; default on"},
-  {K::offload, "offload", kFlag, 0, 1, {}, S::saving, false, false,
-   get<&Layout::offload_optimizer>, set<&Layout::offload_optimizer>, "optimizer state in host memory"},
+  {K::offload, "offload", kChoice, 0, 2, kOffloadNames, S::saving, false, true,
+   get_offload, set_offload,
+   "host memory: none, optimizer (state and master weights) or all (+ parameters and gradients); "
+   "true/false mean optimizer/none"},
   {K::fp8_param_gather, "fp8_param_gather", kFlag, 0, 1, {}, S::derived, false, false,
    get<&Layout::fp8_param_gather>, set<&Layout::fp8_param_gather>,
    "Megatron-LM --fp8-param-gather; plan: on with FP8 and ZeRO >= 1 unless fixed"},
@@ -71,6 +81,9 @@ const std::array<LayoutDim, kLayoutKeys> kDims = {{
    "--overlap-moe-expert-parallel-comm, DualPipe); megatron/nemo need pp 1 or interleave > 1"},
   {K::order, "order", DimKind::order, 0, 0, {}, S::none, false, false,
    nullptr, nullptr, "rank order, innermost first, e.g. tp-cp-dp-pp"},
+  {K::activation_offload, "activation_offload", kFlag, 0, 1, {}, S::none, false, true,
+   get<&Layout::activation_offload>, set<&Layout::activation_offload>,
+   "saved activations in host memory, copied over the host link (torchtune)"},
 }};
 // clang-format on
 

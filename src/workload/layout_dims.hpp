@@ -38,8 +38,9 @@ enum class LayoutKey : std::uint8_t {
   fp8_param_gather,
   ep_overlap,
   order,
+  activation_offload,
 };
-inline constexpr std::size_t kLayoutKeys = 16;
+inline constexpr std::size_t kLayoutKeys = 17;
 
 enum class DimKind : std::uint8_t {
   integer,  // a whole number in [min, max] (a parallel degree, micro-batch, ZeRO stage)

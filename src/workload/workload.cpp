@@ -9,12 +9,14 @@ const char* to_string(Task t) { return enum_name(t, {"pretrain", "finetune", "in
 const char* to_string(WeightFormat f) { return enum_name(f, {"bf16", "fp8", "int8", "int4"}); }
 
 const char* to_string(Optimizer o) {
-  return enum_name(o, {"adam", "adam8bit", "sgd", "adafactor"});
+  return enum_name(o, {"adam", "adam8bit", "sgd", "adafactor", "adam-bf16"});
 }
 
 const char* to_string(FinetuneMethod m) { return enum_name(m, {"full", "lora", "qlora"}); }
 
 const char* to_string(Recompute r) { return enum_name(r, {"none", "selective", "full"}); }
+
+const char* to_string(AdapterTargets t) { return enum_name(t, {"all", "attention", "qkv", "qv"}); }
 
 const char* to_string(Dim d) { return enum_name(d, {"tp", "cp", "dp", "pp"}); }
 

@@ -15,14 +15,16 @@
 namespace scaleout {
 
 enum class Task { pretrain, finetune, inference };
-enum class Optimizer { adam, adam8bit, sgd, adafactor };
+// adam8bit: bitsandbytes 8-bit Adam (paged or not); adam_bf16: bf16 moments
+// and no fp32 master copy (pure-bf16 recipes: torchtune, Lit-GPT bf16-true).
+enum class Optimizer { adam, adam8bit, sgd, adafactor, adam_bf16 };
 enum class FinetuneMethod { full, lora, qlora };
 enum class Recompute { none, selective, full };
 
 struct FinetuneSpec {
   FinetuneMethod method = FinetuneMethod::full;
-  int rank = 16;                // LoRA rank r
-  bool attention_only = false;  // adapters on Q,K,V,O only (else also on the MLP)
+  int rank = 16;                                 // LoRA rank r
+  AdapterTargets targets = AdapterTargets::all;  // finetune.targets
 };
 
 // Parallel dimensions, for the rank order.
@@ -49,6 +51,13 @@ struct Layout {
   Recompute recompute = Recompute::none;
   bool flash_attention = true;
   bool offload_optimizer = false;  // optimizer state (and master weights) in host memory
+  // offload: all (with offload_optimizer): parameters and gradients in host
+  // memory too, copied to the GPU layer by layer (FSDP CPU offload,
+  // ZeRO-Infinity).
+  bool offload_params = false;
+  // Saved activations moved to host memory in the forward pass and back in
+  // the backward (torchtune OffloadActivations), over the GPU's host link.
+  bool activation_offload = false;
   // Megatron-LM --fp8-param-gather (FP8 with megatron or nemo only): the layer
   // weights are kept in FP8 and all-gathered in FP8, so Transformer Engine
   // holds no FP8 copy beside a 16-bit one.
@@ -125,6 +134,12 @@ struct Workload {
   FinetuneSpec finetune;
   Framework framework = Framework::megatron;
   Layout layout;
+  // Chunked cross-entropy: the output logits are upcast and lost in this many
+  // chunks (torchtune CEWithChunkedOutputLoss); 1 = off.
+  int loss_chunks = 1;
+  // Each gradient is applied and freed in the backward pass (torchtune
+  // optimizer_in_bwd): no whole-model gradient buffer.
+  bool optimizer_in_backward = false;
   ClusterSpec cluster;
   InferenceSpec inference;  // task: inference only
   // MoE training: max-rank / mean-rank load of the routed experts (>= 1;
@@ -167,7 +182,7 @@ inline AdapterSpec adapter_spec(const Workload& w) {
   AdapterSpec a;
   if (is_lora(w)) {
     a.rank = w.finetune.rank;
-    a.attention_only = w.finetune.attention_only;
+    a.targets = w.finetune.targets;
   }
   return a;
 }
@@ -197,6 +212,7 @@ const char* to_string(WeightFormat f);
 const char* to_string(Optimizer o);
 const char* to_string(FinetuneMethod m);
 const char* to_string(Recompute r);
+const char* to_string(AdapterTargets t);
 const char* to_string(Dim d);
 // "tp-cp-dp-pp"
 std::string order_string(const std::array<Dim, 4>& order);

@@ -89,7 +89,7 @@ TEST(KernelFloor, LlamaLayerAndLoraAdapters) {
   const OpTimes lb = layer_backward(w, gpu("h100-sxm"), k, false);
   EXPECT_DOUBLE_EQ(lb.gemm_s, 32.0);
   // Attention-only adapters: 4 linears, 8 forward adapter GEMMs -> 12.
-  w.finetune.attention_only = true;
+  w.finetune.targets = AdapterTargets::attention;
   EXPECT_DOUBLE_EQ(layer_forward(w, gpu("h100-sxm"), k, false).gemm_s, 12.0);
 }
 

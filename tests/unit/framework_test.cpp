@@ -25,7 +25,8 @@ namespace {
 // Every enum value, written out: a new value missing here fails the size test.
 const Framework kAll[] = {Framework::megatron,   Framework::deepspeed, Framework::fsdp,
                           Framework::torchtitan, Framework::nemo,      Framework::mosaic,
-                          Framework::automodel,  Framework::other};
+                          Framework::automodel,  Framework::hf,        Framework::torchtune,
+                          Framework::litgpt,     Framework::other};
 
 TEST(FrameworkTable, EveryFrameworkHasItsRowAndNamesRoundTrip) {
   ASSERT_EQ(std::size(kAll), kFrameworkTable.size());
@@ -40,9 +41,9 @@ TEST(FrameworkTable, EveryFrameworkHasItsRowAndNamesRoundTrip) {
   }
   EXPECT_EQ(names.size(), kFrameworkTable.size());
   // The readers' list: the table's names in table (enum) order.
-  EXPECT_EQ(framework_names(),
-            (std::vector<std::string>{"megatron", "deepspeed", "fsdp", "torchtitan", "nemo",
-                                      "mosaic", "automodel", "other"}));
+  EXPECT_EQ(framework_names(), (std::vector<std::string>{
+                                   "megatron", "deepspeed", "fsdp", "torchtitan", "nemo", "mosaic",
+                                   "automodel", "hf", "torchtune", "litgpt", "other"}));
 }
 
 TEST(FrameworkTable, UnknownNamesAreNotFrameworks) {
@@ -136,7 +137,9 @@ TEST(FrameworkTable, PlannerRulesAsBefore) {
   // The stages and parallelisms the search tried before the table.
   for (Framework f : kAll) {
     const bool megatron = f == Framework::megatron || f == Framework::nemo;
-    const bool plain_fsdp = f == Framework::fsdp || f == Framework::mosaic || f == Framework::other;
+    const bool plain_fsdp = f == Framework::fsdp || f == Framework::mosaic ||
+                            f == Framework::other || f == Framework::hf ||
+                            f == Framework::torchtune || f == Framework::litgpt;
     EXPECT_EQ(max_zero_stage(f, 1), megatron ? 1 : 3) << to_string(f);
     EXPECT_EQ(max_zero_stage(f, 4), megatron || f == Framework::deepspeed ? 1 : 3) << to_string(f);
     EXPECT_TRUE(framework_allows(f, 1, 1, 1));
@@ -149,7 +152,7 @@ TEST(FrameworkTable, PlannerRulesAsBefore) {
 TEST(FrameworkTable, MemoryReadsStateKindAndLogitBytes) {
   Workload w;
   w.precision = Precision::bf16;
-  const double grads[] = {4.0, 2.0, 4.0, 4.0, 4.0, 4.0, 2.0, 4.0};  // in enum order
+  const double grads[] = {4.0, 2.0, 4.0, 4.0, 4.0, 4.0, 2.0, 4.0, 2.0, 2.0, 4.0};  // in enum order
   for (Framework f : kAll) {
     w.framework = f;
     EXPECT_DOUBLE_EQ(state_policy(w).grad_bytes, grads[static_cast<int>(f)]) << to_string(f);
@@ -200,7 +203,7 @@ TEST(FrameworkTable, WorkloadReaderRefusesAnUnknownNameWithASuggestion) {
   EXPECT_EQ(message("fdsp"), "w.yaml:4: framework: unknown value 'fdsp' (did you mean 'fsdp'?)");
   EXPECT_EQ(message("jax"),
             "w.yaml:4: framework: unknown value 'jax' (expected one of: megatron, deepspeed, "
-            "fsdp, torchtitan, nemo, mosaic, automodel, other)");
+            "fsdp, torchtitan, nemo, mosaic, automodel, hf, torchtune, litgpt, other)");
 }
 
 TEST(FrameworkTable, ValidationCsvRefusesAnUnknownNameWithASuggestion) {

@@ -118,7 +118,7 @@ TEST(Layer, AdaptersAreTrainedAndOwnRTimesInPlusOut) {
   const double expect = 16.0 * (2.0 * (h + m.heads * d) + 2.0 * (h + m.kv_heads * d) + 3 * (h + f));
   EXPECT_DOUBLE_EQ(block_params(ops, OpBlock::adapter), expect);
   for (const LayerOp& op : ops) EXPECT_EQ(op.frozen_under_lora, op.block != OpBlock::adapter);
-  a.attention_only = true;
+  a.targets = AdapterTargets::attention;
   EXPECT_LT(block_params(describe_layer(m, false, {}, a), OpBlock::adapter), expect);
 }
 

@@ -34,6 +34,15 @@ set(SCALEOUT_VALIDATION_CHECKS
   # model misses for known reasons (docs/validation.md, "Whole runs").
   "whole-runs.csv|by_metric/gpu_hours/mape|max|0.24"           # 0.212 (8 rows)
   "whole-runs.csv|false_oom|max|0"
+  # data/validation/finetune.csv: published fine-tuning runs (issue 19, 170 rows, 109 predicted;
+  # the rest wait for the catalog's RTX 4090/3090/A5000/6000 Ada, A10G and GB300). Nothing is
+  # fitted on them (docs/validation.md, "Fine-tuning"). The false OOM is one Qwen-72B Int4 run
+  # (its memory and its step row): Qwen-1's own modelling code takes the loss on fp16 logits,
+  # the hf row assumes fp32 upcast (12 B per logit).
+  "finetune.csv|by_metric/peak_mem_gib/mape|max|0.21"          # 0.190 (49 rows)
+  "finetune.csv|by_metric/step_time_s/mape|max|0.19"           # 0.169 (26 rows)
+  "finetune.csv|by_metric/tokens_per_s_per_gpu/mape|max|0.19"  # 0.172 (34 rows)
+  "finetune.csv|false_oom|max|2"
   # data/validation/blackwell-training.csv: published dense training runs on GB200 NVL72, B200,
   # H100 and H200 (issue 18, 66 rows). Its 25 even B200/GB200 throughput rows fit the Blackwell
   # sustained factor (0.76); the odd 25 are held out at 11.5 % (docs/validation.md).

@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+"""Builds data/validation/finetune.csv (issue 19): published fine-tuning
+measurements (full, LoRA and QLoRA; one GPU to two nodes) in the canonical
+validation schema, with the recipe's memory savers in the optional columns
+optimizer, offload, activation_offload, loss_chunks, optimizer_in_backward,
+lora_targets and peak_kind.
+
+Input: scripts/data/finetune-research.csv (203 rows, every value read in the
+cited source; its `derivation` column says what each figure includes and
+what the row assumes). This script only converts:
+- model names to catalog ids, or to the shape cells of the released
+  config.json where the catalog has no such model;
+- GPU names to catalog ids (RTX 4090, RTX 3090, A10G, RTX A5000 and RTX 6000
+  Ada come with the catalog additions of issue 18; until then their rows
+  are listed as not predicted);
+- the parallelism cell to tp/pp/dp/interleave/zero;
+- gradient_checkpointing to recompute (full or none);
+- framework names to the framework table's rows;
+- aggregate tokens/s to tokens_per_s_per_gpu (divided by the GPU count).
+
+NeMo rows without a ZeRO stage take 1 (NeMo's distributed optimizer).
+
+Rows left out, with the reason printed: torchtune's unpacked baseline row
+(padded variable-length batches), no sequence length (Lit-GPT's
+variable-length Alpaca time rows, which serve only as QLoRA/LoRA time
+ratios), time-to-train rows (a dataset's token count is not in the row), an
+unnamed GPU, and a model whose shape the schema cannot express (Gemma's
+256-wide heads).
+
+Run from the repository root: python3 scripts/build_finetune_validation.py
+"""
+import csv
+import sys
+
+SRC = "scripts/data/finetune-research.csv"
+OUT = "data/validation/finetune.csv"
+
+COLUMNS = ("id,group,model,layers,hidden,heads,kv_heads,ffn_hidden,vocab,mlp,moe_experts,"
+           "moe_top_k,seq_len,global_batch,micro_batch,tp,pp,dp,cp,ep,sp,interleave,recompute,"
+           "zero,finetune,lora_rank,precision,gpu,num_gpus,gpus_per_node,scaleup_domain_gpus,"
+           "nics_per_node,nic_gbps,fabric,framework,metric,value,etp,train_tokens,derivation,"
+           "cite,optimizer,offload,activation_offload,loss_chunks,optimizer_in_backward,"
+           "lora_targets,peak_kind").split(",")
+
+# Catalog models by the Hugging Face name the research rows give.
+CATALOG_MODELS = {
+    "meta-llama/Llama-3.1-8B-Instruct": "llama3.1-8b",
+    "meta-llama/Llama-3.1-8B": "llama3.1-8b",
+    "meta-llama/Llama-3.1-70B-Instruct": "llama3.1-70b",
+    "meta-llama/Llama-3.3-70B-Instruct": "llama3.1-70b",  # same architecture as 3.1 70B
+    "meta-llama/Llama-3.1-405B-Instruct": "llama3.1-405b",
+    "meta-llama/Meta-Llama-3-70B": "llama3-70b",
+    "meta-llama/Llama-2-7b-hf": "llama2-7b",
+    "meta-llama/Llama-2-13b-hf": "llama2-13b",
+    "meta-llama/Llama-2-70b-hf": "llama2-70b",
+    "meta-llama/Llama-2-70b-chat-hf": "llama2-70b",
+    "mistral-community/Mistral-7B-v0.2": "mistral-7b",
+    "Qwen/Qwen2.5-7B": "qwen2.5-7b",
+}
+
+# Shapes from each model's released config.json (num_hidden_layers,
+# hidden_size, num_attention_heads, num_key_value_heads, intermediate_size,
+# vocab_size); Qwen-1 configs give intermediate_size as twice the SwiGLU width.
+SHAPES = {
+    "meta-llama/Llama-3.2-3B-Instruct": (28, 3072, 24, 8, 8192, 128256, "swiglu"),
+    "Qwen/Qwen2.5-32B-Instruct": (64, 5120, 40, 8, 27648, 152064, "swiglu"),
+    "microsoft/phi-1_5": (24, 2048, 32, 32, 8192, 51200, "gelu"),
+    "stabilityai/stablelm-base-alpha-3b": (16, 4096, 32, 32, 16384, 50688, "gelu"),
+    "microsoft/Phi-3-mini-4k-instruct": (32, 3072, 32, 32, 8192, 32064, "swiglu"),
+    "Qwen/Qwen-1_8B-Chat": (24, 2048, 16, 16, 5504, 151936, "swiglu"),
+    "Qwen/Qwen-1_8B-Chat-Int4": (24, 2048, 16, 16, 5504, 151936, "swiglu"),
+    "Qwen/Qwen-7B-Chat": (32, 4096, 32, 32, 11008, 151936, "swiglu"),
+    "Qwen/Qwen-7B-Chat-Int4": (32, 4096, 32, 32, 11008, 151936, "swiglu"),
+    "Qwen/Qwen-14B-Chat": (40, 5120, 40, 40, 13696, 152064, "swiglu"),
+    "Qwen/Qwen-14B-Chat-Int4": (40, 5120, 40, 40, 13696, 152064, "swiglu"),
+    "Qwen/Qwen-72B-Chat": (80, 8192, 64, 64, 24576, 152064, "swiglu"),
+    "Qwen/Qwen-72B-Chat-Int4": (80, 8192, 64, 64, 24576, 152064, "swiglu"),
+    "01-ai/Yi-34B": (60, 7168, 56, 8, 20480, 64000, "swiglu"),
+}
+NOT_EXPRESSIBLE = {"google/gemma-7b": "head_dim 256 x 16 heads != hidden 3072"}
+
+GPUS = {
+    "RTX 4090": "rtx-4090",
+    "RTX 3090": "rtx-3090",
+    "RTX A6000": "rtx-a6000",
+    "RTX A5000": "rtx-a5000",
+    "RTX 6000 Ada": "rtx-6000-ada",
+    "A10G": "a10g",
+    "A100": "a100-sxm-80g",  # torchtune's 8 x A100 table: 80 GB SXM nodes assumed
+    "A100 80GB": "a100-sxm-80g",
+    "A100 SXM 80GB": "a100-sxm-80g",
+    "A100 SXM4 80GB": "a100-sxm-80g",
+    "A100 SXM4 40GB": "a100-sxm-40g",
+    "H100 SXM 80GB": "h100-sxm",
+    "GB200": "gb200",
+    "GB300": "gb300",
+}
+
+FRAMEWORKS = {
+    "torchtune": "torchtune",
+    "automodel": "automodel",
+    "lit-gpt": "litgpt",
+    "trl": "hf",
+    "peft": "hf",
+    "nemo": "nemo",
+    # Answer.AI fsdp_qlora: Hugging Face transformers + PEFT + bitsandbytes
+    # under PyTorch FSDP, its own training loop.
+    "other": "hf",
+}
+
+
+def layout(par, n):
+    """tp, pp, dp, interleave, zero from the parallelism cell."""
+    out = dict(tp=1, pp=1, dp=n, interleave=1, zero=0)
+    if par in ("single", "ddp"):
+        return out
+    if par in ("fsdp", "fsdp2", "zero3"):
+        out["zero"] = 3
+        return out
+    if par == "zero2":
+        out["zero"] = 2
+        return out
+    if par == "tp=2+fsdp2":
+        out.update(tp=2, dp=n // 2, zero=3)
+        return out
+    if par.startswith("tp=") or par.startswith("pp="):
+        kv = dict(p.split("=") for p in par.split(","))
+        tp, pp = int(kv.get("tp", 1)), int(kv.get("pp", 1))
+        out.update(tp=tp, pp=pp, dp=n // (tp * pp), interleave=int(kv.get("vp", 1)), zero=1)
+        return out
+    return None
+
+
+def main():
+    rows = list(csv.DictReader(open(SRC, newline="")))
+    out, left = [], []
+    for r in rows:
+        rid = r["id"]
+        if r["metric"] == "time_to_train_s":
+            left.append((rid, "time to train: the dataset's tokens are not in the row"))
+            continue
+        if not r["seq_len"]:
+            left.append((rid, "no sequence length (variable-length data)"))
+            continue
+        if r["model"] in NOT_EXPRESSIBLE:
+            left.append((rid, "shape not expressible: " + NOT_EXPRESSIBLE[r["model"]]))
+            continue
+        if r["packing"] == "n" and r["source_group"] == "torchtune-readme-flags":
+            left.append((rid, "unpacked Alpaca batches padded to their longest sample: the "
+                              "tokens per micro-batch are not known"))
+            continue
+        if r["gpu"] not in GPUS:
+            left.append((rid, f"GPU '{r['gpu']}' not named"))
+            continue
+        n = int(r["num_gpus"])
+        lay = layout(r["parallelism"], n)
+        if lay is None:
+            left.append((rid, f"parallelism '{r['parallelism']}' not stated"))
+            continue
+        o = dict.fromkeys(COLUMNS, "")
+        o["id"] = rid
+        o["group"] = r["source_group"]
+        if r["model"] in CATALOG_MODELS:
+            o["model"] = CATALOG_MODELS[r["model"]]
+        else:
+            L, h, a, kv, f, v, mlp = SHAPES[r["model"]]
+            o.update(model=r["model"].split("/")[-1], layers=L, hidden=h, heads=a, kv_heads=kv,
+                     ffn_hidden=f, vocab=v, mlp=mlp)
+        o["seq_len"] = r["seq_len"]
+        mb = int(r["micro_batch"]) if r["micro_batch"] else 1
+        ga = int(r["grad_accum"]) if r["grad_accum"] else 1
+        o["micro_batch"] = mb
+        o["global_batch"] = r["global_batch"] or mb * ga * lay["dp"]
+        for k in ("tp", "pp", "dp", "interleave", "zero"):
+            o[k] = lay[k]
+        o["cp"], o["ep"] = 1, 1
+        o["sp"] = "y" if lay["tp"] > 1 else "n"
+        if FRAMEWORKS[r["framework"]] == "nemo" and lay["zero"] == 0:
+            # NeMo's Megatron recipes use the distributed optimizer (ZeRO-1).
+            o["zero"] = 1
+        gc = r["gradient_checkpointing"]
+        o["recompute"] = {"y": "full", "n": "none"}.get(gc, "")
+        o["finetune"] = r["method"]
+        if r["method"] != "full":
+            o["lora_rank"] = r["lora_rank"] or ""
+            o["lora_targets"] = r["lora_targets"]
+        o["precision"] = r["precision"]
+        o["gpu"] = GPUS[r["gpu"]]
+        o["num_gpus"] = n
+        o["gpus_per_node"] = r["gpus_per_node"]
+        o["framework"] = FRAMEWORKS[r["framework"]]
+        value = float(r["value"])
+        metric = r["metric"]
+        if metric == "tokens_per_s":
+            metric, value = "tokens_per_s_per_gpu", value / n
+        o["metric"] = metric
+        o["value"] = f"{value:.6g}"
+        o["optimizer"] = {"paged_adam8bit": "adam8bit"}.get(r["optimizer"], r["optimizer"])
+        o["offload"] = r["offload"]
+        o["activation_offload"] = r["activation_offload"]
+        o["loss_chunks"] = r["loss_chunks"]
+        o["optimizer_in_backward"] = r["optimizer_in_backward"]
+        o["peak_kind"] = r["peak_kind"] if r["peak_kind"] in ("allocated", "reserved") else ""
+        settings = (f"framework {r['framework']}, parallelism {r['parallelism'] or '?'}, "
+                    f"base weights {r['base_weight_format']}, packing {r['packing']}, "
+                    f"compile {r['compile'] or '?'}")
+        conv = " Converted: aggregate tokens/s / num_gpus." if r["metric"] == "tokens_per_s" else ""
+        o["derivation"] = f"{settings}.{conv} {r['derivation']}"
+        o["cite"] = r["cite"]
+        out.append(o)
+    with open(OUT, "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=COLUMNS, lineterminator="\n")
+        w.writeheader()
+        w.writerows(out)
+    print(f"{OUT}: {len(out)} rows; {len(left)} left out", file=sys.stderr)
+    for rid, why in left:
+        print(f"  left out {rid}: {why}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

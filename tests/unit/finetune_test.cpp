@@ -1,0 +1,430 @@
+// Fine-tuning mechanisms (issue 19): executed FLOPs and MFU of adapters,
+// quantised base weights and their dequantisation, memory savers and their
+// time, peak kinds, the new workload keys and CSV columns.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "core/error.hpp"
+#include "io/catalog_reader.hpp"
+#include "io/files.hpp"
+#include "io/validation_csv.hpp"
+#include "io/workload_reader.hpp"
+#include "memory/memory.hpp"
+#include "model/params.hpp"
+#include "perf/step.hpp"
+#include "search/planner.hpp"
+#include "validation/validation.hpp"
+
+namespace scaleout {
+namespace {
+
+const Catalog& cat() { return io::builtin_catalog(); }
+const Gpu& gpu(const char* id) { return *cat().find_gpu(id); }
+const Server& server(const char* id) { return *cat().find_server(id); }
+
+Workload lora(const char* model, FinetuneMethod method, Framework f = Framework::fsdp) {
+  Workload w;
+  w.model = *cat().find_model(model);
+  w.task = Task::finetune;
+  w.finetune.method = method;
+  w.finetune.rank = 16;
+  w.framework = f;
+  w.seq_len = 2048;
+  w.layout.micro_batch = 1;
+  w.global_batch = 8;
+  return w;
+}
+
+StepEstimate step(const Workload& w, const char* srv = "dgx-a100") {
+  const Server& s = server(srv);
+  const Gpu& g = *cat().find_gpu(s.gpu_id);
+  return estimate_step(w, s, g, nullptr, perf_constants(g, w.framework));
+}
+
+io::WorkloadFile read(const std::string& yaml) {
+  return io::read_workload(yaml, "w.yaml", "", cat(), false);
+}
+
+// --- executed FLOPs and MFU -----------------------------------------------------------------
+
+TEST(FinetuneFlops, LoraCountsFourNForTheFrozenBaseAndSixNForAdapters) {
+  Workload w = lora("llama3-8b", FinetuneMethod::lora);
+  const DescribedLayers d = describe_layers(w);
+  const double six_n = model_flops_per_token_6n(w, d);
+  const double executed = model_flops_per_token(w, d);
+  // 4 N + 6 N_a + attention against 6 N + attention: about two thirds.
+  const double attention = 12.0 * 32 * 4096 * 2048.0;
+  const double n = (six_n - attention) / 6.0;
+  const double n_a = trainable_params(w);
+  EXPECT_NEAR(executed, 4.0 * (n - 65 * 4096.0) + 6.0 * n_a + attention, 1e-6 * executed);
+  w.finetune.method = FinetuneMethod::full;
+  w.task = Task::pretrain;
+  EXPECT_DOUBLE_EQ(model_flops_per_token(w, describe_layers(w)), six_n);
+}
+
+TEST(FinetuneFlops, MfuSixNEquivalentIsReportedBesideMfu) {
+  Workload w = lora("llama3-8b", FinetuneMethod::lora);
+  w.layout.dp = 8;
+  const StepEstimate s = step(w);
+  EXPECT_GT(s.mfu, 0.0);
+  EXPECT_GT(s.mfu_6n_equivalent, s.mfu);
+  EXPECT_NEAR(s.mfu / s.mfu_6n_equivalent,
+              model_flops_per_token(w, describe_layers(w)) /
+                  model_flops_per_token_6n(w, describe_layers(w)),
+              1e-12);
+  // Full fine-tuning: the two agree.
+  w.finetune.method = FinetuneMethod::full;
+  const StepEstimate f = step(w);
+  EXPECT_DOUBLE_EQ(f.mfu, f.mfu_6n_equivalent);
+}
+
+TEST(FinetuneFlops, LoraHeadComputesNoWeightGradient) {
+  Workload w = lora("llama3-8b", FinetuneMethod::lora);
+  const Gpu& g = gpu("a100-sxm-80g");
+  const ComputeConstants k = compute_constants(g);
+  const OpTimes l = logits_forward_backward(w, g, k);
+  w.task = Task::pretrain;
+  const OpTimes f = logits_forward_backward(w, g, k);
+  EXPECT_NEAR(l.flops / f.flops, 2.0 / 3.0, 1e-12);
+}
+
+// The plans of the two fine-tuning examples: MFU a practitioner recognises.
+TEST(FinetuneFlops, ExamplePlansStayUnderOneHundredPercent) {
+  for (const char* file : {"plan-llama3-70b-qlora.yaml", "plan-llama3-8b-lora.yaml"}) {
+    const std::string path = std::string(SCALEOUT_SOURCE_DIR) + "/examples/" + file;
+    const io::WorkloadFile wf =
+        io::read_workload(io::read_text_file(path), path, SCALEOUT_SOURCE_DIR, cat(), false);
+    for (int nodes : {1, 2}) {
+      Workload w = wf.workload;
+      w.cluster.nodes = nodes;
+      w.layout.dp = 8 * nodes;
+      w.layout.zero = 3;
+      w.layout.recompute = Recompute::full;
+      const StepEstimate s = step(w);
+      EXPECT_LT(s.mfu, 0.60) << file;
+      EXPECT_LT(s.mfu_6n_equivalent, 1.0) << file;
+      EXPECT_LT(s.hfu, 1.0) << file;
+    }
+  }
+}
+
+TEST(FinetuneFlops, LoraThirtyBStaysUnderOneHundredPercent) {
+  // A 30B-class dense LoRA job (Qwen2.5-32B-like via llama2-70b's width is
+  // not needed: mpt-30b is in the catalog) on one 8-GPU node.
+  Workload w = lora("mpt-30b", FinetuneMethod::lora);
+  w.layout.dp = 8;
+  w.layout.zero = 3;
+  w.global_batch = 64;
+  for (int mb : {1, 2, 4}) {
+    w.layout.micro_batch = mb;
+    const StepEstimate s = step(w, "dgx-h100");
+    EXPECT_LT(s.mfu, 1.0);
+    EXPECT_LT(s.mfu_6n_equivalent, 1.0);
+    EXPECT_LT(s.hfu, 1.0);
+  }
+}
+
+// --- quantised base weights ----------------------------------------------------------------
+
+TEST(FinetuneQuant, Nf4BytesWithDoubleQuantisation) {
+  EXPECT_NEAR(kNf4BytesPerParam, 0.516, 5e-4);
+  // Without double quantisation an fp32 absmax per 64 weights: 0.5625.
+  EXPECT_NEAR(0.5 + 4.0 / 64.0, 0.5625, 1e-12);
+}
+
+TEST(FinetuneQuant, EagerDequantisationCostsPerPassAndNotPerToken) {
+  Workload q = lora("llama2-7b", FinetuneMethod::qlora, Framework::hf);
+  Workload l = lora("llama2-7b", FinetuneMethod::lora, Framework::hf);
+  const Gpu& g = gpu("a100-sxm-40g");
+  const PerfConstants k = perf_constants(g, Framework::hf);
+  EXPECT_DOUBLE_EQ(k.compute.dequant_hbm_share, kEagerDequantHbmShare);
+  const LayerTimes tq = layer_times(q, g, k.compute, false);
+  const LayerTimes tl = layer_times(l, g, k.compute, false);
+  EXPECT_EQ(tl.dequant_s, 0.0);
+  // One pass over the layer's 202M base weights at 2.5 B each, 25 % of 1.555 TB/s.
+  const LayerOps ops = describe_layer(q, false);
+  double frozen = 0;
+  for (const LayerOp& op : ops) {
+    if (op.kind == OpKind::gemm && op.frozen_under_lora) frozen += op.local_params;
+  }
+  EXPECT_NEAR(tq.dequant_s, frozen * 2.5 / (g.hbm_bw_Bps * 0.25), 1e-12);
+  EXPECT_NEAR(tq.forward.total() - tl.forward.total(), tq.dequant_s, 1e-9);
+  EXPECT_NEAR(tq.backward.total() - tl.backward.total(), tq.dequant_s, 1e-9);
+  // Lit-GPT Llama-2 7B on A100-40GB: ~40 ms per pass over the model.
+  EXPECT_NEAR(tq.dequant_s * 32, 0.040, 0.012);
+  // Full recompute dequantises a third time.
+  q.layout.recompute = Recompute::full;
+  l.layout.recompute = Recompute::full;
+  const double extra =
+      step(q, "dgx-a100").breakdown.compute - step(l, "dgx-a100").breakdown.compute;
+  EXPECT_GT(extra, 0.0);
+}
+
+TEST(FinetuneQuant, CompiledTorchaoIsNearlyFree) {
+  EXPECT_DOUBLE_EQ(framework_traits(Framework::torchtune).dequant_hbm_share,
+                   kCompiledDequantHbmShare);
+  Workload q = lora("llama3-8b", FinetuneMethod::qlora, Framework::torchtune);
+  Workload l = lora("llama3-8b", FinetuneMethod::lora, Framework::torchtune);
+  q.seq_len = l.seq_len = 4096;
+  q.layout.micro_batch = l.layout.micro_batch = 2;
+  const double ratio = step(q).step_s / step(l).step_s;
+  EXPECT_GT(ratio, 1.0);
+  EXPECT_LT(ratio, 1.05);  // torchtune README: QLoRA 2.1 % slower than LoRA
+  Workload qe = q;
+  qe.framework = Framework::hf;
+  Workload le = l;
+  le.framework = Framework::hf;
+  EXPECT_GT(step(qe).step_s / step(le).step_s, ratio);
+}
+
+// --- memory savers --------------------------------------------------------------------------
+
+TEST(FinetuneMemory, OptimizerBytes) {
+  Workload w = lora("llama3-8b", FinetuneMethod::full);
+  w.task = Task::pretrain;
+  w.optimizer = Optimizer::adam8bit;
+  EXPECT_NEAR(state_policy(w).optimizer_bytes, 2.03125, 1e-12);
+  w.optimizer = Optimizer::adam_bf16;
+  const StatePolicy p = state_policy(w);
+  EXPECT_DOUBLE_EQ(p.weight_bytes + p.grad_bytes + p.master_bytes + p.optimizer_bytes, 8.0);
+  EXPECT_STREQ(to_string(Optimizer::adam_bf16), "adam-bf16");
+}
+
+TEST(FinetuneMemory, ChunkedLossDividesTheUpcastLogits) {
+  Workload w = lora("llama3-8b", FinetuneMethod::full, Framework::torchtune);
+  w.task = Task::pretrain;
+  const Gpu& g = gpu("a100-sxm-80g");
+  const double whole = estimate_memory(w, g).peak.logits;
+  w.loss_chunks = 8;
+  const double chunked = estimate_memory(w, g).peak.logits;
+  // 12 bytes per logit -> 2 + 10 / 8.
+  EXPECT_NEAR(chunked / whole, (2.0 + 10.0 / 8.0) / 12.0, 1e-12);
+}
+
+TEST(FinetuneMemory, OptimizerInBackwardKeepsOneLayersGradients) {
+  Workload w = lora("llama3-8b", FinetuneMethod::full, Framework::torchtune);
+  w.task = Task::pretrain;
+  const Gpu& g = gpu("a100-sxm-80g");
+  const double whole = estimate_memory(w, g).peak.gradients;
+  w.optimizer_in_backward = true;
+  EXPECT_NEAR(estimate_memory(w, g).peak.gradients, whole / 32, 1e-6 * whole);
+}
+
+TEST(FinetuneMemory, OffloadAllMovesWeightsAndGradientsToTheHost) {
+  Workload w = lora("llama3-70b", FinetuneMethod::full, Framework::torchtune);
+  w.task = Task::pretrain;
+  w.layout.dp = 8;
+  w.layout.zero = 3;
+  w.layout.recompute = Recompute::full;
+  const Gpu& g = gpu("a100-sxm-80g");
+  const MemoryEstimate none = estimate_memory(w, g);
+  w.layout.offload_optimizer = true;
+  const MemoryEstimate opt = estimate_memory(w, g);
+  w.layout.offload_params = true;
+  const MemoryEstimate all = estimate_memory(w, g);
+  EXPECT_LT(opt.total(), none.total());
+  EXPECT_LT(all.total(), opt.total());
+  EXPECT_EQ(all.peak.weights, 0.0);
+  EXPECT_EQ(all.peak.gradients, 0.0);
+  EXPECT_NEAR(all.host_offload_bytes, none.peak.weights + none.peak.gradients + none.peak.optimizer,
+              1.0);
+  // The time: the CPU optimizer step and the host-link copies.
+  w.layout.offload_params = false;
+  w.layout.offload_optimizer = false;
+  const StepEstimate s0 = step(w);
+  w.layout.offload_optimizer = true;
+  const StepEstimate s1 = step(w);
+  EXPECT_GT(s1.breakdown.optimizer, s0.breakdown.optimizer);
+  w.layout.offload_params = true;
+  const StepEstimate s2 = step(w);
+  EXPECT_GE(s2.breakdown.other, 0.0);
+  EXPECT_GE(s2.step_s, s1.step_s);
+}
+
+TEST(FinetuneMemory, ActivationOffloadKeepsTwoLayers) {
+  Workload w = lora("llama3-8b", FinetuneMethod::lora, Framework::torchtune);
+  const Gpu& g = gpu("a100-sxm-80g");
+  const MemoryEstimate on_gpu = estimate_memory(w, g);
+  w.layout.activation_offload = true;
+  const MemoryEstimate off = estimate_memory(w, g);
+  // Two layers' worth, plus the final norm's and output projection's inputs.
+  EXPECT_NEAR(off.peak.activations,
+              2.0 * on_gpu.activation_bytes_per_layer + 2.0 * 2.0 * 2048 * 4096, 1.0);
+  EXPECT_LT(off.peak.activations, on_gpu.peak.activations);
+  // The copies cross a slow host link: a PCIe 4090-class link shows them.
+  Gpu slow = g;
+  slow.host_link_Bps = 1e9;
+  const Server& s = server("dgx-a100");
+  const StepEstimate st = estimate_step(w, s, slow, nullptr, perf_constants(slow, w.framework));
+  EXPECT_GT(st.breakdown.other, 0.0);
+}
+
+TEST(FinetuneMemory, Fp8LoraKeepsNoCachedFp8Copy) {
+  // Megatron-Bridge's FP8 LoRA recipes keep bf16 frozen weights and disable
+  // the transpose cache: only a transient FP8 copy of one layer.
+  Workload w = lora("llama3-70b", FinetuneMethod::lora, Framework::nemo);
+  w.layout.tp = 8;
+  w.precision = Precision::bf16;
+  const Gpu& g = gpu("h100-sxm");
+  const MemoryEstimate bf16 = estimate_memory(w, g);
+  w.precision = Precision::fp8;
+  const MemoryEstimate fp8 = estimate_memory(w, g);
+  EXPECT_DOUBLE_EQ(fp8.peak.weights, bf16.peak.weights);
+  EXPECT_GT(fp8.peak.buffers, bf16.peak.buffers);
+  EXPECT_LT(fp8.peak.buffers - bf16.peak.buffers, 0.05 * bf16.peak.weights);
+}
+
+TEST(FinetuneMemory, AllocatedAndReservedPeaks) {
+  Workload w = lora("llama3-8b", FinetuneMethod::lora, Framework::hf);
+  const MemoryEstimate m = estimate_memory(w, gpu("a100-sxm-80g"));
+  EXPECT_LT(m.allocated_bytes(), m.reserved_bytes());
+  EXPECT_LT(m.reserved_bytes(), m.total());
+  EXPECT_NEAR(m.total() - m.reserved_bytes(), OverheadModel{}.fixed_bytes, 1.0);
+}
+
+TEST(FinetuneMemory, AdapterTargets) {
+  Workload w = lora("llama3-8b", FinetuneMethod::lora);
+  const double all = trainable_params(w);
+  w.finetune.targets = AdapterTargets::attention;
+  const double attn = trainable_params(w);
+  w.finetune.targets = AdapterTargets::qkv;
+  const double qkv = trainable_params(w);
+  w.finetune.targets = AdapterTargets::qv;
+  const double qv = trainable_params(w);
+  EXPECT_GT(all, attn);
+  EXPECT_GT(attn, qkv);
+  EXPECT_GT(qkv, qv);
+  // q and v: r (h + h) + r (h + 1024) per layer, 32 layers.
+  EXPECT_DOUBLE_EQ(qv, 32 * 16.0 * ((4096 + 4096) + (4096 + 1024)));
+}
+
+// --- input ----------------------------------------------------------------------------------
+
+const char* kBase =
+    "model: llama3-8b\n"
+    "task: finetune\n"
+    "finetune: {method: lora, targets: qv}\n";
+
+TEST(FinetuneInput, KeysAreRead) {
+  const io::WorkloadFile f = read(std::string(kBase) +
+                                  "optimizer: adam-bf16\n"
+                                  "loss_chunks: 8\n"
+                                  "optimizer_in_backward: true\n"
+                                  "layout: {offload: all, activation_offload: true}\n");
+  const Workload& w = f.workload;
+  EXPECT_EQ(w.optimizer, Optimizer::adam_bf16);
+  EXPECT_EQ(w.loss_chunks, 8);
+  EXPECT_TRUE(w.optimizer_in_backward);
+  EXPECT_TRUE(w.layout.offload_optimizer);
+  EXPECT_TRUE(w.layout.offload_params);
+  EXPECT_TRUE(w.layout.activation_offload);
+  EXPECT_EQ(w.finetune.targets, AdapterTargets::qv);
+  for (const char* v : {"true", "optimizer"}) {
+    const Workload o = read(std::string(kBase) + "layout: {offload: " + v + "}\n").workload;
+    EXPECT_TRUE(o.layout.offload_optimizer) << v;
+    EXPECT_FALSE(o.layout.offload_params) << v;
+  }
+  for (const char* v : {"false", "none"}) {
+    const Workload o = read(std::string(kBase) + "layout: {offload: " + v + "}\n").workload;
+    EXPECT_FALSE(o.layout.offload_optimizer) << v;
+  }
+}
+
+void expect_error(const std::string& yaml, const std::string& key, const std::string& word) {
+  try {
+    read(yaml);
+    FAIL() << "accepted: " << yaml;
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("w.yaml:"), std::string::npos) << what;
+    EXPECT_NE(what.find(key), std::string::npos) << what;
+    EXPECT_NE(what.find(word), std::string::npos) << what;
+  }
+}
+
+TEST(FinetuneInput, BadValuesNameTheKeyAndTheAcceptedValues) {
+  expect_error(std::string(kBase) + "optimizer: adam16\n", "optimizer", "adam");
+  expect_error(std::string(kBase) + "layout: {offload: everything}\n", "offload", "all");
+  expect_error(std::string(kBase) + "layout: {activation_offload: maybe}\n", "activation_offload",
+               "true");
+  expect_error(std::string(kBase) + "loss_chunks: 0\n", "loss_chunks", "1");
+  expect_error(std::string(kBase) + "optimizer_in_backward: perhaps\n", "optimizer_in_backward",
+               "true");
+  expect_error("model: llama3-8b\ntask: finetune\nfinetune: {method: lora, targets: qk}\n",
+               "targets", "qkv");
+}
+
+std::string csv_with(const std::string& column, const std::string& value) {
+  std::string header, row;
+  for (const std::string& c : io::validation_csv_columns()) {
+    if (!header.empty()) {
+      header += ",";
+      row += ",";
+    }
+    header += c;
+    if (c == "id")
+      row += "r1";
+    else if (c == "model")
+      row += "llama3-8b";
+    else if (c == "seq_len")
+      row += "2048";
+    else if (c == "gpu")
+      row += "a100-sxm-80g";
+    else if (c == "num_gpus")
+      row += "1";
+    else if (c == "finetune")
+      row += "lora";
+    else if (c == "metric")
+      row += "peak_mem_gib";
+    else if (c == "value")
+      row += "20";
+    else if (c == column)
+      row += value;
+  }
+  return header + "\n" + row + "\n";
+}
+
+TEST(FinetuneInput, CsvColumnsAreReadByName) {
+  const auto rows = io::read_validation_csv(csv_with("optimizer", "adam8bit"), "v.csv");
+  EXPECT_EQ(rows.at(0).optimizer, "adam8bit");
+  EXPECT_EQ(io::read_validation_csv(csv_with("offload", "all"), "v.csv").at(0).offload, "all");
+  EXPECT_EQ(io::read_validation_csv(csv_with("loss_chunks", "8"), "v.csv").at(0).loss_chunks, 8);
+  EXPECT_EQ(io::read_validation_csv(csv_with("peak_kind", "reserved"), "v.csv").at(0).peak_kind,
+            "reserved");
+  for (const auto& [col, bad] : {std::pair<std::string, std::string>{"optimizer", "adamw"},
+                                 {"offload", "some"},
+                                 {"activation_offload", "yes"},
+                                 {"optimizer_in_backward", "x"},
+                                 {"lora_targets", "mlp"},
+                                 {"peak_kind", "active"},
+                                 {"loss_chunks", "0"},
+                                 {"loss_chunks", "two"}}) {
+    try {
+      io::read_validation_csv(csv_with(col, bad), "v.csv");
+      FAIL() << col << "=" << bad;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(col), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("v.csv:2"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(FinetuneInput, PeakKindPicksThePredictedPeak) {
+  ValidationRow r = io::read_validation_csv(csv_with("peak_kind", ""), "v.csv").at(0);
+  r.micro_batch = 1;
+  r.tp = r.pp = r.dp = 1;
+  r.recompute = "none";
+  r.zero = 0;
+  r.interleave = 1;
+  const double device = *predict_row(r, cat()).predicted;
+  r.peak_kind = "reserved";
+  const double reserved = *predict_row(r, cat()).predicted;
+  r.peak_kind = "allocated";
+  const double allocated = *predict_row(r, cat()).predicted;
+  EXPECT_LT(allocated, reserved);
+  EXPECT_LT(reserved, device);
+}
+
+}  // namespace
+}  // namespace scaleout
