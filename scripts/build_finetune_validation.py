@@ -131,6 +131,26 @@ def layout(par, n):
     return None
 
 
+# Bytes per parameter a full fine-tune holds on the GPU whatever else it does:
+# 16-bit weights and gradients plus the optimizer's state (mixed-precision Adam
+# keeps an fp32 master and two fp32 moments; pure-bf16 Adam two bf16 moments;
+# 8-bit Adam two 8-bit moments). Paged optimizers live in unified memory and
+# are not counted.
+STATE_BYTES = {"adam": 16.0, "adam-bf16": 8.0, "adam8bit": 6.0, "sgd": 4.0}
+
+
+def below_own_state(r):
+    """A full fine-tuning memory row (one GPU, no offload) whose measured peak
+    is below what its stated recipe must hold: the source omits a setting."""
+    if r["method"] != "full" or r["metric"] != "peak_mem_gib" or r["num_gpus"] != "1":
+        return False
+    if r["offload"] not in ("", "none") or r["optimizer"] not in STATE_BYTES:
+        return False
+    per_param = STATE_BYTES[r["optimizer"]] - (2.0 if r["optimizer_in_backward"] == "y" else 0.0)
+    need_gib = float(r["params_b"]) * 1e9 * per_param / 2**30
+    return float(r["value"]) < 0.95 * need_gib
+
+
 def main():
     rows = list(csv.DictReader(open(SRC, newline="")))
     out, left = [], []
@@ -151,6 +171,10 @@ def main():
             continue
         if r["gpu"] not in GPUS:
             left.append((rid, f"GPU '{r['gpu']}' not named"))
+            continue
+        if below_own_state(r):
+            left.append((rid, "published peak memory below the stated recipe's own weights, "
+                              "gradients and optimizer state: a setting is missing from the source"))
             continue
         n = int(r["num_gpus"])
         lay = layout(r["parallelism"], n)
@@ -197,6 +221,16 @@ def main():
         o["value"] = f"{value:.6g}"
         o["optimizer"] = {"paged_adam8bit": "adam8bit"}.get(r["optimizer"], r["optimizer"])
         o["offload"] = r["offload"]
+        paged = ""
+        if r["optimizer"] == "paged_adam8bit" and r["offload"] in ("", "none"):
+            # bitsandbytes allocates paged states in CUDA unified memory
+            # (F.get_paged), outside PyTorch's allocator, evicted to host under
+            # memory pressure: host-resident optimizer state.
+            o["offload"] = "optimizer"
+            paged = (" Paged 8-bit AdamW: states in CUDA unified memory outside PyTorch's "
+                     "allocator, evicted to host under pressure; modelled as offload: optimizer "
+                     "(host-resident state; the model then times a CPU optimizer step where the "
+                     "run migrates pages over PCIe).")
         o["activation_offload"] = r["activation_offload"]
         o["loss_chunks"] = r["loss_chunks"]
         o["optimizer_in_backward"] = r["optimizer_in_backward"]
@@ -205,7 +239,7 @@ def main():
                     f"base weights {r['base_weight_format']}, packing {r['packing']}, "
                     f"compile {r['compile'] or '?'}")
         conv = " Converted: aggregate tokens/s / num_gpus." if r["metric"] == "tokens_per_s" else ""
-        o["derivation"] = f"{settings}.{conv} {r['derivation']}"
+        o["derivation"] = f"{settings}.{conv}{paged} {r['derivation']}"
         o["cite"] = r["cite"]
         out.append(o)
     with open(OUT, "w", newline="") as fh:

@@ -84,7 +84,8 @@ double model_flops_per_token(const ModelShape& m, long long seq_len) {
 }
 
 double model_flops_per_token_6n(const Workload& w, const DescribedLayers& d) {
-  return 6.0 * matmul_weights(w.model, d) + attention_flops_per_token(w.model, w.seq_len);
+  const int mtp = trained_mtp_layers(w);
+  return 6.0 * matmul_weights(w.model, d, mtp) + attention_flops_per_token(w.model, w.seq_len, mtp);
 }
 
 double model_flops_per_token(const Workload& w) {

@@ -51,6 +51,10 @@ std::string server_yaml(const Server& s, const std::string& source) {
   o += fmt::format("    host_mem_gib: {}\n    local_nvme_tb: {}\n    power_w: {}\n",
                    num(s.host_mem_bytes / units::kGiB), num(s.local_nvme_bytes / units::kTB),
                    num(s.power_W));
+  if (s.scaleup_switch_failures_per_1000_days > 0) {
+    o += fmt::format("    scaleup_switch_failures_per_1000_days: {}\n",
+                     num(s.scaleup_switch_failures_per_1000_days));
+  }
   o += fmt::format("    source: {}\n", q(source));
   return o;
 }
@@ -90,6 +94,9 @@ std::string family_yaml(const CalibrationResult& r, const GpuFamily& f) {
   o += value("sustained_factor", f.sustained_factor, r.family_sustained_source);
   o += value("eager_efficiency", f.eager_efficiency, "");
   o += value("step_time_band", f.step_time_band, "");
+  if (f.validation_rows > 0) {
+    o += fmt::format("    validation_rows: {{count: {}, source: {}}}\n", f.validation_rows, q(kept));
+  }
   o += fmt::format(
       "    validation: {{nic_gbit_s: {}, nvswitch: {}, megatron_fused_attention: {}, source: "
       "{}}}\n",

