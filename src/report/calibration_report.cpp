@@ -95,7 +95,8 @@ std::string family_yaml(const CalibrationResult& r, const GpuFamily& f) {
   o += value("eager_efficiency", f.eager_efficiency, "");
   o += value("step_time_band", f.step_time_band, "");
   if (f.validation_rows > 0) {
-    o += fmt::format("    validation_rows: {{count: {}, source: {}}}\n", f.validation_rows, q(kept));
+    o +=
+        fmt::format("    validation_rows: {{count: {}, source: {}}}\n", f.validation_rows, q(kept));
   }
   o += fmt::format(
       "    validation: {{nic_gbit_s: {}, nvswitch: {}, megatron_fused_attention: {}, source: "

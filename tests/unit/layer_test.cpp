@@ -93,8 +93,7 @@ TEST(Layer, ExpertsSplitOverEpAndExpertTp) {
   LayerSplit folded = s;
   folded.etp = 1;
   const LayerOps f = describe_layer(m, true, folded);
-  EXPECT_DOUBLE_EQ(block_local_params(f, OpBlock::experts),
-                   block_params(f, OpBlock::experts) / 4);
+  EXPECT_DOUBLE_EQ(block_local_params(f, OpBlock::experts), block_params(f, OpBlock::experts) / 4);
   double flops = 0, flops_folded = 0;
   for_each_matmul(ops, [&](const LayerOp& op, double n) {
     if (op.block == OpBlock::experts) flops += op.rows * op.count * n * op.k;
