@@ -17,6 +17,7 @@
 #include "io/catalog_reader.hpp"
 #include "io/files.hpp"
 #include "report/calibration_report.hpp"
+#include "run_cli.hpp"
 
 namespace scaleout {
 namespace {
@@ -32,23 +33,8 @@ std::string slurp(const std::string& path) {
   return s.str();
 }
 
-struct Result {
-  int code = -1;
-  std::string out, err;
-};
-
-Result run(std::vector<std::string> args) {
-  args.insert(args.begin(), "scaleout");
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::ostringstream out, err;
-  Result r;
-  r.code = run_cli(static_cast<int>(args.size()), argv.data(), out, err);
-  r.out = out.str();
-  r.err = err.str();
-  return r;
-}
+using testing_cli::Result;
+using testing_cli::run;
 
 std::string temp(const std::string& name) {
   const auto dir = std::filesystem::path(testing::TempDir()) / "scaleout_calibration_test";

@@ -10,27 +10,13 @@
 #include <string>
 #include <vector>
 
+#include "run_cli.hpp"
+
 namespace scaleout {
 namespace {
 
-struct Result {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-Result run(std::vector<std::string> args) {
-  args.insert(args.begin(), "scaleout");
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::ostringstream out, err;
-  Result r;
-  r.code = run_cli(static_cast<int>(args.size()), argv.data(), out, err);
-  r.out = out.str();
-  r.err = err.str();
-  return r;
-}
+using testing_cli::Result;
+using testing_cli::run;
 
 std::string example(const std::string& name) {
   return std::string(SCALEOUT_SOURCE_DIR) + "/examples/" + name;
