@@ -50,6 +50,7 @@ const std::set<std::string>& nullable_keys() {
                                              "min_goodput",
                                              "recommended",
                                              "single_node_best",
+                                             "single_domain_best",
                                              "best_multi_node",
                                              "min_nodes_fit",
                                              "min_nodes_deadline",
