@@ -383,7 +383,12 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
                            m_steps * 1.0 + static_cast<double>(p - 1) / ly.interleave);
     }
     st.microbatches_in_flight = in_flight;
-    st.activations = in_flight * (dense_layers_here * act_dense + moe_layers_here * act_moe);
+    // Partial recompute (recompute_layers): the recomputed share of the
+    // stage's layers keeps its input only, the rest their whole working set.
+    const double share = full ? recomputed_share(ly, st.layers) : 1.0;
+    const double per_dense = share * act_dense + (1.0 - share) * full_dense;
+    const double per_moe = share * act_moe + (1.0 - share) * full_moe;
+    st.activations = in_flight * (dense_layers_here * per_dense + moe_layers_here * per_moe);
     if (ly.activation_offload) {
       // Saved activations go to host memory as they are made and come back
       // layer by layer in the backward pass: about two layers' worth stays

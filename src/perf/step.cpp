@@ -168,7 +168,7 @@ double host_offload_exposed_s(const Workload& w, const MemoryEstimate& mem, doub
   const StageMemory& st = mem.peak;
   double bytes = 0;
   if (ly.offload_params) {
-    const double passes = ly.recompute == Recompute::full ? 3.0 : 2.0;
+    const double passes = 2.0 + recomputed_share(ly, st.layers);
     const double shard = ly.zero >= 3 ? static_cast<double>(ly.dp) * ly.cp : 1.0;
     // The weights as held on the host: NF4 under QLoRA, 16-bit frozen LoRA
     // bases, the state policy's weight bytes otherwise.
@@ -323,6 +323,9 @@ StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstant
                                                  : static_cast<double>(ly.micro_batch) * ly.dp * p;
   const double mb = std::max(1.0, global_batch / (static_cast<double>(ly.micro_batch) * ly.dp));
 
+  // Full recompute runs the forward again for every layer, partial recompute
+  // (recompute_layers) for its share of the heaviest stage's layers.
+  const double rc_share = recomputed_share(ly, (m.layers + p - 1) / p);
   auto layer_time = [&](bool moe_layer) {
     const LayerOps& ops = moe_layer ? layers.moe : layers.dense;
     const LayoutTimes::Layer& one = moe_layer ? lt.moe : lt.dense;
@@ -343,10 +346,10 @@ StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstant
     double tp = reductions * lt.tp_one + tp_backward + 2.0 * etp_comm;
     double ep = one.ep;
     if (ly.recompute == Recompute::full) {
-      compute += f.total();
-      flops += f.flops;
-      tp += reductions * lt.tp_one + etp_comm;
-      ep *= 1.5;
+      compute += rc_share * f.total();
+      flops += rc_share * f.flops;
+      tp += rc_share * (reductions * lt.tp_one + etp_comm);
+      ep *= 1.0 + 0.5 * rc_share;
     } else if (ly.recompute == Recompute::selective) {
       if (traits.selective == SelectiveRecompute::op_level_sac) {
         // Op-level SAC keeps every second matmul output: the others and all

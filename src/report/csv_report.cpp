@@ -99,7 +99,7 @@ std::string plan_csv(const PlanReport& r) {
                num(l.micro_batch),
                num(l.interleave),
                num(l.zero),
-               to_string(l.recompute),
+               recompute_label(l),
                flag(l.offload_optimizer),
                num(c.memory.total()),
                num(c.memory.capacity_bytes),

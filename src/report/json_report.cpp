@@ -276,6 +276,7 @@ ordered_json layout_json(const Layout& l) {
           {"interleave", l.interleave},
           {"zero", l.zero},
           {"recompute", to_string(l.recompute)},
+          {"recompute_layers", l.recompute_layers},
           {"flash_attention", l.flash_attention},
           {"offload", l.offload_optimizer},
           {"fp8_param_gather", l.fp8_param_gather},

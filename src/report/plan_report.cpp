@@ -52,7 +52,7 @@ std::string layout_parallel(const Layout& l) {
 
 std::string layout_settings(const Layout& l) {
   std::string s = fmt::format("micro-batch {}, zero {}, recompute {}", l.micro_batch, l.zero,
-                              to_string(l.recompute));
+                              recompute_label(l));
   if (l.offload_optimizer) s += ", optimizer offload";
   if (l.fp8_param_gather) s += ", FP8 weight gather";
   return s;

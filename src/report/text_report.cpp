@@ -58,7 +58,7 @@ std::string estimate_text(const EstimateResult& r) {
   o += wrap(
       fmt::format("tp {} pp {} dp {} cp {} ep {}{}{}, zero {}, recompute {}{}{}", l.tp, l.pp, l.dp,
                   l.cp, l.ep, l.etp > 0 && l.etp != l.tp ? fmt::format(" etp {}", l.etp) : "",
-                  l.sp && l.tp > 1 ? " +sp" : "", l.zero, to_string(l.recompute),
+                  l.sp && l.tp > 1 ? " +sp" : "", l.zero, recompute_label(l),
                   l.flash_attention ? ", flash-attn" : "",
                   l.interleave > 1 ? fmt::format(", interleave {}", l.interleave) : ""),
       "Layout    ", "          ", ", ");

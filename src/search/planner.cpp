@@ -216,6 +216,11 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
     recomputes[0] = fx.values.recompute;
     n_recomputes = 1;
   }
+  // Partial recompute: the file's recompute_layers, or searched when the
+  // file fixes neither it nor recompute (a fixed `full` means every layer).
+  const int fixed_rc_layers = fx.has(LayoutKey::recompute_layers) ? fx.values.recompute_layers : 0;
+  const bool search_rc_layers =
+      !fx.has(LayoutKey::recompute_layers) && !fx.has(LayoutKey::recompute);
   std::array<bool, 2> offloads = {false, true};
   size_t n_offloads = 2;
   if (fx.has(LayoutKey::offload)) {
@@ -307,8 +312,23 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
                 // Memory-saving settings, cheapest in time first; keep the fastest that
                 // fits. The layout is timed once, when a setting first fits.
                 std::optional<LayoutTimes> times;
+                auto keep_if_faster = [&](const MemoryEstimate& mem) {
+                  if (!times) times = layout_times(w, hw.server, hw.gpu, fabric, perf, layers);
+                  const StepEstimate step = estimate_step(w, hw.gpu, perf, mem, layers, *times);
+                  if (!out.fastest || step.step_s < out.fastest->step.step_s) {
+                    if (!out.fastest) out.fastest = cell;
+                    out.fastest->layout = ly;
+                    out.fastest->memory = mem;
+                    out.fastest->step = step;
+                  }
+                };
+                // Layers per model chunk of the heaviest stage: the most that
+                // partial recompute can leave out.
+                const int chunks = pp > 1 ? std::max(1, ly.interleave) : 1;
+                const int chunk_layers = ((w.model.layers + pp - 1) / pp + chunks - 1) / chunks;
                 for (size_t zi = 0; zi < n_zeros; ++zi) {
                   const int z = zeros[zi];
+                  bool none_fits = false;
                   for (size_t ri = 0; ri < n_recomputes; ++ri) {
                     const Recompute rc = recomputes[ri];
                     for (size_t oi = 0; oi < n_offloads; ++oi) {
@@ -316,6 +336,7 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
                       ly.zero = z;
                       ly.fp8_param_gather = fp8_gather_at(z);
                       ly.recompute = rc;
+                      ly.recompute_layers = rc == Recompute::full ? fixed_rc_layers : 0;
                       ly.offload_optimizer = off;
                       ++out.evaluated;
                       const MemoryEstimate mem = estimate_memory(w, hw.gpu, {}, layers);
@@ -327,13 +348,32 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
                         out.rejected.add(Rejection::memory);
                         continue;
                       }
-                      if (!times) times = layout_times(w, hw.server, hw.gpu, fabric, perf, layers);
-                      const StepEstimate step = estimate_step(w, hw.gpu, perf, mem, layers, *times);
-                      if (!out.fastest || step.step_s < out.fastest->step.step_s) {
-                        if (!out.fastest) out.fastest = cell;
-                        out.fastest->layout = ly;
-                        out.fastest->memory = mem;
-                        out.fastest->step = step;
+                      if (rc == Recompute::none && !off) none_fits = true;
+                      keep_if_faster(mem);
+                      // Full recompute fits but none does not: the fewest
+                      // layers per chunk to recompute that still fit (memory
+                      // falls as N grows), found by bisection.
+                      if (rc == Recompute::full && search_rc_layers && !none_fits &&
+                          chunk_layers > 1) {
+                        int lo = 1, hi = chunk_layers;  // hi: every layer, known to fit
+                        std::optional<MemoryEstimate> best;
+                        while (lo < hi) {
+                          const int mid = lo + (hi - lo) / 2;
+                          ly.recompute_layers = mid;
+                          ++out.evaluated;
+                          MemoryEstimate trial = estimate_memory(w, hw.gpu, {}, layers);
+                          if (trial.fits) {
+                            hi = mid;
+                            best = std::move(trial);
+                          } else {
+                            lo = mid + 1;
+                          }
+                        }
+                        if (best && hi < chunk_layers) {
+                          ly.recompute_layers = hi;
+                          keep_if_faster(*best);
+                        }
+                        ly.recompute_layers = 0;
                       }
                       if (!off) break;  // offload only when nothing else fits
                     }

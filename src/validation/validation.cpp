@@ -363,6 +363,15 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
       u.options.push_back([rc](Workload& x) { x.layout.recompute = rc; });
       u.labels.push_back(fmt::format("recompute={}", to_string(rc)));
     }
+    // Partial recompute (Megatron-LM's block method): a few layers of each
+    // model chunk, the planner's continuum between none and full.
+    for (int n : {1, 2, 3, 4, 6, 8}) {
+      u.options.push_back([n](Workload& x) {
+        x.layout.recompute = Recompute::full;
+        x.layout.recompute_layers = n;
+      });
+      u.labels.push_back(fmt::format("recompute=full {}/chunk", n));
+    }
     unknowns.push_back(std::move(u));
   } else {
     ly.recompute = r.recompute == "full"        ? Recompute::full

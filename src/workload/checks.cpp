@@ -82,6 +82,14 @@ Problem batch_split(const Workload& w) {
           "each step must be a whole number of micro-batches on every data-parallel rank"};
 }
 
+Problem recompute_layers_without_full(Recompute r) {
+  return {"layout.recompute_layers",
+          fmt::format("recompute_layers chooses which layers full recompute recomputes, but "
+                      "recompute is {}",
+                      to_string(r)),
+          "set recompute: full, or leave recompute_layers out"};
+}
+
 Problem qlora_fp8() {
   return {"precision", "QLoRA computes in 16-bit; fp8 is not supported with it", "use bf16"};
 }
@@ -170,6 +178,10 @@ std::vector<Problem> check_fixed_layout(const Workload& w, const FixedLayoutKeys
                      "GPUs per node, or leave cluster.nodes out to search it"});
     }
   }
+  if (is_fixed(LayoutKey::recompute_layers) && ly.recompute_layers > 0 &&
+      is_fixed(LayoutKey::recompute) && ly.recompute != Recompute::full) {
+    out.push_back(recompute_layers_without_full(ly.recompute));
+  }
   if (w.task == Task::finetune && w.finetune.method == FinetuneMethod::qlora &&
       w.precision == Precision::fp8) {
     out.push_back(qlora_fp8());
@@ -239,6 +251,10 @@ void each_layout_problem(const Workload& w, long long gpus_in_cluster, Broken&& 
   }
   if (ly.fp8_param_gather && ly.zero < 1 &&
       broken([&] { return check_fp8_param_gather(ly).front(); })) {
+    return;
+  }
+  if (ly.recompute_layers > 0 && ly.recompute != Recompute::full &&
+      broken([&] { return recompute_layers_without_full(ly.recompute); })) {
     return;
   }
   if (ly.ep_overlap && !ep_overlap_allowed(w) && broken([&] {

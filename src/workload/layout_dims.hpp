@@ -39,8 +39,9 @@ enum class LayoutKey : std::uint8_t {
   ep_overlap,
   order,
   activation_offload,
+  recompute_layers,
 };
-inline constexpr std::size_t kLayoutKeys = 17;
+inline constexpr std::size_t kLayoutKeys = 18;
 
 enum class DimKind : std::uint8_t {
   integer,  // a whole number in [min, max] (a parallel degree, micro-batch, ZeRO stage)

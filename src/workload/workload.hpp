@@ -49,6 +49,11 @@ struct Layout {
   int interleave = 1;   // virtual pipeline stages per rank
   int zero = 0;         // 0 none, 1 optimizer, 2 + gradients, 3 + weights (FSDP)
   Recompute recompute = Recompute::none;
+  // recompute: full only: the layers of each model chunk recomputed, the
+  // first N of the chunk (Megatron-LM --recompute-method block
+  // --recompute-num-layers N); the others keep their activations. 0: every
+  // layer (--recompute-method uniform --recompute-num-layers 1).
+  int recompute_layers = 0;
   bool flash_attention = true;
   bool offload_optimizer = false;  // optimizer state (and master weights) in host memory
   // offload: all (with offload_optimizer): parameters and gradients in host
@@ -212,9 +217,18 @@ const char* to_string(WeightFormat f);
 const char* to_string(Optimizer o);
 const char* to_string(FinetuneMethod m);
 const char* to_string(Recompute r);
+
+// The share of a pipeline stage's `stage_layers` layers that the backward
+// pass recomputes: 0 without full recompute, 1 with every layer, and with
+// recompute_layers N the first N of each of the stage's model chunks
+// (interleave chunks with pp > 1).
+double recomputed_share(const Layout& ly, int stage_layers);
 const char* to_string(AdapterTargets t);
 const char* to_string(Dim d);
 // "tp-cp-dp-pp"
 std::string order_string(const std::array<Dim, 4>& order);
+// The recompute policy as reports print it: "none", "selective", "full", or
+// with recompute_layers N "full N/chunk".
+std::string recompute_label(const Layout& l);
 
 }  // namespace scaleout

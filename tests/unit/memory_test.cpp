@@ -135,6 +135,52 @@ TEST(Activations, TorchtitanOpLevelSelectiveKeepsEverySecondMatmul) {
   EXPECT_DOUBLE_EQ(activation_bytes_per_layer(w, false), 8192 * per_token);
 }
 
+TEST(PartialRecompute, TheRecomputedShareCountsLayersPerModelChunk) {
+  Layout ly;
+  ly.recompute = Recompute::full;
+  EXPECT_DOUBLE_EQ(recomputed_share(ly, 16), 1.0);  // 0: every layer
+  ly.recompute_layers = 4;
+  EXPECT_DOUBLE_EQ(recomputed_share(ly, 16), 0.25);
+  ly.recompute_layers = 40;
+  EXPECT_DOUBLE_EQ(recomputed_share(ly, 16), 1.0);
+  // Interleaved pipeline: 16 layers in 4 chunks of 4; 2 of each chunk.
+  ly.pp = 8;
+  ly.interleave = 4;
+  ly.recompute_layers = 2;
+  EXPECT_DOUBLE_EQ(recomputed_share(ly, 16), 0.5);
+  ly.recompute = Recompute::selective;
+  EXPECT_DOUBLE_EQ(recomputed_share(ly, 16), 0.0);
+}
+
+TEST(PartialRecompute, MemoryLiesBetweenNoneAndFullAndFallsAsMoreLayersAreRecomputed) {
+  const Gpu& gpu = *io::builtin_catalog().find_gpu("h100-sxm");
+  Workload w;
+  w.model = *io::builtin_catalog().find_model("llama3-70b");
+  w.seq_len = 8192;
+  w.global_batch = 64;
+  w.framework = Framework::megatron;
+  w.layout.tp = 8;
+  w.layout.sp = true;
+  w.layout.pp = 4;  // 20 layers per stage
+  w.layout.dp = 2;
+  w.layout.zero = 1;
+  auto peak_activations = [&](Recompute rc, int n) {
+    w.layout.recompute = rc;
+    w.layout.recompute_layers = n;
+    return estimate_memory(w, gpu).peak.activations;
+  };
+  const double none = peak_activations(Recompute::none, 0);
+  const double full = peak_activations(Recompute::full, 0);
+  double previous = none;
+  for (int n = 1; n < 20; ++n) {
+    const double partial = peak_activations(Recompute::full, n);
+    EXPECT_LT(partial, previous) << n;
+    EXPECT_GT(partial, full) << n;
+    previous = partial;
+  }
+  EXPECT_DOUBLE_EQ(peak_activations(Recompute::full, 20), full);
+}
+
 // A model of P parameters trained with DeepSpeed ZeRO on 64 GPUs.
 Workload zero_workload(int stage) {
   Workload w;

@@ -333,6 +333,44 @@ TEST(Search, FixedLayoutFieldsAreKept) {
   }
 }
 
+TEST(Search, PartialRecomputeFillsTheGapBetweenNoneAndFull) {
+  // Llama 3 70B at 8K on 8 nodes, tp 8 fixed: no recompute does not fit, so
+  // the planner recomputes the fewest layers per chunk that fit, which is
+  // faster than recomputing them all.
+  PlanRequest r = request("llama3-70b", {"dgx-h100"}, 1e12);
+  r.workload.seq_len = 8192;
+  r.workload.global_batch = 256;
+  r.constraints.max_nodes = 8;
+  r.fixed.set(LayoutKey::tp, 8);
+  r.fixed.set(LayoutKey::pp, 2);  // 40 layers per stage
+  r.fixed.set(LayoutKey::zero, 1);
+  r.fixed.set(LayoutKey::micro_batch, 4);
+  r.fixed.set(LayoutKey::interleave, 1);
+  r.fixed.set(LayoutKey::recompute, static_cast<int>(Recompute::none));
+  ASSERT_TRUE(plan(r).frontier.empty()) << "no recompute must not fit for this test";
+  r.fixed.reset(LayoutKey::recompute);
+  r.fixed.set(LayoutKey::offload, 0);
+  const PlanResult p = plan(r);
+  ASSERT_FALSE(p.frontier.empty());
+  const PlanCandidate& best = p.frontier.front();
+  ASSERT_EQ(best.layout.recompute, Recompute::full);
+  EXPECT_GT(best.layout.recompute_layers, 0);
+  EXPECT_LT(best.layout.recompute_layers, 40);
+  EXPECT_TRUE(best.memory.fits);
+  // One layer fewer no longer fits: the search found the least recompute.
+  r.fixed.set(LayoutKey::recompute, static_cast<int>(Recompute::full));
+  r.fixed.set(LayoutKey::recompute_layers, best.layout.recompute_layers - 1);
+  r.constraints.max_nodes = best.nodes;
+  if (best.layout.recompute_layers > 1) {
+    for (const PlanCandidate& c : plan(r).frontier) EXPECT_NE(c.nodes, best.nodes);
+  }
+  // Recomputing every layer is slower.
+  r.fixed.set(LayoutKey::recompute_layers, 0);
+  const PlanResult all = plan(r);
+  ASSERT_FALSE(all.frontier.empty());
+  EXPECT_GT(all.frontier.front().step.step_s, best.step.step_s);
+}
+
 TEST(Search, Fp8ParamGatherKeepsTheDistributedOptimizer) {
   // Megatron-LM refuses --fp8-param-gather without the distributed optimizer:
   // every plan keeps zero >= 1, and it needs less memory than without the option.
