@@ -74,13 +74,26 @@ struct Dimensions {
   const std::vector<int>& operator[](LayoutKey k) const { return values[static_cast<size_t>(k)]; }
 };
 
+// The widest tensor-parallel group searched across the trays of a
+// rack-scale NVLink domain: 8, the widest the search tries on an 8-GPU
+// NVSwitch server, so that a GB200 NVL72 (4 GPUs a tray) is offered the same
+// TP degrees over the same kind of link (its TP traffic stays on NVLink: the
+// domain's bandwidth, docs/model.md "Scale-up domains"). A design choice,
+// not a measured optimum; the file can fix any tp.
+constexpr int kMaxCrossTrayTp = 8;
+int tp_limit(const Server& s) {
+  return std::max(s.gpus_per_node, std::min(domain_gpus(s), kMaxCrossTrayTp));
+}
+
 // The values plan tries for an options row the file does not fix.
 std::vector<int> plan_options(LayoutKey k, const PlanRequest& r, const HardwareOption& hw) {
   const ModelShape& m = r.workload.model;
   std::vector<int> out;
   switch (k) {
     case LayoutKey::tp:
-      for (int t = 1; t <= hw.server.gpus_per_node; t *= 2) out.push_back(t);
+      // Within one NVLink domain: the node's GPUs, or up to kMaxCrossTrayTp
+      // GPUs of a rack-scale domain (NVL72 trays hold 4).
+      for (int t = 1; t <= tp_limit(hw.server); t *= 2) out.push_back(t);
       break;
     case LayoutKey::cp:
       out = {1};
@@ -105,7 +118,7 @@ std::vector<int> plan_options(LayoutKey k, const PlanRequest& r, const HardwareO
       out = {0};
       if (m.is_moe()) {
         out.clear();
-        for (int t = 1; t <= hw.server.gpus_per_node; t *= 2) out.push_back(t);
+        for (int t = 1; t <= tp_limit(hw.server); t *= 2) out.push_back(t);
       }
       break;
     case LayoutKey::micro_batch:

@@ -242,6 +242,25 @@ TEST(Search, TensorAndExpertGroupsStayInsideTheNvl72Domain) {
   for (const PlanReason& x : p.reasons) EXPECT_NE(x.kind, PlanReasonKind::domain_memory);
 }
 
+TEST(Search, TensorParallelismSpansTraysOfAnNvl72Rack) {
+  // GB200 trays hold 4 GPUs; the rack's NVLink domain lets a TP group of 8
+  // span two trays. The search offers it, and some frontier point takes it,
+  // its TP group inside one domain.
+  const PlanRequest r = rack_request(14);
+  const PlanResult p = plan(r);
+  bool tp8 = false;
+  for (const PlanCandidate& c : p.frontier) {
+    if (r.hardware[c.hardware].server.id != "dgx-gb200-nvl72") continue;
+    if (c.layout.tp == 8) {
+      tp8 = true;
+      EXPECT_EQ(span_of(c.layout.tp, c.layout.stride(Dim::tp), 72).nodes, 1);
+    }
+  }
+  EXPECT_TRUE(tp8);
+  // An 8-GPU server keeps TP within the node.
+  for (const PlanCandidate& c : p.frontier) EXPECT_LE(c.layout.tp, 8);
+}
+
 TEST(Verdict, ADeadlineOneNodeMissesIsATimeTrigger) {
   PlanRequest r = request("llama3-8b", {"dgx-h100"}, 1e12);
   r.constraints.deadline_s = 7 * 86400.0;
