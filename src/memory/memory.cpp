@@ -35,6 +35,8 @@ constexpr double kMask = 1.0;
 // other framework's FP8 path: an upper bound where the saving is not
 // established.
 constexpr double kFp8 = 1.0;
+// Gradients accumulated in fp32 (FSDP2's reduce dtype under torchtitan).
+constexpr double kFp32 = 4.0;
 
 // Bytes per element of a stored GEMM input. Under LoRA the frozen FP8 linear
 // computes no weight gradient and saves nothing; the adapter beside it keeps
@@ -422,6 +424,14 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
       const double trainable_per_layer = (lora ? lora_here : block_params) / st.layers;
       double gathered = 2.0 * per_layer;     // FSDP: the current and the prefetched block
       double reduced = trainable_per_layer;  // one block's gradients before reduce-scatter
+      double reduced_bytes = pol.grad_bytes;
+      if (framework_traits(w.framework).pp_keeps_unsharded && p > 1 && zero >= 3) {
+        // FSDP2 under a pipeline: the stage's weights stay gathered and its
+        // gradients accumulate unsharded in fp32 across the micro-batches.
+        gathered = st.layers * per_layer;
+        reduced = st.layers * trainable_per_layer;
+        reduced_bytes = kFp32;
+      }
       if (w.framework == Framework::deepspeed) {
         // DeepSpeed ZeRO-3 gathers per module up to stage3_max_live_parameters
         // (1e9) and reduces in buckets of reduce_bucket_size (5e8) elements
@@ -429,7 +439,7 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
         gathered = std::min(gathered, 1e9);
         reduced = std::min(reduced, 5e8);
       }
-      st.buffers += gathered * gathered_bytes + reduced * pol.grad_bytes;
+      st.buffers += gathered * gathered_bytes + reduced * reduced_bytes;
       if (st.has_output || st.has_embedding) {
         st.buffers += static_cast<double>(m.vocab) * h / t * 2.0;
       }

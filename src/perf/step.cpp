@@ -398,7 +398,10 @@ StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstant
       const double grad_bytes = lora ? 0.0 : layer_params * pol.grad_bytes;
       const double reduce = pieces * collective_time_s(Collective::reduce_scatter,
                                                        grad_bytes / pieces, shard_g, links, algo);
-      const double comm = 2.0 * gather + reduce;
+      // FSDP2 under a pipeline (torchtitan) gathers a stage once per step and
+      // reduce-scatters its accumulated gradients once: per micro-batch, 1/m.
+      const double comm =
+          traits.pp_keeps_unsharded && p > 1 ? (gather + reduce) / mb : 2.0 * gather + reduce;
       st.fsdp_exposed = std::max(0.0, comm - k.framework.zero3_hidden_share * compute);
     }
     return st;

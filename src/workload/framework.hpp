@@ -149,6 +149,15 @@ struct FrameworkTraits {
   // gradient, and the recompute forward): eager bitsandbytes
   // (kEagerDequantHbmShare) or compiled torchao (kCompiledDequantHbmShare).
   double dequant_hbm_share;
+  // FSDP2 under a pipeline (zero 3, pp > 1) keeps the stage unsharded
+  // through its micro-batches: torchtitan's default reshard policy does not
+  // reshard after forward when pipelining (reshard_after_forward = not
+  // pp_enabled, to avoid one all-gather per micro-batch), and
+  // torch.distributed.pipelining turns gradient sync off until the last
+  // backward, so FSDP2 accumulates the unsharded gradients, upcast to the
+  // reduce dtype (fp32 under torchtitan's mixed_precision_reduce). One
+  // gather and one reduce-scatter per step instead of per micro-batch.
+  bool pp_keeps_unsharded;
 };
 
 // The two families of rows: Megatron-Core's fused kernels and distributed
@@ -177,7 +186,8 @@ constexpr FrameworkTraits megatron_core_row(Framework framework, std::string_vie
           .tp_backward_overlap = true,
           .ep_overlap = false,
           .dedup_dispatch = false,
-          .dequant_hbm_share = kEagerDequantHbmShare};
+          .dequant_hbm_share = kEagerDequantHbmShare,
+          .pp_keeps_unsharded = false};
 }
 
 constexpr FrameworkTraits pytorch_fsdp_row(Framework framework, std::string_view name,
@@ -237,6 +247,7 @@ inline constexpr std::array<FrameworkTraits, 11> kFrameworkTable = {{
       FrameworkTraits r = fsdp2_parallel_row(Framework::torchtitan, "torchtitan",
                                              "torchtitan (PyTorch FSDP2, TP, PP, CP)", 12.0);
       r.selective = SelectiveRecompute::op_level_sac;
+      r.pp_keeps_unsharded = true;
       return r;
     }(),
     with_ep_overlap(megatron_core_row(Framework::nemo, "nemo", "NeMo (Megatron-Core)")),

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "io/catalog_reader.hpp"
+#include "model/layer.hpp"
 #include "model/params.hpp"
 
 namespace scaleout {
@@ -179,6 +180,31 @@ TEST(PartialRecompute, MemoryLiesBetweenNoneAndFullAndFallsAsMoreLayersAreRecomp
     previous = partial;
   }
   EXPECT_DOUBLE_EQ(peak_activations(Recompute::full, 20), full);
+}
+
+TEST(FsdpUnderPipeline, TorchtitanKeepsTheStageGatheredAndItsGradientsUnshardedInFp32) {
+  // Llama 3 8B, FSDP 4 x PP 2 under torchtitan: each stage's 16 layers stay
+  // gathered (2 B/param) and their gradients accumulate unsharded in fp32
+  // (4 B/param) across the micro-batches; without a pipeline FSDP holds two
+  // layers' weights and one layer's gradients.
+  const Gpu& gpu = *io::builtin_catalog().find_gpu("h100-sxm");
+  Workload w;
+  w.model = *io::builtin_catalog().find_model("llama3-8b");
+  w.seq_len = 8192;
+  w.global_batch = 32;
+  w.framework = Framework::torchtitan;
+  w.layout.dp = 4;
+  w.layout.zero = 3;
+  w.layout.recompute = Recompute::full;
+  w.layout.pp = 2;
+  const MemoryEstimate piped = estimate_memory(w, gpu);
+  // One layer's weights on one GPU (tp 1), as the layer description counts them.
+  const double per_layer = local_layer_params(describe_layers(w).dense);
+  EXPECT_GE(piped.peak.buffers, 16 * per_layer * (2.0 + 4.0));
+  // NeMo AutoModel (FSDP2 as well, no such trait) keeps the per-layer buffers.
+  w.framework = Framework::automodel;
+  const MemoryEstimate other = estimate_memory(w, gpu);
+  EXPECT_LT(other.peak.buffers, 4 * per_layer * 4.0);
 }
 
 // A model of P parameters trained with DeepSpeed ZeRO on 64 GPUs.
