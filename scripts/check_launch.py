@@ -113,12 +113,16 @@ class Plan:
         self.method = method  # none (pretraining), full, lora, qlora
         self.lora_rank = ft.get("rank") if isinstance(ft, dict) else None
         self.framework = w.get("framework", "megatron")
-        # The overlap the time model prices (docs/model.md): data-parallel
-        # gradient reduce(-scatter) and, with a sharded optimizer, the weight
-        # all-gather, both hidden behind compute. plan.json may say otherwise.
+        # The overlap the time model prices (docs/model.md, "Constants per
+        # framework" and the data-parallel step): the gradient reduction
+        # hidden behind the last backward pass wherever the framework
+        # overlaps it (all but deepspeed), which Megatron-LM does only with
+        # --overlap-grad-reduce; the ZeRO-1/2 weight all-gather after the
+        # optimizer step priced exposed, so no --overlap-param-gather.
+        # plan.json may state them ("overlap": {grad_reduce, param_gather}).
         ov = plan_json.get("overlap") or lay.get("overlap") or {}
-        self.overlap_grad_reduce = ov.get("grad_reduce", self.dp > 1)
-        self.overlap_param_gather = ov.get("param_gather", self.dp > 1 and self.zero >= 1)
+        self.overlap_grad_reduce = ov.get("grad_reduce", self.dp > 1 and self.framework != "deepspeed")
+        self.overlap_param_gather = ov.get("param_gather", False)
 
     def per_node(self):
         return self.gpus // self.nodes if self.nodes else None
@@ -391,12 +395,12 @@ class Checker:
         if pl.method in ("lora", "qlora"):
             self.err(name, 1, f"the plan is a {pl.method} fine-tune but these are full-parameter "
                               "Megatron-LM pretrain_gpt.py arguments (no adapter, nothing frozen)")
-        self.agree(name, ln("--overlap-grad-reduce"), "--overlap-grad-reduce (priced as overlapped)",
+        self.agree(name, ln("--overlap-grad-reduce"), "--overlap-grad-reduce (the plan prices the gradient reduction overlapped)",
                    "--overlap-grad-reduce" in o, pl.overlap_grad_reduce)
-        if zero >= 1 or not fsdp:
-            want = pl.overlap_param_gather if pl.zero >= 1 else None
-            self.agree(name, ln("--overlap-param-gather"), "--overlap-param-gather (priced as overlapped)",
-                       "--overlap-param-gather" in o, want)
+        self.agree(name, ln("--overlap-param-gather"),
+                   "--overlap-param-gather (the plan prices the weight all-gather "
+                   + ("overlapped)" if pl.overlap_param_gather else "exposed)"),
+                   "--overlap-param-gather" in o, pl.overlap_param_gather)
 
     # ---- DeepSpeed
     def deepspeed_json(self):

@@ -63,8 +63,7 @@ NOT_TRAINING = {
 # the test; a known one that no longer shows up is printed as FIXED. Empty
 # this list when the generators are fixed.
 KNOWN_FINDINGS = [
-    ("megatron.args", "--overlap-grad-reduce (priced as overlapped): missing"),
-    ("megatron.args", "--overlap-param-gather (priced as overlapped): missing"),
+    ("megatron.args", "--overlap-grad-reduce (the plan prices the gradient reduction overlapped): missing"),
     ("megatron.args", "fine-tune but these are full-parameter Megatron-LM"),
     ("megatron.args", "ZeRO stage (--use-distributed-optimizer: ZeRO-1) is 1, the plan has "),
 ]
