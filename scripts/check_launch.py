@@ -61,6 +61,22 @@ OBJECT_META = {"name", "generateName", "namespace", "selfLink", "uid", "resource
                "finalizers", "managedFields"}
 
 
+def yaml_lines(node, path="", out=None):
+    """{dotted.path[i]: 1-based line} of every key and item of a composed YAML node."""
+    out = {} if out is None else out
+    if isinstance(node, yaml.MappingNode):
+        for k, v in node.value:
+            kp = f"{path}.{k.value}" if path else str(k.value)
+            out[kp] = k.start_mark.line + 1
+            yaml_lines(v, kp, out)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, v in enumerate(node.value):
+            ip = f"{path}[{i}]"
+            out[ip] = v.start_mark.line + 1
+            yaml_lines(v, ip, out)
+    return out
+
+
 class Report:
     def __init__(self):
         self.errors = 0
@@ -216,6 +232,7 @@ class Checker:
         self.ds = load_json(args.data, "deepspeed_keys.json")
         self.tt = load_json(args.data, "torchtitan_keys.json")
         self.crds = {}
+        self.lines = {}
         crd_dir = os.path.join(args.data, "crd")
         for name in sorted(os.listdir(crd_dir)):
             c = load_json(crd_dir, name)
@@ -540,7 +557,12 @@ class Checker:
             mark = getattr(e, "problem_mark", None)
             self.err(name, mark.line + 1 if mark else 1, f"YAML: {e}")
             return
-        for doc in docs:
+        try:
+            nodes = list(yaml.compose_all(text))
+        except yaml.YAMLError:
+            nodes = []
+        for n, doc in enumerate(docs):
+            self.lines = yaml_lines(nodes[n]) if n < len(nodes) else {}
             key = (doc.get("apiVersion"), doc.get("kind"))
             schema = self.crds.get(key)
             if schema is None:
@@ -549,40 +571,46 @@ class Checker:
             self.schema(name, text, doc, schema, "")
             for k in (doc.get("metadata") or {}):
                 if k not in OBJECT_META:
-                    self.err(name, line_of(text, k + ":"), f"metadata.{k}: not an ObjectMeta field")
+                    self.err(name, self.at(text, f"metadata.{k}"), f"metadata.{k}: not an ObjectMeta field")
             self.k8s_readback(name, text, doc)
+
+    def at(self, text, path):
+        """Line of a YAML path (from the composed nodes), else of its last key."""
+        if path in self.lines:
+            return self.lines[path]
+        leaf = path.rsplit(".", 1)[-1].split("[")[0]
+        return line_of(text, leaf + ":")
 
     def schema(self, name, text, v, s, path):
         t = s.get("type")
         where = path or "(root)"
         if "anyOf" in s and s.get("x-kubernetes-int-or-string"):
             if not isinstance(v, (int, str)) or isinstance(v, bool):
-                self.err(name, line_of(text, path.rsplit(".", 1)[-1] + ":"), f"{where}: must be an integer or a string")
+                self.err(name, self.at(text, path), f"{where}: must be an integer or a string")
             return
         if s.get("x-kubernetes-int-or-string"):
             if not isinstance(v, (int, str)) or isinstance(v, bool):
-                self.err(name, line_of(text, path.rsplit(".", 1)[-1] + ":"), f"{where}: must be an integer or a string")
+                self.err(name, self.at(text, path), f"{where}: must be an integer or a string")
             return
         if v is None:
             if not s.get("nullable"):
-                self.err(name, line_of(text, path.rsplit(".", 1)[-1] + ":"), f"{where}: null where the CRD wants {t}")
+                self.err(name, self.at(text, path), f"{where}: null where the CRD wants {t}")
             return
         ok = {"object": isinstance(v, dict), "array": isinstance(v, list),
               "string": isinstance(v, str),
               "integer": isinstance(v, int) and not isinstance(v, bool),
               "number": isinstance(v, (int, float)) and not isinstance(v, bool),
               "boolean": isinstance(v, bool)}.get(t, True)
-        leaf = path.rsplit(".", 1)[-1].split("[")[0]
         if not ok:
-            self.err(name, line_of(text, leaf + ":"), f"{where}: {type(v).__name__} {v!r:.40} where the CRD wants {t}")
+            self.err(name, self.at(text, path), f"{where}: {type(v).__name__} {v!r:.40} where the CRD wants {t}")
             return
         if "enum" in s and v not in s["enum"]:
-            self.err(name, line_of(text, leaf + ":"), f"{where}: {v!r} is not one of {s['enum']}")
+            self.err(name, self.at(text, path), f"{where}: {v!r} is not one of {s['enum']}")
         if isinstance(v, dict):
             props = s.get("properties")
             for r in s.get("required", []):
                 if r not in v:
-                    self.err(name, line_of(text, leaf + ":"), f"{where}: required field {r} missing")
+                    self.err(name, self.at(text, path), f"{where}: required field {r} missing")
             for k, sub in v.items():
                 kp = f"{path}.{k}" if path else k
                 if props is not None and k in props:
@@ -591,7 +619,7 @@ class Checker:
                     self.schema(name, text, sub, s["additionalProperties"], kp)
                 elif props is not None and not s.get("x-kubernetes-preserve-unknown-fields") \
                         and not s.get("additionalProperties") and not (path == "" and k in ("apiVersion", "kind", "metadata")):
-                    self.err(name, line_of(text, k + ":"), f"{kp}: unknown field (not in the CRD schema)")
+                    self.err(name, self.at(text, kp), f"{kp}: unknown field (not in the CRD schema)")
         elif isinstance(v, list) and isinstance(s.get("items"), dict):
             for i, item in enumerate(v):
                 self.schema(name, text, item, s["items"], f"{path}[{i}]")

@@ -3,15 +3,18 @@
 of every kind of file passes scripts/check_launch.py with no error, and each
 defect planted in a copy of it is reported with the expected message."""
 
+import contextlib
+import io
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CHECKER = os.path.join(ROOT, "scripts", "check_launch.py")
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import check_launch  # noqa: E402
 
 PLAN = {
     "recommended": {"nodes": 2, "gpus": 16, "global_batch": 64,
@@ -205,10 +208,18 @@ def write(d, files):
             f.write(text)
 
 
-def run(d, extra=()):
-    r = subprocess.run([sys.executable, CHECKER, d, "--no-shellcheck" if shutil.which("shellcheck") is None
-                        else "--require-shellcheck", *extra], capture_output=True, text=True)
-    return r.returncode, r.stdout + r.stderr
+def run(d, extra=(), shellcheck=False):
+    """The checker on d; shellcheck (slow: about a second a file) only where asked and installed."""
+    sc = "--require-shellcheck" if shellcheck and shutil.which("shellcheck") else "--no-shellcheck"
+    out = io.StringIO()
+    argv = sys.argv
+    sys.argv = [CHECKER, d, sc, *extra]
+    try:
+        with contextlib.redirect_stdout(out):
+            rc = check_launch.main()  # in-process: one interpreter start for all the runs
+    finally:
+        sys.argv = argv
+    return rc, out.getvalue()
 
 
 def main():
@@ -216,7 +227,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         good = os.path.join(tmp, "good")
         write(good, GOOD)
-        rc, out = run(good, ["--expect", ",".join(sorted(GOOD))])
+        rc, out = run(good, ["--expect", ",".join(sorted(GOOD))], shellcheck=True)
         if rc != 0 or " 0 errors" not in out:
             print("FAIL: the good folder is not clean:\n" + out)
             failed += 1
@@ -228,7 +239,7 @@ def main():
             files[name] = GOOD[name].replace(old, new, 1)
             d = os.path.join(tmp, f"bad{i}")
             write(d, files)
-            rc, out = run(d)
+            rc, out = run(d, shellcheck=want.startswith("shellcheck"))
             if rc == 0 or want not in out:
                 print(f"FAIL: {name}: {old!r} -> {new!r}: expected {want!r} and exit 1, got exit {rc}:\n{out}")
                 failed += 1
