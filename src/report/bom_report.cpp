@@ -89,7 +89,7 @@ std::string bom_text(const BillOfMaterials& b) {
                           money(b.cost.server_capex_usd), money(b.cost.network_capex_usd),
                           b.cost.network_itemised ? "" : " as a share of the servers"),
               "  purchase   ", rest);
-    o += wrap(fmt::format("own {} (depreciation {}, colocation {}, operations {}, energy {})",
+    o += wrap(fmt::format("{} to own (depreciation {}, colocation {}, operations {}, energy {})",
                           money(b.own_usd_per_year), money(b.depreciation_usd_per_year),
                           money(b.colocation_usd_per_year), money(b.operations_usd_per_year),
                           money(b.energy_usd_per_year)),
@@ -98,10 +98,17 @@ std::string bom_text(const BillOfMaterials& b) {
     o += "  purchase   unpriced (no purchase price for the server in the catalog)\n";
   }
   if (b.cost.cloud_priced) {
-    o += wrap(
-        fmt::format("cloud {} at {}/GPU-hour, every hour of the year", money(b.cloud_usd_per_year),
-                    money_cents(b.cost.cloud_usd_per_hour / static_cast<double>(b.gpus))),
-        b.cost.own_priced ? rest : "  per year   ", rest, ", ");
+    std::string s =
+        fmt::format("{}/year at {}/GPU-hour, every hour of the year", money(b.cloud_usd_per_year),
+                    money_cents(b.cost.cloud_usd_per_hour / static_cast<double>(b.gpus)));
+    // The break-even of the whole run (cost.hpp): owning's fixed cost against renting.
+    if (b.cost.own_priced && b.cost.breakeven_utilisation > 0) {
+      s += b.cost.breakeven_utilisation <= 1
+               ? fmt::format("; owning is cheaper above {} utilisation",
+                             percent(b.cost.breakeven_utilisation, 0))
+               : std::string("; renting is cheaper at any utilisation");
+    }
+    o += wrap(s, "  cloud      ", rest, "; ");
   }
   for (const Commitment& m : b.commitments) {
     std::string s = fmt::format("{} {}: {}/GPU-hour, {}/year", m.price.provider, m.price.instance,
