@@ -37,7 +37,6 @@ Output run_estimate(const Options& o) {
     throw report::no_flop_rate_error(gpu, precision, files, o.workload,
                                      cs.gpu_id.empty() ? "cluster.server" : "cluster.gpu");
   }
-  const bool json = o.format == Format::json;
   // What both reports name: the workload, its hardware and its parameter count.
   auto describe = [&](auto& r) {
     r.workload = wf.workload;
@@ -52,7 +51,17 @@ Output run_estimate(const Options& o) {
     r.cluster_replicas = r.workload.layout.dp;
     r.estimate = estimate_serving(r.workload, r.server, r.gpu, fabric);
     require_finite(r, report::check_serving_estimate, files);
-    return {json ? report::serving_estimate_json(r) : report::serving_estimate_text(r)};
+    switch (o.format) {
+      case Format::json:
+        return {report::serving_estimate_json(r)};
+      case Format::csv:
+        return {report::serving_estimate_csv(r)};
+      case Format::html:
+        return {report::serving_estimate_html(r)};
+      case Format::text:
+        break;
+    }
+    return {report::serving_estimate_text(r)};
   }
   report::EstimateResult r;
   describe(r);
@@ -67,7 +76,17 @@ Output run_estimate(const Options& o) {
                          cloud_price(catalog, wf.run, settings, r.gpu.id), settings);
   }
   require_finite(r, report::check_estimate, files);
-  return {json ? report::estimate_json(r) : report::estimate_text(r)};
+  switch (o.format) {
+    case Format::json:
+      return {report::estimate_json(r)};
+    case Format::csv:
+      return {report::estimate_csv(r)};
+    case Format::html:
+      return {report::estimate_html(r)};
+    case Format::text:
+      break;
+  }
+  return {report::estimate_text(r)};
 }
 
 }  // namespace scaleout::app

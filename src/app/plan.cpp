@@ -21,8 +21,8 @@ namespace scaleout::app {
 
 namespace {
 
-// What plan refuses before it searches: --emit, --objective energy, csv and
-// html for serving; a training plan needs tokens and a global batch.
+// What plan refuses before it searches: --emit and --objective energy for
+// serving; a training plan needs tokens and a global batch.
 void check_plan_input(const Options& o, const Workload& w, bool serving) {
   if (serving && !o.emit.empty()) {
     throw InputError(o.workload, 0, "",
@@ -35,12 +35,6 @@ void check_plan_input(const Options& o, const Workload& w, bool serving) {
                      "--objective energy ranks training runs; this is a serving workload "
                      "(task: inference)",
                      "use --objective cost or time");
-  }
-  if (serving && (o.format == Format::csv || o.format == Format::html)) {
-    throw InputError(o.workload, 0, "",
-                     fmt::format("--format {}: serving plans are written as text or json only",
-                                 to_string(o.format)),
-                     "use --format text or --format json for a task: inference workload");
   }
   if (serving) {
     // tokens and global_batch are training keys (the reader rejects them).
@@ -116,6 +110,16 @@ std::string add_hardware(const Options& o, const Catalog& catalog, const report:
     };
     if (fabrics.empty()) option(nullptr);
     for (const std::string& f : fabrics) option(catalog.find_fabric(f));
+    for (const std::string& f : fabrics) {
+      const Fabric* fab = catalog.find_fabric(f);
+      if (fab && server.nic_bw_Bps > 0 && fab->port_bw_Bps > server.nic_bw_Bps) {
+        warnings += fmt::format(
+            "scaleout: warning: fabric '{}' ({:.0f} Gb/s ports) is faster than server '{}''s "
+            "NICs; plans on it run at {} x {:.0f} Gb/s\n",
+            printable(f), fab->port_bw_Bps / 1.25e8, printable(id), server.nics_per_node,
+            server.nic_bw_Bps / 1.25e8);
+      }
+    }
   }
   if (hardware.empty()) {
     throw InputError(o.workload, 0, "",
@@ -225,16 +229,21 @@ Output run_plan(const Options& o) {
   if (serving) {
     report::ServingPlanReport srep;
     srep.request = req;
+    srep.cloud_prices = catalog.cloud_prices();
     srep.result = plan_serving(req);
     srep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (bar) bar->finish();
     require_finite(srep, report::check_serving_plan, files);
-    return {o.format == Format::json ? report::serving_plan_json(srep)
-                                     : report::serving_plan_text(srep),
+    return {o.format == Format::json   ? report::serving_plan_json(srep)
+            : o.format == Format::csv  ? report::serving_plan_csv(srep)
+            : o.format == Format::html ? report::serving_plan_html(srep)
+                                       : report::serving_plan_text(srep),
             "",
             warnings,
             {}};
   }
+  rep.full_frontier = o.full_frontier;
+  rep.cloud_prices = catalog.cloud_prices();
   rep.result = plan(req);
   rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (bar) bar->finish();

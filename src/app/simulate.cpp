@@ -41,7 +41,17 @@ Output run_simulate(const Options& o) {
   rep.result = sim::simulate_mix(rep.mix, threads, progress);
   if (bar) bar->finish();
   require_finite(rep, report::check_simulate, files);
-  return {o.format == Format::json ? report::simulate_json(rep) : report::simulate_text(rep)};
+  switch (o.format) {
+    case Format::json:
+      return {report::simulate_json(rep)};
+    case Format::csv:
+      return {report::simulate_csv(rep)};
+    case Format::html:
+      return {report::simulate_html(rep)};
+    case Format::text:
+      break;
+  }
+  return {report::simulate_text(rep)};
 }
 
 }  // namespace scaleout::app

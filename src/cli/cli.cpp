@@ -43,7 +43,8 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   est->add_option("workload", o.workload, "workload YAML file")
       ->required()
       ->check(CLI::ExistingFile);
-  est->add_option("--format", format, "text or json")->check(CLI::IsMember(formats));
+  est->add_option("--format", format, "text, json, csv (one record) or html (one page)")
+      ->check(CLI::IsMember({"text", "json", "csv", "html"}));
   est->add_option("-o,--output", o.output, output_help);
 
   auto* pl = app.add_subcommand(
@@ -64,13 +65,17 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
                  "write launch files for the recommended plan into this folder (slurm.sbatch, "
                  "torchrun.sh, megatron.args, deepspeed.json, pytorchjob.yaml)");
   pl->add_flag("--force", o.force, "--emit may replace launch files that already exist");
+  pl->add_flag("--full-frontier", o.full_frontier,
+               "text: list every frontier point (default: a compact selection)");
 
   auto* sm = app.add_subcommand(
       "simulate", "a team's job mix on candidate clusters: queueing delay, utilisation, makespan");
   sm->add_option("jobs", o.jobs, "jobs YAML file (clusters, seed, jobs)")
       ->required()
       ->check(CLI::ExistingFile);
-  sm->add_option("--format", format, "text or json")->check(CLI::IsMember(formats));
+  sm->add_option("--format", format,
+                 "text, json, csv (one record per cluster) or html (one page with charts)")
+      ->check(CLI::IsMember({"text", "json", "csv", "html"}));
   sm->add_option("-o,--output", o.output, output_help);
   sm->add_option("--threads", o.threads,
                  "planner threads for gpus: auto (default: all cores; the answer does not "

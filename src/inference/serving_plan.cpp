@@ -283,6 +283,15 @@ void explain_infeasible(const PlanRequest& r, const ModelFacts& f, const SearchN
 
 }  // namespace
 
+int replica_nodes(const ServingCandidate& c, const Server& s) {
+  const int per_node = std::max(1, s.gpus_per_node);
+  return (c.gpus_per_replica() + per_node - 1) / per_node;
+}
+
+bool needs_scaleout_fabric(const ServingCandidate& c, const Server& s) {
+  return scaleup_domains(s, replica_nodes(c, s)) > 1;
+}
+
 ServingPlanResult plan_serving(const PlanRequest& r, const ServingConstants& k) {
   ServingPlanResult res;
   const Workload& base = r.workload;
@@ -304,10 +313,8 @@ ServingPlanResult plan_serving(const PlanRequest& r, const ServingConstants& k) 
     }
     if (c.nodes > 1 && (!best_multi || better(c, *best_multi, r.objective, base))) best_multi = c;
     // Fewest nodes of a plan where one replica fits (the deployment's size).
-    const int replica_nodes =
-        (c.gpus_per_replica() + r.hardware[c.hardware].server.gpus_per_node - 1) /
-        r.hardware[c.hardware].server.gpus_per_node;
-    if (!res.min_nodes_fit || replica_nodes < *res.min_nodes_fit) res.min_nodes_fit = replica_nodes;
+    const int nodes = replica_nodes(c, r.hardware[c.hardware].server);
+    if (!res.min_nodes_fit || nodes < *res.min_nodes_fit) res.min_nodes_fit = nodes;
   }
   res.single_node_best = best_single;
   res.best_multi_node = best_multi;
@@ -326,9 +333,15 @@ ServingPlanResult plan_serving(const PlanRequest& r, const ServingConstants& k) 
       res.reasons.push_back(cost);
     }
   } else if (best) {
-    res.verdict = Verdict::multi_node;
+    // Replicas that each fit one node need no network between the nodes.
+    const bool one_node_replicas = replica_nodes(*best, r.hardware[best->hardware].server) == 1;
+    res.verdict = one_node_replicas ? Verdict::single_node_replicas : Verdict::multi_node;
     res.recommended = best;
     res.reasons.push_back(*res.single_node_reason);
+    if (one_node_replicas) {
+      res.reasons.push_back(
+          {.kind = ServingReasonKind::independent_replicas, .nodes = best->nodes});
+    }
     res.reasons.push_back(
         {.kind = ServingReasonKind::recommended, .deployment = deployment(r, *best)});
     if (res.min_nodes_fit && *res.min_nodes_fit > 1) {

@@ -28,6 +28,12 @@ struct ServingCandidate {
   int gpus() const { return replicas * gpus_per_replica(); }
 };
 
+// Nodes one replica of `c` spans on `s` (1 when it fits one node).
+int replica_nodes(const ServingCandidate& c, const Server& s);
+// Whether a replica spans several scale-up domains, so that its nodes talk
+// over a scale-out network; replicas themselves never talk to each other.
+bool needs_scaleout_fabric(const ServingCandidate& c, const Server& s);
+
 // A deployment a reason names ("2 replicas of TP 4 x PP 1 on 1 node of
 // dgx-h100") and the figures it quotes.
 struct ServingDeployment {
@@ -54,6 +60,8 @@ enum class ServingReasonKind {
   // Multi-node verdict.
   recommended,    // deployment
   replica_nodes,  // nodes (that one replica needs)
+  // Single-node-replicas verdict: nodes of independent one-node replicas.
+  independent_replicas,  // nodes (of the recommended plan)
   // Infeasible verdict.
   latency_missed,    // ttft_objective_s, tpot_objective_s, deployment (the closest)
   no_layout,         // nodes (max_nodes)

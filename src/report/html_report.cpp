@@ -13,6 +13,9 @@
 #include <optional>
 
 #include "core/units.hpp"
+#include "report/bom_report.hpp"
+#include "report/html_page.hpp"
+#include "report/json_parts.hpp"
 #include "report/parts.hpp"
 #include "report/reasons.hpp"
 #include "report/report.hpp"
@@ -713,7 +716,7 @@ std::string plan_html(const PlanReport& r) {
   o += fmt::format("<header class=\"verdict {}\" id=\"verdict\">\n<h1>Verdict: {}</h1>\n", verdict,
                    esc(verdict));
   o += "<ul class=\"reasons\">\n";
-  for (const PlanReason& reason : p.reasons) o += "<li>" + esc(sentence(reason)) + "</li>\n";
+  for (const std::string& s : sentences(p.reasons)) o += "<li>" + esc(s) + "</li>\n";
   o += "</ul>\n";
   // A multi-node verdict already gives this as its first (capacity) reason.
   if (!p.single_node_best && p.verdict == Verdict::infeasible) {
@@ -765,12 +768,65 @@ std::string plan_html(const PlanReport& r) {
        "<p class=\"note\">Time to train above is the expected wall time with these failures, "
        "restarts and checkpoints.</p>\n</section>\n";
 
+  if (p.recommended) {
+    o += "<section id=\"bom\">\n<h2>What to buy</h2>\n<table class=\"bom\">\n" +
+         bom_html_rows(plan_bom(r, *p.recommended)) +
+         "</table>\n<p class=\"note\">The bill of materials of the " +
+         (p.verdict == Verdict::infeasible ? Str("closest") : Str("recommended")) +
+         " plan (docs/model.md, \"Bill of materials\").</p>\n</section>\n";
+  }
   o += "<section id=\"figures\">\n<h2>Plan figures</h2>\n" + figures_table(r) + "</section>\n";
   o += "<section id=\"frontier-table\">\n<h2>Frontier</h2>\n" + frontier_table(r) + "</section>\n";
   o += "<section id=\"search\">\n<h2>Search</h2>\n" + search_table(r) + "</section>\n";
   o += "<footer>scaleout plan report. Figures are model estimates; docs/model.md gives every "
        "equation.</footer>\n</main>\n</body>\n</html>\n";
   return o;
+}
+
+std::string estimate_html(const EstimateResult& r) {
+  const Workload& w = r.workload;
+  const MemoryEstimate& mem = r.memory;
+  const StageMemory& st = mem.peak;
+  const StepEstimate& t = r.step;
+  std::vector<ChartBar> memory_bars, step_bars;
+  for (const auto& part : kMemoryParts) {
+    memory_bars.push_back({part.words, st.*part.value, gib(st.*part.value)});
+  }
+  memory_bars.push_back({"total", mem.total(), gib(mem.total())});
+  memory_bars.push_back({"capacity", mem.capacity_bytes, gib(mem.capacity_bytes)});
+  for (const auto& part : kStepParts) {
+    const double v = t.breakdown.*part.value;
+    step_bars.push_back({part.words, v, fmt::format("{:.3f} s", v)});
+  }
+  Str body;
+  body += html_section("memory", "Memory per GPU",
+                       bar_chart("chart-memory", "Memory per GPU (most loaded stage)", memory_bars,
+                                 "bytes per GPU"));
+  body += html_section("step", "Step-time breakdown",
+                       bar_chart("chart-step", fmt::format("Step {:.3f} s", t.step_s), step_bars,
+                                 "seconds per step"));
+  std::vector<std::vector<Str>> figures = {
+      {"step", fmt::format("{:.3f} s", t.step_s)},
+      {"tokens/s", fmt::format("{:.0f} ({:.0f} per GPU)", t.tokens_per_s, t.tokens_per_s_per_gpu)},
+      {"MFU", percent(t.mfu)},
+      {"HFU", percent(t.hfu)},
+      {"network wait", percent(t.network_wait_fraction)}};
+  if (t.time_to_train_s > 0) figures.push_back({"time to train", duration(t.time_to_train_s)});
+  body += html_section("figures", "Figures", html_table({"figure", "value"}, figures));
+  if (r.run) {
+    body += html_section(
+        "economics", "Whole run",
+        "<table>\n" + key_value_rows(run_text(*r.run, r.run_settings, "  ")) + "</table>\n");
+  }
+  const Str verdict = mem.fits ? "fits" : "infeasible";
+  const std::vector<Str> head = {
+      fmt::format("{} on {} x {} ({} x {}), {}", w.model.name, w.cluster.nodes, r.server.id,
+                  r.server.gpus_per_node, r.gpu.id, to_string(w.task)),
+      mem.fits ? fmt::format("{} of {} per GPU, {} headroom", gib(mem.total()),
+                             gib(mem.capacity_bytes), gib(mem.headroom_bytes))
+               : fmt::format("{} over capacity", gib(-mem.headroom_bytes))};
+  return html_page(fmt::format("scaleout estimate: {}", w.model.name), verdict,
+                   mem.fits ? "Fits: yes" : "Fits: NO", head, body);
 }
 
 }  // namespace scaleout::report

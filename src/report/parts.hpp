@@ -57,6 +57,12 @@ std::string layout_parallel(const Layout& l);
 std::string layout_settings(const Layout& l);
 // The fabric id, or "8 x 400 Gb/s NICs" for the server's own NICs.
 std::string fabric_name(const HardwareOption& hw);
+// Whether the options searched name more than one fabric, or a fabric and
+// the servers' own NICs (a frontier then names each point's fabric).
+bool several_fabrics(const std::vector<HardwareOption>& hw);
+// "roce-400 runs at the server's 2 x 10 Gb/s NICs (the fabric's ports are
+// 400 Gb/s)" when the fabric's port rate exceeds the server's NICs; "" else.
+std::string nic_cap_words(const HardwareOption& hw);
 // The scale-out network a plan uses: fabric_name, or "no scale-out network"
 // for a plan inside one scale-up domain (one node, or one NVL72 rack).
 std::string scale_out_name(const HardwareOption& hw, const PlanCandidate& c);

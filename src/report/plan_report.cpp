@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/units.hpp"
+#include "report/bom_report.hpp"
 #include "report/json_parts.hpp"
 #include "report/parts.hpp"
 #include "report/reasons.hpp"
@@ -66,6 +67,23 @@ std::string fabric_name(const HardwareOption& hw) {
                                  hw.server.nic_bw_Bps / units::kGbps);
 }
 
+bool several_fabrics(const std::vector<HardwareOption>& hw) {
+  // Fabric ids only: servers that differ in their own NICs are one "fabric".
+  auto id = [](const HardwareOption& h) { return h.fabric ? h.fabric->id : std::string(); };
+  for (const HardwareOption& h : hw) {
+    if (id(h) != id(hw.front())) return true;
+  }
+  return false;
+}
+
+std::string nic_cap_words(const HardwareOption& hw) {
+  const Server& s = hw.server;
+  if (!hw.fabric || s.nic_bw_Bps <= 0 || hw.fabric->port_bw_Bps <= s.nic_bw_Bps) return "";
+  return fmt::format("{} runs at the server's {} x {:.0f} Gb/s NICs (its ports are {:.0f} Gb/s)",
+                     hw.fabric->id, s.nics_per_node, s.nic_bw_Bps / units::kGbps,
+                     hw.fabric->port_bw_Bps / units::kGbps);
+}
+
 std::string scale_out_name(const HardwareOption& hw, const PlanCandidate& c) {
   return scaleup_domains(hw.server, c.nodes) > 1 ? fabric_name(hw)
                                                  : std::string("no scale-out network");
@@ -119,6 +137,9 @@ void plan_block(std::string& o, const PlanReport& r, const PlanCandidate& c) {
   o += fmt::format("  hardware   {} x {} ({} x {}, {} GPUs){}\n", c.nodes, hw.server.id,
                    hw.server.gpus_per_node, hw.gpu.id, c.gpus(),
                    scale_out ? ", " + fabric_name(hw) : std::string());
+  if (const std::string cap = nic_cap_words(hw); scale_out && !cap.empty()) {
+    o += wrap(cap, "  warning    ", std::string(13, ' '));
+  }
   if (domain_spans_nodes(hw.server)) {
     o += fmt::format("  scale-up   {}{}\n", domains_text(hw, c),
                      scale_out ? "" : ", no scale-out network");
@@ -171,6 +192,7 @@ ordered_json candidate_json(const PlanReport& r, const PlanCandidate& c) {
                     {"global_batch", c.global_batch},
                     {"fabric", fabric_json(hw, c)},
                     {"scaleup_domains", scaleup_domains(hw.server, c.nodes)},
+                    {"needs_scaleout_fabric", scaleup_domains(hw.server, c.nodes) > 1},
                     {"domain_gpus", domain_gpus(hw.server)},
                     {"layout", layout_json(l)},
                     {"memory",
@@ -202,29 +224,50 @@ std::string plan_text(const PlanReport& r) {
   const PlanResult& p = r.result;
   std::string o;
   o += fmt::format("Verdict: {}\n", to_string(p.verdict));
-  for (const PlanReason& reason : p.reasons) o += wrap(sentence(reason), "  ", "    ");
+  for (const PlanReason& reason : p.reasons) {
+    if (said(reason)) o += wrap(sentence(reason), "  ", "    ");
+  }
   o += "\n";
   best_plans_text(o, r, plan_block, "Closest plan\n",
                   "Best single-node plan (does not meet the constraints)\n");
   if (!p.single_node_best) {
     o += wrap(fmt::format("Single node: none ({})", clause(p.single_node_reason)), "", "  ") + "\n";
   }
+  if (p.recommended) {
+    o += p.verdict == Verdict::infeasible ? "What to buy (closest plan)\n"
+                                          : "What to buy (recommended plan)\n";
+    o += bom_text(plan_bom(r, *p.recommended)) + "\n";
+  }
+  // The fabric column only when the search compared fabrics.
+  const bool fabrics = several_fabrics(r.request.hardware);
   o += "Frontier: fastest plan that fits, per server and node count\n";
-  o += fmt::format("  {:<28} {:>5} {:>6} {:>11} {:>8} {:>6}\n", "server", "nodes", "GPUs", "time",
-                   "cost", "MFU");
+  // With a fabric column the server column narrows to keep 80 columns.
+  const std::size_t server_w = fabrics ? 24 : 28;
+  o += fmt::format("  {:<{}} {:>5} {:>6} {:>11} {:>8} {:>6}{}\n", "server", server_w, "nodes",
+                   "GPUs", "time", "cost", "MFU", fabrics ? "     fabric" : "");
   const std::vector<bool> knees = frontier_knees(p.frontier);
-  const std::vector<bool> shown = frontier_shown(p, r.request);
+  std::vector<bool> shown = frontier_shown(p, r.request, kKneePremium, true);
+  if (r.full_frontier) shown.assign(p.frontier.size(), true);
   for (std::size_t i = 0; i < p.frontier.size(); ++i) {
     const PlanCandidate& c = p.frontier[i];
     if (!shown[i]) continue;
+    const HardwareOption& hw = r.request.hardware[c.hardware];
     std::string marks;
     if (is_recommended(p, c)) marks += "*";
     if (knees[i]) marks += "k";
     if (!feasible(c)) marks += "x";
-    o += fmt::format("  {:<28} {:>5} {:>6} {:>11} {:>8} {:>5.1f}%{}\n",
-                     r.request.hardware[c.hardware].server.id, c.nodes, c.gpus(),
-                     duration(c.time_to_train_s), cost(c.cost_usd), 100 * c.step.mfu,
-                     marks.empty() ? "" : "  " + marks);
+    std::string row =
+        fmt::format("  {:<{}} {:>5} {:>6} {:>11} {:>8} {:>5.1f}%", hw.server.id, server_w, c.nodes,
+                    c.gpus(), duration(c.time_to_train_s), cost(c.cost_usd), 100 * c.step.mfu);
+    if (fabrics) {
+      // "-": no scale-out network (one node or one NVLink domain).
+      const std::string fabric = scaleup_domains(hw.server, c.nodes) <= 1 ? "-"
+                                 : hw.fabric                              ? hw.fabric->id
+                                                                          : "NICs";
+      row += fmt::format(" {:<3} {}", marks, fabric);
+    } else if (!marks.empty())
+      row += "  " + marks;
+    o += row.substr(0, row.find_last_not_of(' ') + 1) + "\n";
   }
   o += "  (* recommended; x misses a constraint: deadline, budget, power or goodput;\n";
   o +=
@@ -249,6 +292,8 @@ std::string plan_json(const PlanReport& r) {
       {"max_nodes", k.max_nodes},
       {"knee_premium", kKneePremium}};
   add_best_plans_json(j, r, candidate_json);
+  j["bill_of_materials"] =
+      p.recommended ? bom_json(plan_bom(r, *p.recommended)) : ordered_json(nullptr);
   j["single_domain_best"] =
       p.single_domain_best ? candidate_json(r, *p.single_domain_best) : ordered_json(nullptr);
   j["min_nodes_deadline"] = nullable(p.min_nodes_deadline);
@@ -277,6 +322,7 @@ std::string plan_json(const PlanReport& r) {
         {"gpu", hw.gpu.id},
         {"fabric", fabric_json(hw, c)},
         {"scaleup_domains", scaleup_domains(hw.server, c.nodes)},
+        {"needs_scaleout_fabric", scaleup_domains(hw.server, c.nodes) > 1},
         {"validation", validation_status(hw.gpu)},
         {"global_batch", c.global_batch},
         {"layout", layout_json(c.layout)},
@@ -305,7 +351,7 @@ std::string frontier_counts_text(const PlanResult& p, std::size_t shown) {
   std::string o = fmt::format("Searched every node count 1-{}; {} divide the cluster and the batch",
                               s.node_counts, s.node_counts_divisible);
   if (shown < p.frontier.size()) {
-    o += fmt::format("; {} of {} points shown (all in --format json or csv)", shown,
+    o += fmt::format("; {} of {} points shown (all with --full-frontier, or in json or csv)", shown,
                      p.frontier.size());
   }
   return wrap(o + ".", "  ", "  ");

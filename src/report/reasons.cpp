@@ -212,13 +212,17 @@ std::string sentence(const ServingReason& r) {
     case SK::one_node_serves:
       return fmt::format("One node serves it: {}; {}.", describe(d), figures(d));
     case SK::multi_node_cost:
-      return fmt::format("The best multi-node plan ({}) would cost {}/hour instead of {}/hour.",
+      return fmt::format("The best plan on more nodes ({}) would cost {}/hour instead of {}/hour.",
                          describe(d), money_cents(r.usd_per_hour),
                          money_cents(r.other_usd_per_hour));
     case SK::recommended:
       return fmt::format("Recommended: {}; {}.", describe(d), figures(d));
     case SK::replica_nodes:
       return fmt::format("One replica needs at least {} nodes.", r.nodes);
+    case SK::independent_replicas:
+      return fmt::format(
+          "Replicated: {} nodes of independent one-node replicas; no inter-node fabric needed.",
+          r.nodes);
     case SK::latency_missed:
       return fmt::format(
           "Latency: no layout meets the objectives (TTFT {}, TPOT {}); the closest ({}) reaches "
@@ -255,10 +259,17 @@ std::string clause(const std::optional<ServingReason>& r) {
   return r ? single_node_clause(*r) : std::string();
 }
 
+bool said(const PlanReason& r) {
+  // time_s is the faster plan's; speedup = the compared plan's time / time_s.
+  return r.kind != PK::scale_out_faster || r.time_s * r.speedup > kSpeedupWorthSayingS;
+}
+
 std::vector<std::string> sentences(const std::vector<PlanReason>& rs) {
   std::vector<std::string> out;
   out.reserve(rs.size());
-  for (const PlanReason& r : rs) out.push_back(sentence(r));
+  for (const PlanReason& r : rs) {
+    if (said(r)) out.push_back(sentence(r));
+  }
   return out;
 }
 

@@ -21,7 +21,14 @@ std::string sentence(const ServingReason& r);
 // "" for none.
 std::string clause(const std::optional<PlanReason>& r);
 std::string clause(const std::optional<ServingReason>& r);
-// Every reason of a plan, in order.
+// Whether a report says the reason at all. "Scaling out would finish N x
+// faster" is said only when the plan it compares with takes more than
+// kSpeedupWorthSayingS (a day): a few hours' job gains nothing worth a
+// sentence from 254 x more nodes (docs/model.md, "Plan"). Every other reason
+// is always said.
+inline constexpr double kSpeedupWorthSayingS = 86400.0;
+bool said(const PlanReason& r);
+// Every reason of a plan that is said, in order.
 std::vector<std::string> sentences(const std::vector<PlanReason>& rs);
 std::vector<std::string> sentences(const std::vector<ServingReason>& rs);
 

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "hw/catalog.hpp"
 #include "memory/memory.hpp"
@@ -30,13 +31,23 @@ struct EstimateResult {
 
 std::string estimate_text(const EstimateResult& r);
 std::string estimate_json(const EstimateResult& r);
+// One CSV record (RFC 4180) of the estimate's figures; one HTML page (memory
+// and step charts, the whole run).
+std::string estimate_csv(const EstimateResult& r);
+std::string estimate_html(const EstimateResult& r);
+// A CSV field: as it is, or in double quotes (quotes doubled) when it holds a
+// comma, a quote, CR or LF.
+std::string csv_field(const std::string& s);
 
 // A plan and what it was asked (training: PlanResult; serving: ServingPlanResult).
 template <typename Result>
 struct SearchReport {
   PlanRequest request;
   Result result;
-  double seconds = 0;  // wall time of the search
+  double seconds = 0;          // wall time of the search
+  bool full_frontier = false;  // text: every frontier point, not the compact selection
+  // The catalog's cloud prices (committed prices of the bill of materials).
+  std::vector<CloudPrice> cloud_prices;
 };
 using PlanReport = SearchReport<PlanResult>;
 

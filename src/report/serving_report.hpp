@@ -29,11 +29,20 @@ struct ServingEstimateReport {
 
 std::string serving_estimate_text(const ServingEstimateReport& r);
 std::string serving_estimate_json(const ServingEstimateReport& r);
+// One CSV record (RFC 4180) of the estimate's figures; one HTML page.
+std::string serving_estimate_csv(const ServingEstimateReport& r);
+std::string serving_estimate_html(const ServingEstimateReport& r);
 
 using ServingPlanReport = SearchReport<ServingPlanResult>;
 
 std::string serving_plan_text(const ServingPlanReport& r);
 std::string serving_plan_json(const ServingPlanReport& r);
+// The frontier, one CSV record per server and node count (as plan_csv), with
+// each point's replicas, latencies, price and bill of materials.
+std::string serving_plan_csv(const ServingPlanReport& r);
+// One self-contained HTML page: verdict, reasons, the recommended plan, what
+// to buy, cost and TPOT charts (chart-cost, chart-latency), the frontier.
+std::string serving_plan_html(const ServingPlanReport& r);
 
 // `validate` of a serving CSV: per-row predictions, MAPE per metric and source.
 std::string serving_validate_text(const ServingValidationReport& r);

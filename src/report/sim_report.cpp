@@ -10,8 +10,10 @@
 #include <vector>
 
 #include "report/format.hpp"
+#include "report/html_page.hpp"
 #include "report/json_parts.hpp"
 #include "report/reasons.hpp"
+#include "report/report.hpp"
 #include "report/schema.hpp"
 
 namespace scaleout::report {
@@ -261,6 +263,57 @@ std::string simulate_json(const SimulateReport& r) {
   }
   j["clusters"] = std::move(clusters);
   return versioned(j).dump(2) + "\n";
+}
+
+std::string simulate_csv(const SimulateReport& r) {
+  const sim::MixResult& res = r.result;
+  std::string o =
+      "cluster,server,gpu,nodes,gpus,jobs,jobs_run,jobs_unrunnable,wait_mean_s,wait_p50_s,"
+      "wait_p90_s,wait_p99_s,wait_max_s,turnaround_mean_s,makespan_s,utilisation_fraction,"
+      "held_gpu_hours,cost_usd,recommended\r\n";
+  for (std::size_t i = 0; i < res.clusters.size(); ++i) {
+    const sim::ClusterOutcome& c = res.clusters[i];
+    const sim::Metrics& m = c.metrics;
+    o += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\r\n",
+                     csv_field(label(c.cluster)), csv_field(c.cluster.server.id),
+                     csv_field(c.cluster.gpu.id), c.cluster.nodes, c.cluster.gpus(),
+                     res.jobs.size(), m.jobs_run, m.jobs_unrunnable, m.wait_mean_s, m.wait_p50_s,
+                     m.wait_p90_s, m.wait_p99_s, m.wait_max_s, m.turnaround_mean_s, m.makespan_s,
+                     m.utilisation, c.held_gpu_hours,
+                     c.cluster.usd_per_gpu_hour > 0 ? fmt::format("{}", c.cost_usd) : "",
+                     static_cast<int>(i) == res.recommended ? "true" : "false");
+  }
+  return o;
+}
+
+std::string simulate_html(const SimulateReport& r) {
+  const sim::MixResult& res = r.result;
+  std::vector<ChartBar> wait_bars, util_bars;
+  std::vector<std::vector<std::string>> rows;
+  for (const sim::ClusterOutcome& c : res.clusters) {
+    const sim::Metrics& m = c.metrics;
+    wait_bars.push_back({label(c.cluster), m.wait_p90_s / kH, hours(m.wait_p90_s)});
+    util_bars.push_back({label(c.cluster), 100 * m.utilisation, percent(m.utilisation)});
+    rows.push_back({label(c.cluster), std::to_string(c.cluster.gpus()),
+                    fmt::format("{} of {}", m.jobs_run, res.jobs.size()), hours(m.wait_p50_s),
+                    hours(m.wait_p90_s), hours(m.wait_p99_s), hours(m.makespan_s),
+                    percent(m.utilisation), usd(c.cost_usd, c.cluster.usd_per_gpu_hour > 0)});
+  }
+  std::string body;
+  body += html_section("wait", "Queueing delay",
+                       bar_chart("chart-wait", "p90 queueing delay per cluster", wait_bars,
+                                 fmt::format("hours (target {})", hours(r.mix.wait_target_s))));
+  body += html_section("utilisation", "GPU utilisation",
+                       bar_chart("chart-utilisation", "GPU utilisation per cluster", util_bars,
+                                 "per cent of the cluster's GPU-hours busy"));
+  body += html_section("clusters", "Candidates",
+                       html_table({"cluster", "GPUs", "jobs run", "p50 wait", "p90 wait",
+                                   "p99 wait", "makespan", "utilisation", "cost"},
+                                  rows));
+  const std::string verdict =
+      res.recommended >= 0 ? label(res.clusters[res.recommended].cluster) : "none";
+  return html_page("scaleout simulate: " + verdict, res.recommended >= 0 ? "chosen" : "none",
+                   "Verdict: " + verdict, mix_reasons(r), body);
 }
 
 }  // namespace scaleout::report

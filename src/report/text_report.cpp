@@ -223,10 +223,10 @@ std::string catalog_text(const Catalog& c, const std::string& kind) {
     o += "Facilities\n";
     for (const Facility* f : c.all<Facility>()) {
       o += fmt::format(
-          "  {:<18} PUE {:.2f} ${:.3f}/kWh colo ${:.0f}/kW-mo rack {:.0f} kW {:.0f} y ops "
+          "  {:<18} PUE {:.2f} ${:.3f}/kWh colo ${:.0f}/kW-mo rack {:.0f} kW {:.0f}y ops "
           "{:.0f}%{}\n",
           f->id, f->pue, f->usd_per_kwh, f->colo_usd_per_kw_month, f->rack_W / 1e3, f->life_years,
-          100 * f->operations_share, f->is_default ? "  *" : "");
+          100 * f->operations_share, f->is_default ? " *" : "");
     }
     o += "* the default unless the workload names another (data/catalog/economics.json)\n";
   } else {

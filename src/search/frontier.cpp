@@ -5,10 +5,18 @@
 
 namespace scaleout {
 
-std::vector<bool> frontier_shown(const PlanResult& p, const PlanRequest& r, double knee_premium) {
+std::vector<bool> frontier_shown(const PlanResult& p, const PlanRequest& r, double knee_premium,
+                                 bool compact) {
   const std::vector<PlanCandidate>& f = p.frontier;
   std::vector<bool> shown = frontier_knees(f, knee_premium);
-  const std::vector<int> ladder = ladder_node_counts(std::max(1, r.constraints.max_nodes));
+  const int max_nodes = std::max(1, r.constraints.max_nodes);
+  std::vector<int> ladder;
+  if (compact) {
+    for (int n = 1; n < max_nodes; n *= 2) ladder.push_back(n);
+    ladder.push_back(max_nodes);
+  } else {
+    ladder = ladder_node_counts(max_nodes);
+  }
   auto same = [](const std::optional<PlanCandidate>& a, const PlanCandidate& b) {
     return a && a->hardware == b.hardware && a->nodes == b.nodes;
   };

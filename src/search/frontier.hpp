@@ -16,8 +16,10 @@ namespace scaleout {
 // is fixed), and per hardware option its smallest count that fits, its knee,
 // the deadline crossing (the last count below the first that meets the
 // deadline, and that first one), the recommended plan and the fastest
-// multi-node plan.
+// multi-node plan. `compact` (the text report's default): powers of two
+// (1, 2, 4, ..., and max_nodes) instead of the ladder, with the same special
+// points.
 std::vector<bool> frontier_shown(const PlanResult& p, const PlanRequest& r,
-                                 double knee_premium = kKneePremium);
+                                 double knee_premium = kKneePremium, bool compact = false);
 
 }  // namespace scaleout

@@ -17,7 +17,8 @@ const char* to_string(Objective o) { return enum_name(o, {"cost", "time", "energ
 const char* to_string(CostBasis b) { return enum_name(b, {"cloud", "own"}); }
 
 const char* to_string(Verdict v) {
-  return enum_name(v, {"single-node", "single-domain", "multi-node", "infeasible"});
+  return enum_name(
+      v, {"single-node", "single-domain", "multi-node", "infeasible", "single-node-replicas"});
 }
 
 std::vector<int> node_counts(int max_nodes) {

@@ -24,7 +24,9 @@ enum class Objective { cost, time, energy };
 enum class CostBasis { cloud, own };
 // The scale-up answer: one chassis; one NVLink domain of several chassis (a
 // GB200 NVL72 rack: no scale-out network); several domains over the network.
-enum class Verdict { single_node, single_domain, multi_node, infeasible };
+// Serving only: several nodes that each hold whole replicas, with no network
+// between them (single_node_replicas).
+enum class Verdict { single_node, single_domain, multi_node, infeasible, single_node_replicas };
 
 const char* to_string(Objective o);
 const char* to_string(Verdict v);

@@ -3,10 +3,12 @@
 #
 #   cmake -DSCALEOUT=bin -DCHROMIUM=bin -DROOT=src -DOUTDIR=dir
 #         (-DWORKLOAD=file.yaml | -DREPORT=page.html) [-DEXPECT=word,word]
+#         [-DCOMMAND=plan|estimate|simulate] [-DCHARTS=id,id]
 #         -P check_report.cmake
 #
-# 1. Writes the report with `scaleout plan WORKLOAD --format html -o` (or takes
-#    REPORT as it is).
+# 1. Writes the report with `scaleout COMMAND WORKLOAD --format html -o`
+#    (COMMAND: plan unless given; or takes REPORT as it is). CHARTS: the
+#    chart ids the page must draw (default: the plan report's four).
 # 2. Loads a copy with a checking script appended (the report itself has no
 #    script) and `--dump-dom`s it: every chart (an <svg> with the ids below)
 #    must be laid out at least 100 x 50 px and hold at least 5 drawn shapes,
@@ -20,19 +22,25 @@
 # With EXPECT (a negative test), the check must fail, and each word of EXPECT
 # must appear among the failures; the test then passes.
 set(charts chart-memory chart-time chart-cost chart-step)
+if(DEFINED CHARTS)
+  string(REPLACE "," ";" charts "${CHARTS}")
+endif()
+if(NOT DEFINED COMMAND)
+  set(COMMAND plan)
+endif()
 file(REMOVE_RECURSE "${OUTDIR}")
 file(MAKE_DIRECTORY "${OUTDIR}")
 set(failures "")
 
 if(DEFINED WORKLOAD)
   execute_process(
-    COMMAND "${SCALEOUT}" plan "${WORKLOAD}" --format html -o "${OUTDIR}/report.html"
+    COMMAND "${SCALEOUT}" ${COMMAND} "${WORKLOAD}" --format html -o "${OUTDIR}/report.html"
     WORKING_DIRECTORY "${ROOT}"
     RESULT_VARIABLE code
     OUTPUT_VARIABLE out
     ERROR_VARIABLE err)
   if(NOT code EQUAL 0)
-    message(FATAL_ERROR "scaleout plan --format html failed (${code}): ${out}${err}")
+    message(FATAL_ERROR "scaleout ${COMMAND} --format html failed (${code}): ${out}${err}")
   endif()
   if(NOT out STREQUAL "")
     list(APPEND failures "stdout-not-empty")

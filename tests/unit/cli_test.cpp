@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -78,15 +79,13 @@ TEST(Cli, MissingCatalogFile) {
 
 TEST(Cli, BadFormat) {
   expect_bad_input({"estimate", example("llama3-8b-lora.yaml"), "--format", "xml"},
-                   "scaleout: --format: xml not in {text,json}\n" + kUsageLine);
+                   "scaleout: --format: xml not in {text,json,csv,html}\n" + kUsageLine);
 }
 
 TEST(Cli, BadFormatPerCommand) {
-  // plan takes csv and html, validate csv, estimate and catalog neither.
+  // plan, estimate and simulate take csv and html, validate csv, catalog neither.
   expect_bad_input({"plan", example("plan-llama3-8b-lora.yaml"), "--format", "pdf"},
                    "scaleout: --format: pdf not in {text,json,csv,html}\n" + kUsageLine);
-  expect_bad_input({"estimate", example("llama3-8b-lora.yaml"), "--format", "csv"},
-                   "scaleout: --format: csv not in {text,json}\n" + kUsageLine);
   expect_bad_input({"validate", example("llama3-8b-lora.yaml"), "--format", "html"},
                    "scaleout: --format: html not in {text,json,csv}\n" + kUsageLine);
   expect_bad_input({"catalog", "gpus", "--format", "html"},
@@ -320,7 +319,7 @@ TEST(Cli, ServingEstimateAndPlanRun) {
   EXPECT_NE(e.out.find("\"kv_bytes_per_token\": 81920.0"), std::string::npos);  // 2x80x4x128x1
   const Result p = run({"plan", example("plan-llama3.1-405b-inference-bf16-h100.yaml")});
   EXPECT_EQ(p.code, 0) << p.err;
-  EXPECT_EQ(p.out.find("Verdict: multi-node"), p.out.find('\n') + 1);
+  EXPECT_NE(p.out.find("\nVerdict: multi-node\n"), std::string::npos);  // after the request line(s)
 }
 
 // --- good input --------------------------------------------------------------------------------
@@ -493,13 +492,84 @@ TEST(Cli, SimulateIsDeterministic) {
 namespace scaleout {
 namespace {
 
-TEST(Cli, ServingPlanRefusesCsvAndHtml) {
-  const Result r = run({"plan", example("plan-llama3-70b-inference.yaml"), "--format", "csv"});
-  EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.out, "");
-  EXPECT_NE(r.err.find("--format csv: serving plans are written as text or json only"),
-            std::string::npos)
-      << r.err;
+TEST(Cli, ServingPlanWritesCsvAndHtml) {
+  const Result h = run({"plan", example("plan-llama3-70b-inference.yaml"), "--format", "html"});
+  ASSERT_EQ(h.code, 0) << h.err;
+  EXPECT_EQ(h.out.rfind("<!DOCTYPE html>", 0), 0u);
+  for (const char* id :
+       {"id=\"verdict\"", "id=\"chart-cost\"", "id=\"chart-latency\"", "id=\"bom\""}) {
+    EXPECT_NE(h.out.find(id), std::string::npos) << id;
+  }
+  // CSV: one header and one CRLF record per frontier point, with replica_nodes.
+  const Result c = run({"plan", example("plan-llama3-70b-inference.yaml"), "--format", "csv"});
+  ASSERT_EQ(c.code, 0) << c.err;
+  EXPECT_EQ(c.out.rfind("server,gpu,fabric,nodes,gpus,replicas,replica_nodes,", 0), 0u) << c.out;
+  EXPECT_NE(c.out.find("bom_racks"), std::string::npos);
+  EXPECT_NE(c.out.find("\r\n"), std::string::npos);
+}
+
+// estimate (training and serving) and simulate write CSV and HTML too.
+TEST(Cli, EstimateAndSimulateWriteCsvAndHtml) {
+  struct Case {
+    std::vector<std::string> args;
+    const char* csv_head;
+    std::vector<const char*> charts;
+  };
+  const std::vector<Case> cases = {
+      {{"estimate", example("llama3-70b-pretrain.yaml")},
+       "model,task,server,",
+       {"chart-memory", "chart-step"}},
+      {{"estimate", example("llama3-70b-inference.yaml")},
+       "model,server,gpu,",
+       {"chart-memory", "chart-latency"}},
+      {{"simulate", example("simulate-team.yaml"), "--threads", "2"},
+       "cluster,server,gpu,",
+       {"chart-wait", "chart-utilisation"}},
+  };
+  for (const Case& k : cases) {
+    std::vector<std::string> csv = k.args, html = k.args;
+    csv.insert(csv.end(), {"--format", "csv"});
+    html.insert(html.end(), {"--format", "html"});
+    const Result c = run(csv);
+    ASSERT_EQ(c.code, 0) << c.err;
+    EXPECT_EQ(c.out.rfind(k.csv_head, 0), 0u) << c.out;
+    EXPECT_GE(std::count(c.out.begin(), c.out.end(), '\n'), 2);
+    const Result h = run(html);
+    ASSERT_EQ(h.code, 0) << h.err;
+    EXPECT_EQ(h.out.rfind("<!DOCTYPE html>", 0), 0u);
+    EXPECT_NE(h.out.find("id=\"verdict\""), std::string::npos);
+    for (const char* id : k.charts) {
+      EXPECT_NE(h.out.find(std::string("<svg id=\"") + id + "\""), std::string::npos) << id;
+    }
+  }
+}
+
+// Every plan says whether it needs a scale-out fabric; serving plans of
+// independent one-node replicas are not called multi-node.
+TEST(Cli, PlansSayWhetherTheyNeedAScaleOutFabric) {
+  const Result t = run({"plan", example("plan-llama3-70b-pretrain.yaml"), "--format", "json"});
+  ASSERT_EQ(t.code, 0) << t.err;
+  EXPECT_NE(t.out.find("\"needs_scaleout_fabric\": true"), std::string::npos);
+  EXPECT_NE(t.out.find("\"bill_of_materials\""), std::string::npos);
+  const Result s = run({"plan", example("plan-llama3-70b-inference.yaml"), "--format", "json"});
+  ASSERT_EQ(s.code, 0) << s.err;
+  EXPECT_NE(s.out.find("\"replica_nodes\": 1"), std::string::npos);
+  EXPECT_NE(s.out.find("\"needs_scaleout_fabric\": false"), std::string::npos);
+  EXPECT_NE(s.out.find("\"scaleup_domains\""), std::string::npos);
+  EXPECT_NE(s.out.find("\"bill_of_materials\""), std::string::npos);
+  EXPECT_EQ(s.out.find("\"verdict\": \"multi-node\""), std::string::npos);
+}
+
+// --full-frontier lists every point; the default text is compact.
+TEST(Cli, FullFrontierListsEveryPoint) {
+  const Result a = run({"plan", example("plan-llama3-70b-pretrain.yaml"), "--threads", "2"});
+  const Result b =
+      run({"plan", example("plan-llama3-70b-pretrain.yaml"), "--threads", "2", "--full-frontier"});
+  ASSERT_EQ(a.code, 0) << a.err;
+  ASSERT_EQ(b.code, 0) << b.err;
+  EXPECT_GT(std::count(b.out.begin(), b.out.end(), '\n'),
+            std::count(a.out.begin(), a.out.end(), '\n') + 10);  // 34 points against 22
+  EXPECT_NE(a.out.find("points shown (all with --full-frontier"), std::string::npos);
 }
 
 }  // namespace

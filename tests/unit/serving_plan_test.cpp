@@ -1,4 +1,4 @@
-// plan_serving (src/inference/serving_plan.cpp): the three verdicts with their
+// plan_serving (src/inference/serving_plan.cpp): the four verdicts with their
 // binding reasons, the article's 405B example (BF16 on H100 needs two nodes,
 // FP8 on H200 fits one), replicas for a rate, fixed layout fields, ranking.
 #include "inference/serving_plan.hpp"
@@ -44,6 +44,10 @@ TEST(ServingPlan, Llama405bBf16NeedsTwoH100Nodes) {
   EXPECT_FALSE(p.single_node_best.has_value());
   ASSERT_TRUE(p.recommended.has_value());
   EXPECT_EQ(p.recommended->nodes, 2);
+  // One 16-GPU replica spans two 8-GPU NVLink domains: it needs the fabric.
+  const Server& server = *io::builtin_catalog().find_server("dgx-h100");
+  EXPECT_EQ(replica_nodes(*p.recommended, server), 2);
+  EXPECT_TRUE(needs_scaleout_fabric(*p.recommended, server));
   EXPECT_TRUE(p.recommended->estimate.memory.fits);
   ASSERT_TRUE(p.min_nodes_fit.has_value());
   EXPECT_EQ(*p.min_nodes_fit, 2);
@@ -63,9 +67,21 @@ TEST(ServingPlan, RateBeyondOneNodeIsAThroughputTrigger) {
   PlanRequest r = request("llama3-70b", {"dgx-h100"}, WeightFormat::fp8, Precision::fp8);
   r.workload.inference.request_rate = 200;  // far more than 8 H100s serve
   const ServingPlanResult p = plan_serving(r);
-  EXPECT_EQ(p.verdict, Verdict::multi_node);
+  // Every replica fits one node: independent one-node replicas, not "multi-node".
+  EXPECT_EQ(p.verdict, Verdict::single_node_replicas);
+  EXPECT_STREQ(to_string(p.verdict), "single-node-replicas");
   EXPECT_EQ(p.reasons[0].kind, ServingReasonKind::single_node_throughput);
+  ASSERT_GE(p.reasons.size(), 2u);
+  EXPECT_EQ(p.reasons[1].kind, ServingReasonKind::independent_replicas);
+  EXPECT_NE(report::sentence(p.reasons[1])
+                .find("nodes of independent one-node replicas; no inter-node fabric needed"),
+            std::string::npos);
   ASSERT_TRUE(p.recommended.has_value());
+  EXPECT_GT(p.recommended->nodes, 1);
+  EXPECT_EQ(p.reasons[1].nodes, p.recommended->nodes);
+  const Server& server = *io::builtin_catalog().find_server("dgx-h100");
+  EXPECT_EQ(replica_nodes(*p.recommended, server), 1);
+  EXPECT_FALSE(needs_scaleout_fabric(*p.recommended, server));
   EXPECT_GE(p.recommended->replicas * p.recommended->estimate.requests_per_s, 200.0);
   ASSERT_TRUE(p.single_node_best == std::nullopt);
 }

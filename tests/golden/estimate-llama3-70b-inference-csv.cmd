@@ -1,0 +1,1 @@
+estimate examples/llama3-70b-inference.yaml --format csv

@@ -1,0 +1,1 @@
+plan examples/plan-llama3-70b-inference.yaml --format csv

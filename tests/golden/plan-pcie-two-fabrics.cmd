@@ -1,0 +1,1 @@
+plan tests/golden/plan-pcie-two-fabrics.yaml

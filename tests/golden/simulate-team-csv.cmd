@@ -1,0 +1,1 @@
+simulate examples/simulate-team.yaml --format csv
