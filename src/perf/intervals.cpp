@@ -88,8 +88,8 @@ PredictionInterval prediction_interval(const RegimeKey& k) {
   out.low = std::exp(e->low_log);
   out.high = std::exp(e->high_log);
   out.rows = e->rows;
-  out.regime =
-      std::string(e->metric) + "/" + e->family + "/" + e->task + "/" + e->moe + "/" + e->scale;
+  out.regime = std::string(e->metric) + "/" + e->family + "/" + e->framework + "/" + e->task + "/" +
+               e->moe + "/" + e->scale;
   out.validated = true;
   return out;
 }
