@@ -136,9 +136,17 @@ void plan_block(std::string& o, const PlanReport& r, const PlanCandidate& c) {
   if (r.request.global_batches.size() > 1) {
     o += fmt::format("  batch      {} sequences per step\n", c.global_batch);
   }
-  o += fmt::format("  memory     {} of {} per GPU (80 %: {} - {}{})\n", gib(c.memory.total()),
-                   gib(c.memory.capacity_bytes), gib(c.memory_low_bytes), gib(c.memory_high_bytes),
-                   c.memory_safe ? "" : ", tight");
+  // The memory interval beside the figure where it fits 80 columns, else on the next line.
+  const std::string mem_interval = fmt::format(
+      "80 %: {} - {}{}{}", gib(c.memory_low_bytes), gib(c.memory_high_bytes),
+      c.memory_interval.validated ? "" : ", unvalidated", c.memory_safe ? "" : ", tight");
+  const std::string mem = fmt::format("  memory     {} of {} per GPU", gib(c.memory.total()),
+                                      gib(c.memory.capacity_bytes));
+  if (mem.size() + mem_interval.size() + 3 <= 80) {
+    o += fmt::format("{} ({})\n", mem, mem_interval);
+  } else {
+    o += fmt::format("{}\n             ({})\n", mem, mem_interval);
+  }
   o += fmt::format("  step       {:.2f} s, MFU {}, network wait {}\n", c.step.step_s,
                    percent(c.step.mfu), percent(c.step.network_wait_fraction));
   // The interval beside the time where it fits 80 columns, else on the next line.
