@@ -123,6 +123,12 @@ std::string validate_json(const ValidationReport& r) {
          {"measured", x.measured},
          {"predicted", nullable(x.predicted)},
          {"error", nullable(x.error)},
+         {"predicted_low", nullable(x.predicted_low)},
+         {"predicted_high", nullable(x.predicted_high)},
+         {"regime", x.regime.empty() ? ordered_json(nullptr) : ordered_json(x.regime)},
+         {"interval_regime",
+          x.regime.empty() ? ordered_json(nullptr) : ordered_json(x.interval.regime)},
+         {"interval_rows", x.interval.rows},
          {"fits", x.memory_evaluated ? ordered_json(x.fits) : ordered_json(nullptr)},
          {"peak_bytes", x.peak_bytes},
          {"capacity_bytes", x.capacity_bytes},
@@ -155,8 +161,17 @@ std::string validate_json(const ValidationReport& r) {
           c.pick_regret_mean ? ordered_json(*c.pick_regret_mean) : ordered_json(nullptr)},
          {"settings", c.settings}});
   }
+  auto coverage = [](const IntervalCoverage& c) {
+    return ordered_json{{"rows", c.rows},
+                        {"inside", c.inside},
+                        {"share", c.rows ? ordered_json(c.share()) : ordered_json(nullptr)}};
+  };
+  ordered_json coverage_by_group = ordered_json::object();
+  for (const auto& [k, c] : r.coverage_by_group) coverage_by_group[k] = coverage(c);
   j["summary"] = {{"by_metric", summary(r.by_metric)},
                   {"by_group", summary(r.by_group)},
+                  {"interval_coverage", coverage(r.coverage)},
+                  {"interval_coverage_by_group", coverage_by_group},
                   {"rank_correlation", ranks},
                   {"false_oom", r.false_oom}};
   return versioned(j).dump(2) + "\n";

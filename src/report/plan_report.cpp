@@ -157,12 +157,31 @@ void plan_block(std::string& o, const PlanReport& r, const PlanCandidate& c) {
   if (r.request.global_batches.size() > 1) {
     o += fmt::format("  batch      {} sequences per step\n", c.global_batch);
   }
-  o += fmt::format("  memory     {} of {} per GPU\n", gib(c.memory.total()),
-                   gib(c.memory.capacity_bytes));
+  // The memory interval beside the figure where it fits 80 columns, else on the next line.
+  const std::string mem_interval = fmt::format(
+      "80 %: {} - {}{}{}", gib(c.memory_low_bytes), gib(c.memory_high_bytes),
+      c.memory_interval.validated ? "" : ", unvalidated", c.memory_safe ? "" : ", tight");
+  const std::string mem = fmt::format("  memory     {} of {} per GPU", gib(c.memory.total()),
+                                      gib(c.memory.capacity_bytes));
+  if (mem.size() + mem_interval.size() + 3 <= 80) {
+    o += fmt::format("{} ({})\n", mem, mem_interval);
+  } else {
+    o += fmt::format("{}\n             ({})\n", mem, mem_interval);
+  }
   o += fmt::format("  step       {:.2f} s, MFU {}, network wait {}\n", c.step.step_s,
                    percent(c.step.mfu), percent(c.step.network_wait_fraction));
-  o += fmt::format("  train      {} (+/- {}), {}\n", duration(c.time_to_train_s),
-                   percent(c.band, 0), cost(c.cost_usd));
+  // The interval beside the time where it fits 80 columns, else on the next line.
+  const std::string interval = fmt::format("80 %: {} - {}{}", duration(c.time_to_train_low_s),
+                                           duration(c.time_to_train_high_s),
+                                           c.time_interval.validated ? "" : ", unvalidated");
+  const std::string train = fmt::format("  train      {} ({}), {}", duration(c.time_to_train_s),
+                                        interval, cost(c.cost_usd));
+  if (train.size() <= 80) {
+    o += train + "\n";
+  } else {
+    o += fmt::format("  train      {}, {}\n             ({})\n", duration(c.time_to_train_s),
+                     cost(c.cost_usd), interval);
+  }
   if (hw.gpu.family_data.validation_rows == 0) {
     o += wrap(validation_words(hw.gpu), "  validation ", "             ");
   }
@@ -181,6 +200,15 @@ ordered_json validation_json(const Gpu& gpu) {
           {"status", validation_status(gpu)}};
 }
 
+// The regime an interval came from (perf/intervals.hpp).
+ordered_json interval_json(const PredictionInterval& i) {
+  return {{"regime", i.regime},
+          {"rows", i.rows},
+          {"status", i.validated ? "validated" : "unvalidated"},
+          {"low_ratio", i.low},
+          {"high_ratio", i.high}};
+}
+
 ordered_json candidate_json(const PlanReport& r, const PlanCandidate& c) {
   const HardwareOption& hw = r.request.hardware[c.hardware];
   const Layout& l = c.layout;
@@ -197,15 +225,22 @@ ordered_json candidate_json(const PlanReport& r, const PlanCandidate& c) {
                     {"layout", layout_json(l)},
                     {"memory",
                      {{"total_bytes", c.memory.total()},
+                      {"total_bytes_low", c.memory_low_bytes},
+                      {"total_bytes_high", c.memory_high_bytes},
                       {"capacity_bytes", c.memory.capacity_bytes},
-                      {"fits", c.memory.fits}}},
+                      {"fits", c.memory.fits},
+                      {"memory_margin", c.memory_safe ? "safe" : "tight"},
+                      {"interval", interval_json(c.memory_interval)}}},
                     {"time",
                      {{"step_s", c.step.step_s},
                       {"mfu", c.step.mfu},
                       {"mfu_6n_equivalent", c.step.mfu_6n_equivalent},
                       {"tokens_per_s", c.step.tokens_per_s},
                       {"time_to_train_days", days(c.time_to_train_s)},
+                      {"time_to_train_days_low", days(c.time_to_train_low_s)},
+                      {"time_to_train_days_high", days(c.time_to_train_high_s)},
                       {"time_to_train_band", c.band},
+                      {"interval", interval_json(c.time_interval)},
                       {"network_wait_fraction", c.step.network_wait_fraction},
                       {"breakdown_s", breakdown_json(b)}}},
                     {"cost_usd", c.cost_usd > 0 ? ordered_json(c.cost_usd) : ordered_json(nullptr)},
@@ -248,6 +283,7 @@ std::string plan_text(const PlanReport& r) {
   const std::vector<bool> knees = frontier_knees(p.frontier);
   std::vector<bool> shown = frontier_shown(p, r.request, kKneePremium, true);
   if (r.full_frontier) shown.assign(p.frontier.size(), true);
+  bool any_tight = false;
   for (std::size_t i = 0; i < p.frontier.size(); ++i) {
     const PlanCandidate& c = p.frontier[i];
     if (!shown[i]) continue;
@@ -256,6 +292,8 @@ std::string plan_text(const PlanReport& r) {
     if (is_recommended(p, c)) marks += "*";
     if (knees[i]) marks += "k";
     if (!feasible(c)) marks += "x";
+    if (!c.memory_safe) marks += "m";
+    any_tight = any_tight || !c.memory_safe;
     std::string row =
         fmt::format("  {:<{}} {:>5} {:>6} {:>11} {:>8} {:>5.1f}%", hw.server.id, server_w, c.nodes,
                     c.gpus(), duration(c.time_to_train_s), cost(c.cost_usd), 100 * c.step.mfu);
@@ -273,6 +311,8 @@ std::string plan_text(const PlanReport& r) {
   o +=
       fmt::format("   k knee: the fastest point within {:.0f} % of its server's least GPU-hours)\n",
                   100 * kKneePremium);
+  if (any_tight)
+    o += "  (m: fits in memory at the prediction, not at the high end of its interval)\n";
   o += frontier_counts_text(
            p, static_cast<std::size_t>(std::count(shown.begin(), shown.end(), true))) +
        "\n";
@@ -327,10 +367,14 @@ std::string plan_json(const PlanReport& r) {
         {"global_batch", c.global_batch},
         {"layout", layout_json(c.layout)},
         {"memory_bytes", c.memory.total()},
+        {"memory_bytes_high", c.memory_high_bytes},
+        {"memory_margin", c.memory_safe ? "safe" : "tight"},
         {"capacity_bytes", c.memory.capacity_bytes},
         {"step_s", c.step.step_s},
         {"network_wait_fraction", c.step.network_wait_fraction},
         {"time_to_train_band", c.band},
+        {"time_to_train_days_low", days(c.time_to_train_low_s)},
+        {"time_to_train_days_high", days(c.time_to_train_high_s)},
         {"meets_deadline", c.meets_deadline},
         {"within_budget", c.within_budget},
         {"within_power", c.within_power},

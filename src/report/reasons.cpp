@@ -35,7 +35,8 @@ const char* heading(PK k) {
                         {PK::single_node_time, "Time"},
                         {PK::single_node_budget, "Budget"},
                         {PK::single_node_power, "Power"},
-                        {PK::single_node_goodput, "Goodput"}});
+                        {PK::single_node_goodput, "Goodput"},
+                        {PK::single_node_margin, "Margin"}});
 }
 
 const char* heading(SK k) {
@@ -71,6 +72,11 @@ std::string single_node_clause(const PlanReason& r) {
     case PK::single_node_goodput:
       return fmt::format("one node's goodput is {}; the minimum is {}", percent(r.goodput),
                          percent(r.min_goodput));
+    case PK::single_node_margin:
+      return fmt::format(
+          "one node fits at the predicted {} per GPU but not at the high end of its 80 % "
+          "interval ({} of {}), and a plan that does exists",
+          gib(r.bytes), gib(r.high_bytes), gib(r.capacity_bytes));
     default:
       return "";
   }
@@ -195,9 +201,28 @@ std::string sentence(const PlanReason& r) {
           percent(r.goodput), percent(r.min_goodput));
     case PK::deadline_band:
       return fmt::format(
-          "It meets the {} deadline unless the model is more than {} optimistic (its "
-          "validation error band on this GPU family is {}).",
+          "It meets the {} deadline unless the model is more than {} optimistic (the high "
+          "end of its 80 % time interval is {} longer).",
           deadline_words(r.deadline_s), percent(r.slack, 0), percent(r.band, 0));
+    case PK::budget_band:
+      return fmt::format(
+          "It is within the budget of {} only on the optimistic side: at the high end of its "
+          "80 % time interval it costs {}.",
+          money(r.other_usd), money(r.usd));
+    case PK::default_horizon:
+      return fmt::format(
+          "No deadline given: plans are held to a default horizon of {} (docs/model.md).",
+          duration(r.deadline_s.value_or(0)));
+    case PK::horizon_dropped:
+      return fmt::format(
+          "No deadline given, and no plan finishes within the default horizon of {}: the "
+          "fastest takes {}.",
+          duration(r.deadline_s.value_or(0)), duration(r.time_s));
+    case PK::memory_tight:
+      return fmt::format(
+          "Memory is tight: {} per GPU fits {} at the prediction, but the high end of its "
+          "80 % interval is {}; no plan fits there.",
+          gib(r.bytes), gib(r.capacity_bytes), gib(r.high_bytes));
     default:
       return "";
   }

@@ -450,6 +450,10 @@ std::string serving_validate_text(const ServingValidationReport& r) {
   o += "(tok/s: output tokens/s; TTFT and TPOT in ms)\n\n";
   o += fmt::format("All rows: {} rows, MAPE {:.1f} %, bias {:+.1f} %\n", r.overall.rows,
                    100 * r.overall.mape, 100 * r.overall.bias);
+  if (r.overall.rows > 0) {
+    o += fmt::format("80 % interval coverage: {} of {} rows inside ({:.0f} %)\n", r.covered,
+                     r.overall.rows, 100.0 * r.covered / r.overall.rows);
+  }
   for (const auto& [by, scores] :
        {std::pair{"metric", &r.by_metric}, std::pair{"source", &r.by_source}}) {
     for (const auto& [name, s] : *scores) {
@@ -467,6 +471,11 @@ std::string serving_validate_json(const ServingValidationReport& r) {
   for (const auto& [k, s] : r.by_source) by_group[k] = score_json(s);
   j["summary"] = {{"rows", r.overall.rows}, {"mape", r.overall.mape}, {"bias", r.overall.bias},
                   {"by_metric", by_metric}, {"by_group", by_group},   {"false_oom", 0}};
+  j["summary"]["interval_coverage"] = {
+      {"rows", r.overall.rows},
+      {"inside", r.covered},
+      {"share", r.overall.rows ? ordered_json(static_cast<double>(r.covered) / r.overall.rows)
+                               : ordered_json(nullptr)}};
   ordered_json rows = ordered_json::array();
   for (const ServingRowResult& x : r.rows) {
     rows.push_back({{"id", x.id},
@@ -475,7 +484,12 @@ std::string serving_validate_json(const ServingValidationReport& r) {
                     {"batch", x.batch},
                     {"measured", x.measured},
                     {"predicted", x.predicted},
-                    {"error", x.error()}});
+                    {"error", x.error()},
+                    {"predicted_low", x.predicted_low},
+                    {"predicted_high", x.predicted_high},
+                    {"regime", x.regime},
+                    {"interval_regime", x.interval.regime},
+                    {"interval_rows", x.interval.rows}});
   }
   j["rows"] = rows;
   return versioned(j).dump(2) + "\n";

@@ -149,6 +149,10 @@ std::string validate_text(const ValidationReport& r) {
                        c.pick_regret ? pct(*c.pick_regret) : "-");
     }
   }
+  if (r.coverage.rows > 0) {
+    o += fmt::format("80 % interval coverage: {} of {} rows inside ({})\n", r.coverage.inside,
+                     r.coverage.rows, pct(r.coverage.share()));
+  }
   o += fmt::format("False out-of-memory verdicts: {}\n", r.false_oom);
   return o;
 }

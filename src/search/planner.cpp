@@ -42,6 +42,18 @@ std::vector<int> ladder_node_counts(int max_nodes) {
   return out;
 }
 
+RegimeKey regime_of(const Workload& w, const HardwareOption& hw, int nodes, IntervalMetric metric) {
+  // A full fine-tune runs the step of a pre-training: only adapters are the
+  // finetune regime (the rule of src/validation).
+  return {.metric = metric,
+          .family = hw.gpu.family,
+          .framework = to_string(w.framework),
+          .task = is_lora(w) ? IntervalTask::finetune : IntervalTask::pretrain,
+          .moe = w.model.is_moe(),
+          .scale = scale_band(static_cast<long long>(nodes) * hw.server.gpus_per_node,
+                              hw.server.gpus_per_node)};
+}
+
 double step_time_band(const Gpu& gpu) {
   // The family's largest held-out error of comparable runs, ZeRO-3 baselines
   // aside (data/catalog/families.json; docs/validation.md).
@@ -212,6 +224,10 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
     return out;
   }
   const PerfConstants perf = perf_constants(hw.gpu, r.workload.framework);
+  // The high end of the cell's memory interval: a layout whose peak fits
+  // there is safe (docs/model.md, "Memory margin").
+  const double memory_high =
+      prediction_interval(regime_of(r.workload, hw, nodes, IntervalMetric::memory)).high;
 
   // What each framework implements is its row (workload/framework.hpp).
   const Framework fw = r.workload.framework;
@@ -326,14 +342,22 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
                 // Memory-saving settings, cheapest in time first; keep the fastest that
                 // fits. The layout is timed once, when a setting first fits.
                 std::optional<LayoutTimes> times;
-                auto keep_if_faster = [&](const MemoryEstimate& mem) {
+                // Fits at the high end of the cell's memory interval.
+                auto is_safe = [&](const MemoryEstimate& mem) {
+                  return mem.total() * memory_high <= mem.capacity_bytes;
+                };
+                // The fastest safe layout; the fastest tight one only where none is safe.
+                auto keep_if_faster = [&](const MemoryEstimate& mem, bool safe) {
                   if (!times) times = layout_times(w, hw.server, hw.gpu, fabric, perf, layers);
                   const StepEstimate step = estimate_step(w, hw.gpu, perf, mem, layers, *times);
-                  if (!out.fastest || step.step_s < out.fastest->step.step_s) {
+                  if (!out.fastest || (safe && !out.fastest->memory_safe) ||
+                      (safe == out.fastest->memory_safe &&
+                       step.step_s < out.fastest->step.step_s)) {
                     if (!out.fastest) out.fastest = cell;
                     out.fastest->layout = ly;
                     out.fastest->memory = mem;
                     out.fastest->step = step;
+                    out.fastest->memory_safe = safe;
                   }
                 };
                 // Layers per model chunk of the heaviest stage: the most that
@@ -362,21 +386,26 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
                         out.rejected.add(Rejection::memory);
                         continue;
                       }
-                      if (rc == Recompute::none && !off) none_fits = true;
-                      keep_if_faster(mem);
-                      // Full recompute fits but none does not: the fewest
-                      // layers per chunk to recompute that still fit (memory
-                      // falls as N grows), found by bisection.
+                      const bool safe = is_safe(mem);
+                      if (rc == Recompute::none && !off && safe) none_fits = true;
+                      keep_if_faster(mem, safe);
+                      // Full recompute fits but none does not fit safely:
+                      // the fewest layers per chunk to recompute that still
+                      // fit (safely, where every layer recomputed does;
+                      // memory falls as N grows), found by bisection.
                       if (rc == Recompute::full && search_rc_layers && !none_fits &&
                           chunk_layers > 1) {
-                        int lo = 1, hi = chunk_layers;  // hi: every layer, known to fit
+                        auto good = [&](const MemoryEstimate& x) {
+                          return safe ? is_safe(x) : x.fits;
+                        };
+                        int lo = 1, hi = chunk_layers;  // hi: every layer, known to be good
                         std::optional<MemoryEstimate> best;
                         while (lo < hi) {
                           const int mid = lo + (hi - lo) / 2;
                           ly.recompute_layers = mid;
                           ++out.evaluated;
                           MemoryEstimate trial = estimate_memory(w, hw.gpu, {}, layers);
-                          if (trial.fits) {
+                          if (good(trial)) {
                             hi = mid;
                             best = std::move(trial);
                           } else {
@@ -385,11 +414,11 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
                         }
                         if (best && hi < chunk_layers) {
                           ly.recompute_layers = hi;
-                          keep_if_faster(*best);
+                          keep_if_faster(*best, is_safe(*best));
                         }
                         ly.recompute_layers = 0;
                       }
-                      if (!off) break;  // offload only when nothing else fits
+                      if (!off && safe) break;  // offload only when nothing else fits safely
                     }
                   }
                 }
@@ -453,9 +482,20 @@ PlanCandidate with_run(const PlanRequest& r, PlanCandidate p) {
                        hw.server_usd, hw.usd_per_gpu_hour, r.run);
   p.time_to_train_s = p.run.reliability.wall_time_s;
   p.cost_usd = r.cost_basis == CostBasis::own ? p.run.cost.own_usd : p.run.cost.cloud_usd;
-  p.band = step_time_band(hw.gpu);
+  // The calibrated 80 % intervals of the plan's regime (perf/intervals.hpp).
+  p.time_interval = prediction_interval(regime_of(w, hw, p.nodes, IntervalMetric::time));
+  p.memory_interval = prediction_interval(regime_of(w, hw, p.nodes, IntervalMetric::memory));
+  p.time_to_train_low_s = p.time_to_train_s * p.time_interval.low;
+  p.time_to_train_high_s = p.time_to_train_s * p.time_interval.high;
+  p.memory_low_bytes = p.memory.total() * p.memory_interval.low;
+  p.memory_high_bytes = p.memory.total() * p.memory_interval.high;
+  p.memory_safe = p.memory_high_bytes <= p.memory.capacity_bytes;
+  // The launch files' margin: how much longer than predicted the run may take.
+  p.band = std::max(0.0, p.time_interval.high - 1.0);
   const PlanConstraints& k = r.constraints;
-  p.meets_deadline = !k.deadline_s || p.time_to_train_s <= *k.deadline_s;
+  p.within_horizon = p.time_to_train_s <= kDefaultHorizonDays * 86400.0;
+  // No deadline: the default horizon stands in (plan() drops it when no plan meets it).
+  p.meets_deadline = k.deadline_s ? p.time_to_train_s <= *k.deadline_s : p.within_horizon;
   p.within_budget = !k.budget_usd || (p.cost_usd > 0 && p.cost_usd <= *k.budget_usd);
   p.within_power = !k.max_power_W || p.run.power.cluster_W <= *k.max_power_W;
   p.meets_goodput = !k.min_goodput || p.run.reliability.goodput >= *k.min_goodput;
@@ -467,6 +507,13 @@ void count_misses(const PlanCandidate& p, RejectionCounts& rejected) {
   if (!p.within_budget) rejected.add(Rejection::budget);
   if (!p.within_power) rejected.add(Rejection::power);
   if (!p.meets_goodput) rejected.add(Rejection::goodput);
+}
+
+// The deadline plans are held to: the file's, else the default horizon
+// (none once the search has dropped it: no plan finishes within it).
+std::optional<double> effective_deadline(const PlanRequest& r) {
+  if (r.constraints.deadline_s) return r.constraints.deadline_s;
+  return kDefaultHorizonDays * 86400.0;
 }
 
 bool feasible(const PlanCandidate& p) {
@@ -484,6 +531,7 @@ struct Picks {
   std::optional<PlanCandidate> best_domain, fastest_domain;
   // Fastest on several NVLink domains meeting every constraint.
   std::optional<PlanCandidate> best_multi_domain;
+  bool any_safe = false;  // some plan meeting the constraints fits at the high end of memory
 };
 
 bool in_one_domain(const PlanCandidate& p) { return p.nodes > 1 && p.scaleup_domains == 1; }
@@ -491,6 +539,12 @@ bool in_one_domain(const PlanCandidate& p) { return p.nodes > 1 && p.scaleup_dom
 // Picks the plans and sets the smallest node counts that fit and meet the deadline.
 Picks pick(const PlanRequest& r, PlanResult& res) {
   Picks k;
+  // A plan that fits only at the central memory estimate is recommended
+  // only when no plan that meets the constraints fits at the high end.
+  const bool any_safe =
+      std::any_of(res.frontier.begin(), res.frontier.end(),
+                  [](const PlanCandidate& p) { return feasible(p) && p.memory_safe; });
+  k.any_safe = any_safe;
   for (const PlanCandidate& p : res.frontier) {
     if (res.min_nodes_fit.value_or(1 << 30) > p.nodes) res.min_nodes_fit = p.nodes;
     if (p.meets_deadline && res.min_nodes_deadline.value_or(1 << 30) > p.nodes) {
@@ -504,7 +558,7 @@ Picks pick(const PlanRequest& r, PlanResult& res) {
         (!k.fastest_domain || p.time_to_train_s < k.fastest_domain->time_to_train_s)) {
       k.fastest_domain = p;
     }
-    if (!feasible(p)) continue;
+    if (!feasible(p) || (any_safe && !p.memory_safe)) continue;
     if (!k.best || better(p, *k.best, r.objective)) k.best = p;
     if (p.nodes == 1 && (!k.best_single || better(p, *k.best_single, r.objective))) {
       k.best_single = p;
@@ -547,7 +601,12 @@ std::optional<PlanReason> why_not_single_node(const PlanRequest& r, const Picks&
   if (!s.meets_deadline) {
     why.kind = PlanReasonKind::single_node_time;
     why.time_s = s.time_to_train_s;
-    why.deadline_s = r.constraints.deadline_s;
+    why.deadline_s = effective_deadline(r);
+  } else if (k.any_safe && !s.memory_safe) {
+    why.kind = PlanReasonKind::single_node_margin;
+    why.bytes = s.memory.total();
+    why.high_bytes = s.memory_high_bytes;
+    why.capacity_bytes = s.memory.capacity_bytes;
   } else if (!s.within_budget) {
     why.kind = PlanReasonKind::single_node_budget;
   } else if (!s.within_power) {
@@ -657,7 +716,7 @@ std::optional<PlanReason> why_not_one_domain(const PlanRequest& r, const Picks& 
   } else if (!fastest->meets_deadline) {
     why.kind = PlanReasonKind::domain_time;
     why.time_s = fastest->time_to_train_s;
-    why.deadline_s = r.constraints.deadline_s;
+    why.deadline_s = effective_deadline(r);
   } else {
     why.kind = PlanReasonKind::domain_constraints;
   }
@@ -732,17 +791,33 @@ void explain_infeasible(const PlanRequest& r, bool single_legal, PlanResult& res
   }
 }
 
-// Honest uncertainty: does the band straddle the deadline?
-void add_deadline_band(const PlanRequest& r, PlanResult& res) {
-  if (!res.recommended || !r.constraints.deadline_s || res.verdict == Verdict::infeasible) return;
+// Honest uncertainty: does the plan meet the deadline or budget only below
+// the high end of its time interval (the optimistic side)? And does it fit
+// only at the central memory estimate?
+void add_interval_reasons(const PlanRequest& r, PlanResult& res) {
+  if (!res.recommended || res.verdict == Verdict::infeasible) return;
   const PlanCandidate& c = *res.recommended;
-  const double slack = *r.constraints.deadline_s / c.time_to_train_s - 1.0;
-  if (slack >= c.band) return;
-  PlanReason b{.kind = PlanReasonKind::deadline_band};
-  b.deadline_s = r.constraints.deadline_s;
-  b.slack = slack;
-  b.band = c.band;
-  res.reasons.push_back(b);
+  if (r.constraints.deadline_s && c.time_to_train_high_s > *r.constraints.deadline_s) {
+    PlanReason b{.kind = PlanReasonKind::deadline_band};
+    b.deadline_s = r.constraints.deadline_s;
+    b.slack = *r.constraints.deadline_s / c.time_to_train_s - 1.0;
+    b.band = c.band;
+    res.reasons.push_back(b);
+  }
+  const double high_usd = c.cost_usd * c.time_interval.high;
+  if (r.constraints.budget_usd && c.cost_usd > 0 && high_usd > *r.constraints.budget_usd) {
+    PlanReason b{.kind = PlanReasonKind::budget_band};
+    b.usd = high_usd;
+    b.other_usd = *r.constraints.budget_usd;
+    res.reasons.push_back(b);
+  }
+  if (!c.memory_safe) {
+    PlanReason m{.kind = PlanReasonKind::memory_tight};
+    m.bytes = c.memory.total();
+    m.high_bytes = c.memory_high_bytes;
+    m.capacity_bytes = c.memory.capacity_bytes;
+    res.reasons.push_back(m);
+  }
 }
 
 }  // namespace
@@ -821,6 +896,27 @@ PlanResult plan(const PlanRequest& r) {
     }
   }
 
+  // No deadline: the default horizon stands in unless no plan meets it
+  // (then it is dropped, and the reasons say so).
+  std::optional<PlanReason> horizon;
+  if (!r.constraints.deadline_s && !res.frontier.empty()) {
+    horizon = PlanReason{.kind = PlanReasonKind::default_horizon};
+    horizon->deadline_s = kDefaultHorizonDays * 86400.0;
+    const bool any = std::any_of(res.frontier.begin(), res.frontier.end(),
+                                 [](const PlanCandidate& p) { return feasible(p); });
+    if (!any) {
+      // Nothing finishes within the horizon and the other constraints: drop it.
+      double fastest = 1e300;
+      for (PlanCandidate& p : res.frontier) {
+        p.meets_deadline = true;
+        fastest = std::min(fastest, p.time_to_train_s);
+      }
+      horizon->kind = PlanReasonKind::horizon_dropped;
+      horizon->time_s = fastest;
+      res.stats.rejected_by_reason.count[static_cast<size_t>(Rejection::deadline)] = 0;
+    }
+  }
+
   // Verdict.
   const Picks k = pick(r, res);
   res.single_node_best = k.best_single ? k.best_single : k.fastest_single;
@@ -844,7 +940,8 @@ PlanResult plan(const PlanRequest& r) {
     res.verdict = Verdict::infeasible;
     explain_infeasible(r, one.legal, res);
   }
-  add_deadline_band(r, res);
+  add_interval_reasons(r, res);
+  if (horizon && res.verdict != Verdict::infeasible) res.reasons.push_back(*horizon);
   std::sort(res.frontier.begin(), res.frontier.end(),
             [](const PlanCandidate& a, const PlanCandidate& b) {
               return std::tie(a.hardware, a.nodes) < std::tie(b.hardware, b.nodes);

@@ -12,6 +12,7 @@
 
 #include "cost/run.hpp"
 #include "hw/hardware.hpp"
+#include "perf/intervals.hpp"
 #include "perf/step.hpp"
 #include "search/reason.hpp"
 #include "workload/layout_dims.hpp"
@@ -85,13 +86,31 @@ struct PlanCandidate {
   RunEconomics run;            // reliability, storage, power, cost of the whole run
   double time_to_train_s = 0;  // wall time with failures and checkpoints (run.reliability)
   double cost_usd = 0;         // the run's cost on the request's basis; 0 when unpriced
-  double band = 0;             // relative uncertainty of step and time (docs/validation.md)
+  // The central 80 % intervals of the plan's regime (perf/intervals.hpp,
+  // docs/model.md "Prediction intervals"): time to train and per-GPU memory.
+  PredictionInterval time_interval, memory_interval;
+  double time_to_train_low_s = 0, time_to_train_high_s = 0;
+  double memory_low_bytes = 0, memory_high_bytes = 0;
+  // The high end of the memory interval fits: the plan the search recommends
+  // when one exists ("tight" otherwise; docs/model.md, "Memory margin").
+  bool memory_safe = true;
+  // Relative uncertainty of the time: the high end of its interval less 1
+  // (the launch files' wall-clock margin).
+  double band = 0;
+  bool within_horizon = true;  // finishes within kDefaultHorizonDays
   bool meets_deadline = true;
   bool within_budget = true;
   bool within_power = true;
   bool meets_goodput = true;
   int gpus() const { return layout.gpus(); }
 };
+
+// With no deadline, plans are held to this horizon: a run that would take
+// longer than a quarter of a year on the recommended cluster is rarely what
+// anyone buys hardware for, and without a horizon the cheapest plan of a
+// large pre-training is a single node for years (issue 21). Plans within it
+// are preferred; when none is, the horizon is dropped and the reasons say so.
+inline constexpr double kDefaultHorizonDays = 90;
 
 struct SearchStats {
   int node_counts = 0;            // node counts in the searched range (max_nodes; 1 when fixed)
@@ -132,9 +151,13 @@ std::vector<int> ladder_node_counts(int max_nodes);
 // No count with a legal layout is left out.
 std::vector<int> searched_node_counts(const PlanRequest& r, int hardware, long long batch);
 
-// Relative uncertainty of a predicted step time for a GPU family, from the
-// held-out validation errors of comparable runs (docs/validation.md).
+// The GPU family's `step_time_band` of families.json. No longer quoted by
+// `plan`: a plan's band is the high end of its calibrated time interval
+// (PlanCandidate::band, docs/model.md "Prediction intervals").
 double step_time_band(const Gpu& gpu);
+
+// The interval regime of a plan on `nodes` nodes of `hw`.
+RegimeKey regime_of(const Workload& w, const HardwareOption& hw, int nodes, IntervalMetric metric);
 
 PlanResult plan(const PlanRequest& request);
 

@@ -50,6 +50,9 @@ enum class PlanReasonKind {
   single_node_budget,     // (no figures)
   single_node_power,      // power_W, power_limit_W
   single_node_goodput,    // goodput, min_goodput
+  // Fits one node only at the central memory estimate (a safe plan on more
+  // nodes exists): bytes (central), high_bytes (high end), capacity_bytes.
+  single_node_margin,
   // Single-node verdict.
   one_node_fits,     // server, bytes, capacity_bytes, time_s, deadline_s (optional)
   scale_out_faster,  // nodes, time_s, speedup, usd (multi-node), other_usd (single-node); 0:
@@ -76,6 +79,17 @@ enum class PlanReasonKind {
   fastest_under_goodput,    // goodput, min_goodput
   // Any verdict but infeasible: the uncertainty band straddles the deadline.
   deadline_band,  // deadline_s, slack, band
+  // ... the same for the budget: usd (the cost at the high end of the time
+  // interval), other_usd (the budget).
+  budget_band,
+  // No deadline given: plans are held to kDefaultHorizonDays (deadline_s).
+  default_horizon,
+  // ... and no plan finishes within it: the horizon is dropped (deadline_s,
+  // time_s: the fastest plan's time).
+  horizon_dropped,
+  // The recommended plan fits only at the central memory estimate (no plan
+  // fits at the high end): bytes (central), high_bytes, capacity_bytes.
+  memory_tight,
 };
 
 struct PlanReason {
@@ -85,6 +99,7 @@ struct PlanReason {
   int gpus = 0;                           // one_domain_fits: GPUs of the plan
   int domain_gpus = 0, domain_nodes = 0;  // one NVLink domain: GPUs, nodes
   double bytes = 0, capacity_bytes = 0;   // per GPU
+  double high_bytes = 0;                  // per GPU: the high end of the memory interval
   // single_node_memory of a MoE model: the routed experts' weights,
   // gradients and optimizer state, and the rest of the model state, per GPU.
   double expert_bytes = 0, state_bytes = 0;

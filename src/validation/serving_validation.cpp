@@ -66,6 +66,20 @@ ServingValidationReport validate_serving_rows(const std::vector<ServingRow>& row
     r.predicted = row.metric == "ttft_s"   ? e.ttft_s
                   : row.metric == "tpot_s" ? e.tpot_s
                                            : e.output_tokens_per_s;
+    // Throughput is the reciprocal of a time: its interval is inverted.
+    RegimeKey key{
+        .metric = IntervalMetric::time,
+        .family = gpu.family,
+        .framework = "engine",
+        .task = IntervalTask::serving,
+        .moe = model->is_moe(),
+        .scale = scale_band(static_cast<long long>(row.tp) * row.pp, server->gpus_per_node)};
+    r.regime = regime_name(key);
+    r.interval = prediction_interval(key);
+    const bool throughput = row.metric != "ttft_s" && row.metric != "tpot_s";
+    r.predicted_low = throughput ? r.predicted / r.interval.high : r.predicted * r.interval.low;
+    r.predicted_high = throughput ? r.predicted / r.interval.low : r.predicted * r.interval.high;
+    rep.covered += r.inside();
     add(rep.overall, r.error());
     add(rep.by_metric[r.metric], r.error());
     add(rep.by_source[r.source], r.error());

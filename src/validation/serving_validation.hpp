@@ -10,6 +10,7 @@
 
 #include "hw/catalog.hpp"
 #include "inference/serving.hpp"
+#include "perf/intervals.hpp"
 
 namespace scaleout {
 
@@ -29,6 +30,11 @@ struct ServingRowResult {
   std::string id, source, metric;
   double measured = 0, predicted = 0;
   int batch = 0;  // concurrency the prediction used
+  // The central 80 % interval of the row's regime (perf/intervals.hpp).
+  double predicted_low = 0, predicted_high = 0;
+  std::string regime;  // "time/hopper/serving/dense/1-node"
+  PredictionInterval interval;
+  bool inside() const { return measured >= predicted_low && measured <= predicted_high; }
   double error() const { return (predicted - measured) / measured; }
 };
 
@@ -41,6 +47,7 @@ struct ServingScore {
 struct ServingValidationReport {
   std::vector<ServingRowResult> rows;
   ServingScore overall;
+  int covered = 0;  // rows whose measured value lies inside the 80 % interval
   std::map<std::string, ServingScore> by_metric;
   std::map<std::string, ServingScore> by_source;
 };

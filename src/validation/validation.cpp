@@ -24,6 +24,15 @@ bool is_whole_run_metric(const std::string& metric) {
   return metric == "gpu_hours" || metric == "train_days";
 }
 
+IntervalMetric interval_metric(const std::string& metric) {
+  if (metric == "peak_mem_gib") return IntervalMetric::memory;
+  return is_whole_run_metric(metric) ? IntervalMetric::run : IntervalMetric::time;
+}
+
+bool higher_is_faster(const std::string& metric) {
+  return metric == "tokens_per_s_per_gpu" || metric == "mfu";
+}
+
 Server server_of(const ValidationRow& r, const Gpu& gpu) {
   Server s;
   s.id = "row:" + r.id;
@@ -548,6 +557,26 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
   if (out.predicted && out.measured != 0) {
     out.error = (*out.predicted - out.measured) / out.measured;
   }
+  if (out.predicted) {
+    // A full fine-tune runs the step of a pre-training; adapters (LoRA,
+    // QLoRA) are the finetune regime (the plan's rule, search/planner.cpp).
+    RegimeKey key{.metric = interval_metric(r.metric),
+                  .family = gpu->family,
+                  .framework = to_string(chosen->framework),
+                  .task = is_lora(*chosen) ? IntervalTask::finetune : IntervalTask::pretrain,
+                  .moe = chosen->model.is_moe(),
+                  .scale = scale_band(gpus, server.gpus_per_node)};
+    out.regime = regime_name(key);
+    out.interval = prediction_interval(key);
+    const double lo = out.interval.low, hi = out.interval.high;
+    if (higher_is_faster(r.metric)) {
+      out.predicted_low = *out.predicted / hi;
+      out.predicted_high = *out.predicted / lo;
+    } else {
+      out.predicted_low = *out.predicted * lo;
+      out.predicted_high = *out.predicted * hi;
+    }
+  }
   return out;
 }
 
@@ -649,6 +678,13 @@ ValidationReport validate_rows(const std::vector<ValidationRow>& rows, const Cat
   for (const ValidationRow& r : rows) {
     RowResult res = predict_row(r, catalog, tuning);
     if (res.memory_evaluated && !res.fits) ++rep.false_oom;
+    if (res.predicted_low && res.predicted_high) {
+      const int in = res.measured >= *res.predicted_low && res.measured <= *res.predicted_high;
+      for (IntervalCoverage* c : {&rep.coverage, &rep.coverage_by_group[res.group]}) {
+        ++c->rows;
+        c->inside += in;
+      }
+    }
     MetricSummary& m = rep.by_metric[res.metric];
     MetricSummary& g = rep.by_group[res.group];
     if (res.error) {

@@ -11,6 +11,7 @@
 
 #include "hw/catalog.hpp"
 #include "memory/memory.hpp"
+#include "perf/intervals.hpp"
 #include "perf/step.hpp"
 #include "workload/run_settings.hpp"
 
@@ -61,8 +62,13 @@ struct RowResult {
   double measured = 0;
   std::optional<double> predicted;  // empty when the metric is not predicted
   std::optional<double> error;      // (predicted - measured) / measured
-  bool memory_evaluated = false;    // a workload could be built for the row
-  bool fits = false;                // predicted peak <= the GPU's capacity
+  // The central 80 % prediction interval of the row's regime (perf/intervals.hpp);
+  // set with `predicted`.
+  std::optional<double> predicted_low, predicted_high;
+  std::string regime;             // the row's own regime key ("time/hopper/pretrain/dense/le64")
+  PredictionInterval interval;    // the table entry the interval came from
+  bool memory_evaluated = false;  // a workload could be built for the row
+  bool fits = false;              // predicted peak <= the GPU's capacity
   double peak_bytes = 0;
   double capacity_bytes = 0;
   std::string gpu_id;
@@ -98,8 +104,18 @@ struct RankCorrelation {
   int settings = 0;  // settings with 2 or more rows
 };
 
+// Share of predicted rows whose measured value lies inside [predicted_low,
+// predicted_high].
+struct IntervalCoverage {
+  int rows = 0;
+  int inside = 0;
+  double share() const { return rows ? static_cast<double>(inside) / rows : 0.0; }
+};
+
 struct ValidationReport {
   std::vector<RowResult> rows;
+  IntervalCoverage coverage;  // every predicted row of the file
+  std::map<std::string, IntervalCoverage> coverage_by_group;
   std::vector<RankCorrelation> rank_correlation;  // models with at least 5 predicted rows
   std::map<std::string, MetricSummary> by_metric;
   std::map<std::string, MetricSummary> by_group;
@@ -113,6 +129,11 @@ bool metric_supported(const std::string& metric);
 // from the step, the row's `train_tokens` and the catalog's default failure
 // rate, storage and facility.
 bool is_whole_run_metric(const std::string& metric);
+
+// The interval metric a validation metric belongs to, and whether a larger
+// value means a shorter time (throughput, MFU: the interval is inverted).
+IntervalMetric interval_metric(const std::string& metric);
+bool higher_is_faster(const std::string& metric);
 
 // The run settings a whole-run row assumes: the catalog's default failure
 // rate, storage system and facility, the rest as RunSettings gives them;

@@ -376,12 +376,18 @@ TEST(Search, PartialRecomputeFillsTheGapBetweenNoneAndFull) {
   EXPECT_GT(best.layout.recompute_layers, 0);
   EXPECT_LT(best.layout.recompute_layers, 40);
   EXPECT_TRUE(best.memory.fits);
-  // One layer fewer no longer fits: the search found the least recompute.
+  EXPECT_TRUE(best.memory_safe);
+  // One layer fewer no longer fits at the high end of the memory interval:
+  // the search found the least recompute with a safe margin.
   r.fixed.set(LayoutKey::recompute, static_cast<int>(Recompute::full));
   r.fixed.set(LayoutKey::recompute_layers, best.layout.recompute_layers - 1);
   r.constraints.max_nodes = best.nodes;
   if (best.layout.recompute_layers > 1) {
-    for (const PlanCandidate& c : plan(r).frontier) EXPECT_NE(c.nodes, best.nodes);
+    for (const PlanCandidate& c : plan(r).frontier) {
+      if (c.nodes == best.nodes) {
+        EXPECT_FALSE(c.memory_safe);
+      }
+    }
   }
   // Recomputing every layer is slower.
   r.fixed.set(LayoutKey::recompute_layers, 0);
@@ -407,7 +413,19 @@ TEST(Search, Fp8ParamGatherKeepsTheDistributedOptimizer) {
     EXPECT_TRUE(c.layout.fp8_param_gather);
     EXPECT_GE(c.layout.zero, 1);
   }
-  EXPECT_LT(p.frontier.front().memory.total(), plain.frontier.front().memory.total());
+  // The same layout without the option needs more (the search may pick
+  // different layouts for the two: it prefers those safe at the high end of
+  // the memory interval, docs/model.md "Memory margin").
+  const PlanCandidate& c = p.frontier.front();
+  Workload w = r.workload;
+  w.layout = c.layout;
+  w.global_batch = c.global_batch;
+  w.cluster.nodes = c.nodes;
+  const Gpu& gpu = r.hardware[static_cast<std::size_t>(c.hardware)].gpu;
+  const double with = estimate_memory(w, gpu).total();
+  w.layout.fp8_param_gather = false;
+  EXPECT_LT(with, estimate_memory(w, gpu).total());
+  EXPECT_NEAR(with, c.memory.total(), 1.0);
 }
 
 TEST(Search, Fp8ParamGatherIsOnWhereverTheDistributedOptimizerRuns) {
@@ -557,6 +575,79 @@ TEST(WholeRun, OwnCostBasisUsesPurchasePrices) {
   EXPECT_TRUE(p.recommended->run.cost.own_priced);
   EXPECT_DOUBLE_EQ(p.recommended->cost_usd, p.recommended->run.cost.own_usd);
   EXPECT_LT(p.recommended->cost_usd, p.recommended->run.cost.cloud_usd);
+}
+
+// Issue 21: with no deadline the default horizon stands in, so a large
+// pre-training is not silently recommended on one node for years.
+TEST(Horizon, NoDeadlineHoldsPlansToTheDefaultHorizon) {
+  PlanRequest r = request("llama3-70b", {"dgx-h100"}, 2e12);
+  r.constraints.deadline_s.reset();
+  const PlanResult p = plan(r);
+  ASSERT_TRUE(p.recommended.has_value());
+  EXPECT_EQ(p.verdict, Verdict::multi_node);
+  EXPECT_LE(p.recommended->time_to_train_s, kDefaultHorizonDays * 86400.0);
+  const bool said = std::any_of(p.reasons.begin(), p.reasons.end(), [](const PlanReason& x) {
+    return x.kind == PlanReasonKind::default_horizon;
+  });
+  EXPECT_TRUE(said);
+  EXPECT_NE(report::sentence(p.reasons.back()).find("default horizon"), std::string::npos);
+}
+
+TEST(Horizon, IsDroppedWhenNoPlanMeetsIt) {
+  PlanRequest r = request("llama3-70b", {"dgx-h100"}, 2e12);
+  r.constraints.max_nodes = 1;
+  const PlanResult p = plan(r);
+  ASSERT_TRUE(p.recommended.has_value());
+  EXPECT_EQ(p.verdict, Verdict::single_node);
+  EXPECT_GT(p.recommended->time_to_train_s, kDefaultHorizonDays * 86400.0);
+  EXPECT_EQ(p.reasons.back().kind, PlanReasonKind::horizon_dropped);
+}
+
+// Issue 21: every plan carries its 80 % intervals; the recommended plan fits
+// at the high end of its memory interval whenever some plan does.
+TEST(Intervals, PlansCarryIntervalsAndTheRecommendedOneIsSafe) {
+  PlanRequest r = request("llama3-70b", {"dgx-h100", "dgx-a100"}, 2e12);
+  r.constraints.deadline_s = 60 * 86400.0;
+  const PlanResult p = plan(r);
+  ASSERT_TRUE(p.recommended.has_value());
+  bool any_safe = false;
+  for (const PlanCandidate& c : p.frontier) {
+    EXPECT_LE(c.time_to_train_low_s, c.time_to_train_high_s);
+    EXPECT_LE(c.memory_low_bytes, c.memory_high_bytes);
+    EXPECT_NEAR(c.memory_high_bytes, c.memory.total() * c.memory_interval.high, 1.0);
+    EXPECT_EQ(c.memory_safe, c.memory_high_bytes <= c.memory.capacity_bytes);
+    EXPECT_DOUBLE_EQ(c.band, std::max(0.0, c.time_interval.high - 1.0));
+    any_safe |= c.memory_safe && c.meets_deadline;
+  }
+  EXPECT_TRUE(any_safe);
+  EXPECT_TRUE(p.recommended->memory_safe);
+  EXPECT_LE(p.recommended->memory_high_bytes, p.recommended->memory.capacity_bytes);
+}
+
+TEST(Intervals, AFamilyWithoutRowsIsUnvalidatedAndWide) {
+  const PredictionInterval i = prediction_interval(
+      {.metric = IntervalMetric::time, .family = "cdna3", .framework = "other"});
+  EXPECT_FALSE(i.validated);
+  EXPECT_EQ(i.regime, "unvalidated");
+  EXPECT_DOUBLE_EQ(i.low, kUnvalidatedTimeLow);
+  EXPECT_DOUBLE_EQ(i.high, kUnvalidatedTimeHigh);
+  const PredictionInterval h = prediction_interval({.metric = IntervalMetric::time,
+                                                    .family = "hopper",
+                                                    .framework = "megatron",
+                                                    .task = IntervalTask::pretrain,
+                                                    .moe = false,
+                                                    .scale = ScaleBand::over_64});
+  EXPECT_TRUE(h.validated);
+  EXPECT_GE(h.rows, kMinIntervalRows);
+  EXPECT_LT(h.low, 1.0);
+  EXPECT_GT(h.high, 1.0);
+}
+
+TEST(Intervals, ScaleBands) {
+  EXPECT_EQ(scale_band(8, 8), ScaleBand::one_node);
+  EXPECT_EQ(scale_band(1, 8), ScaleBand::one_node);
+  EXPECT_EQ(scale_band(64, 8), ScaleBand::up_to_64);
+  EXPECT_EQ(scale_band(72, 4), ScaleBand::over_64);
 }
 
 }  // namespace

@@ -41,6 +41,26 @@ TEST(PredictRow, FillsMicroBatchWithMegatronDefaultAndPredicts) {
   EXPECT_NEAR(*res.error, (*res.predicted - 3.528) / 3.528, 1e-12);
 }
 
+// Issue 21: a predicted row carries the 80 % interval of its regime.
+TEST(PredictRow, CarriesTheIntervalOfItsRegime) {
+  const RowResult res = predict_row(gpt_row(), io::builtin_catalog());
+  ASSERT_TRUE(res.predicted_low && res.predicted_high);
+  EXPECT_EQ(res.regime, "time/ampere/megatron/pretrain/dense/le64");
+  EXPECT_TRUE(res.interval.validated);
+  EXPECT_NEAR(*res.predicted_low, *res.predicted * res.interval.low, 1e-12);
+  EXPECT_NEAR(*res.predicted_high, *res.predicted * res.interval.high, 1e-12);
+  ValidationRow t = gpt_row();
+  t.metric = "tokens_per_s_per_gpu";  // a throughput: the time interval inverted
+  t.value = 1000;
+  const RowResult tp = predict_row(t, io::builtin_catalog());
+  ASSERT_TRUE(tp.predicted_low && tp.predicted_high);
+  EXPECT_NEAR(*tp.predicted_low, *tp.predicted / tp.interval.high, 1e-9);
+  EXPECT_NEAR(*tp.predicted_high, *tp.predicted / tp.interval.low, 1e-9);
+  ValidationReport rep = validate_rows({gpt_row(), t}, io::builtin_catalog());
+  EXPECT_EQ(rep.coverage.rows, 2);
+  EXPECT_EQ(rep.coverage_by_group.at(gpt_row().group).rows, 2);
+}
+
 TEST(PredictRow, UnknownParallelSplitIsThePlannersFastestFit) {
   ValidationRow r = gpt_row();
   r.tp.reset();

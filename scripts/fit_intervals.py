@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+"""Fits the calibrated prediction intervals (src/perf/interval_table.cpp and
+data/catalog/intervals.json) from the validation residuals of data/validation.
+
+    scripts/fit_intervals.py build/scaleout            # fit, write, report
+    scripts/fit_intervals.py build/scaleout --check    # fit, compare with the files
+
+Every data set is predicted with `scaleout validate --format json`; each
+predicted row carries its regime key (metric/family/task/moe/scale, written by
+src/validation: metric/family/framework/task/moe/scale). The residual of a row is ln(measured / predicted) for times,
+memory and whole-run figures, and ln(predicted / measured) for throughputs and
+MFU (the time they imply). The EVEN rows of every data set (0, 2, 4, ... in
+file order, the calibration split of src/validation) are pooled and fitted:
+per regime and per parent regime (scale pooled; MoE pooled; pretrain and
+finetune pooled; then the same with every framework pooled), the 10th and
+90th percentiles (split-conformal order statistics) of the residuals, for every
+regime with at least MIN_ROWS rows. The ODD rows are held out: the script
+reports, per data set, the share of them whose measured value lies inside the
+interval the table gives (the lookup of src/perf/intervals.cpp, repeated here),
+and the median interval width relative to the prediction.
+
+Run it against a binary built with the table it will replace: the
+predictions do not depend on the table, only the intervals do.
+"""
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DATA_SETS = [
+    "training.csv",
+    "external.csv",
+    "moe-training.csv",
+    "blackwell-training.csv",
+    "finetune.csv",
+    "whole-runs.csv",
+    "vtrain-single.csv",
+    "vtrain-multi.csv",
+    "inference.csv",
+]
+MIN_ROWS = 8  # kMinIntervalRows in src/perf/intervals.hpp
+LOW_Q, HIGH_Q = 0.10, 0.90
+# kUnvalidated* in src/perf/intervals.hpp
+UNVALIDATED = {"time": (0.5, 2.0), "run": (0.5, 2.0), "memory": (0.8, 1.5)}
+THROUGHPUT = {"tokens_per_s_per_gpu", "mfu", "output_tokens_per_s"}
+
+
+def quantile(xs, q):
+    """The split-conformal order statistic: for the upper end the
+    ceil((n + 1) q)-th smallest of n residuals (at most the n-th), for the
+    lower end the floor((n + 1) q)-th (at least the first). It is wider than
+    the plain sample quantile on few rows, so that a new row falls inside
+    with the nominal probability."""
+    s = sorted(xs)
+    n = len(s)
+    if q < 0.5:
+        return s[max(1, math.floor((n + 1) * q)) - 1]
+    return s[min(n, math.ceil((n + 1) * q)) - 1]
+
+
+def rows_of(binary, name):
+    path = os.path.join(ROOT, "data", "validation", name)
+    out = subprocess.run([binary, "validate", path, "--format", "json"], check=True,
+                         capture_output=True, text=True).stdout
+    rows = []
+    for i, r in enumerate(json.loads(out)["rows"]):
+        if r.get("predicted") is None or not r.get("regime"):
+            continue
+        pred, meas = r["predicted"], r["measured"]
+        if pred <= 0 or meas <= 0:
+            continue
+        resid = math.log(pred / meas) if r["metric"] in THROUGHPUT else math.log(meas / pred)
+        rows.append({"index": i, "regime": r["regime"], "resid": resid, "metric": r["metric"],
+                     "predicted": pred, "measured": meas})
+    return rows
+
+
+def parents(key):
+    """The regime and its parents, most specific first (prediction_interval)."""
+    metric, family, framework, task, moe, scale = key.split("/")
+    out = []
+    for fw in (framework, "*"):
+        out += [(metric, family, fw, task, moe, scale), (metric, family, fw, task, moe, "*"),
+                (metric, family, fw, task, "*", "*")]
+        if task != "serving":
+            out.append((metric, family, fw, "training", "*", "*"))
+    return out
+
+
+def fit(train):
+    groups = {}
+    for r in train:
+        for k in parents(r["regime"]):
+            groups.setdefault(k, []).append(r["resid"])
+    table = []
+    for k in sorted(groups):
+        xs = groups[k]
+        if len(xs) < MIN_ROWS:
+            continue
+        table.append({"metric": k[0], "family": k[1], "framework": k[2], "task": k[3],
+                      "moe": k[4], "scale": k[5], "rows": len(xs), "low_log": round(quantile(xs, LOW_Q), 6),
+                      "high_log": round(quantile(xs, HIGH_Q), 6)})
+    return table
+
+
+def lookup(table, key):
+    index = {(e["metric"], e["family"], e["framework"], e["task"], e["moe"], e["scale"]): e
+             for e in table}
+    for k in parents(key):
+        if k in index:
+            return index[k]["low_log"], index[k]["high_log"], "/".join(k)
+    lo, hi = UNVALIDATED[key.split("/")[0]]
+    return math.log(lo), math.log(hi), "unvalidated"
+
+
+def commit():
+    try:
+        return subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], check=True,
+                              capture_output=True, text=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def cpp_table(table, source):
+    lines = ["// Written by scripts/fit_intervals.py; do not edit by hand (rerun the script).",
+             "// " + source, '#include "perf/intervals.hpp"', "", "namespace scaleout {", "",
+             "const std::vector<IntervalEntry>& interval_table() {",
+             "  static const std::vector<IntervalEntry> table = {"]
+    for e in table:
+        lines.append('      {{"{metric}", "{family}", "{framework}", "{task}", "{moe}", "{scale}", '
+                     '{rows}, {low_log}, {high_log}}},'.format(**e))
+    lines += ["  };", "  return table;", "}", "",
+              "const char* interval_table_source() {",
+              "  return \"" + source.replace('"', "'") + "\";", "}", "",
+              "}  // namespace scaleout", ""]
+    return "\n".join(lines)
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    binary, check = sys.argv[1], "--check" in sys.argv[2:]
+    sets = {name: rows_of(binary, name) for name in DATA_SETS}
+    train = [r for rows in sets.values() for r in rows if r["index"] % 2 == 0]
+    table = fit(train)
+    source = ("fitted by scripts/fit_intervals.py on the even rows of data/validation/{} "
+              "(held out: the odd rows), 10th and 90th percentiles of ln(measured/predicted), "
+              "regimes of at least {} rows (split-conformal order statistics); commit {}").format(
+                  ", ".join(DATA_SETS), MIN_ROWS, commit())
+    report = []
+    print(f"{'data set':<24} {'held-out':>8} {'inside':>6} {'coverage':>8} {'median width':>12}"
+          f" {'unvalidated':>11}")
+    for name, rows in sets.items():
+        held = [r for r in rows if r["index"] % 2 == 1]
+        inside, widths, unval = 0, [], 0
+        for r in held:
+            lo, hi, used = lookup(table, r["regime"])
+            inside += lo <= r["resid"] <= hi
+            widths.append(math.exp(hi) - math.exp(lo))
+            unval += used == "unvalidated"
+        cov = inside / len(held) if held else None
+        width = statistics.median(widths) if widths else None
+        report.append({"data_set": name, "held_out_rows": len(held), "inside": inside,
+                       "coverage": None if cov is None else round(cov, 4),
+                       "median_width": None if width is None else round(width, 4),
+                       "unvalidated_rows": unval})
+        print(f"{name:<24} {len(held):>8} {inside:>6} "
+              f"{'-' if cov is None else f'{100 * cov:.1f} %':>8} "
+              f"{'-' if width is None else f'{100 * width:.0f} %':>12} {unval:>11}")
+    doc = {"description": "Central 80 % prediction intervals by regime: 10th and 90th percentiles "
+                          "of ln(measured/predicted) (throughput and MFU as the time they imply); "
+                          "docs/model.md, 'Prediction intervals'. Keys: metric/family/framework/"
+                          "task/moe/scale; '*' pools; task 'training' pools pretrain and finetune.",
+           "source": source, "min_rows": MIN_ROWS,
+           "unvalidated_default": {k: {"low": v[0], "high": v[1]} for k, v in UNVALIDATED.items()},
+           "held_out": report, "regimes": table}
+    json_path = os.path.join(ROOT, "data", "catalog", "intervals.json")
+    cpp_path = os.path.join(ROOT, "src", "perf", "interval_table.cpp")
+    new_cpp = cpp_table(table, source)
+    if check:
+        old = json.load(open(json_path))
+        same = old["regimes"] == table
+        print("table matches" if same else "table DIFFERS from data/catalog/intervals.json")
+        sys.exit(0 if same else 1)
+    with open(json_path, "w") as f:
+        json.dump(doc, f, indent=2)
+        f.write("\n")
+    with open(cpp_path, "w") as f:
+        f.write(new_cpp)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,97 @@
+#include "perf/intervals.hpp"
+
+#include <cmath>
+#include <string_view>
+
+namespace scaleout {
+
+const char* to_string(IntervalMetric m) {
+  switch (m) {
+    case IntervalMetric::memory:
+      return "memory";
+    case IntervalMetric::run:
+      return "run";
+    default:
+      return "time";
+  }
+}
+
+const char* to_string(IntervalTask t) {
+  switch (t) {
+    case IntervalTask::finetune:
+      return "finetune";
+    case IntervalTask::serving:
+      return "serving";
+    default:
+      return "pretrain";
+  }
+}
+
+const char* to_string(ScaleBand s) {
+  switch (s) {
+    case ScaleBand::up_to_64:
+      return "le64";
+    case ScaleBand::over_64:
+      return "gt64";
+    default:
+      return "1-node";
+  }
+}
+
+ScaleBand scale_band(long long gpus, long long gpus_per_node) {
+  if (gpus <= gpus_per_node || gpus <= 1) return ScaleBand::one_node;
+  return gpus <= 64 ? ScaleBand::up_to_64 : ScaleBand::over_64;
+}
+
+std::string regime_name(const RegimeKey& k) {
+  return std::string(to_string(k.metric)) + "/" + (k.family.empty() ? "none" : k.family) + "/" +
+         (k.framework.empty() ? "other" : k.framework) + "/" + to_string(k.task) + "/" +
+         (k.moe ? "moe" : "dense") + "/" + to_string(k.scale);
+}
+
+namespace {
+
+const IntervalEntry* find(std::string_view metric, std::string_view family,
+                          std::string_view framework, std::string_view task, std::string_view moe,
+                          std::string_view scale) {
+  for (const IntervalEntry& e : interval_table()) {
+    if (e.metric == metric && e.family == family && e.framework == framework && e.task == task &&
+        e.moe == moe && e.scale == scale && e.rows >= kMinIntervalRows) {
+      return &e;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+PredictionInterval prediction_interval(const RegimeKey& k) {
+  const std::string metric = to_string(k.metric), task = to_string(k.task);
+  const std::string family = k.family.empty() ? "none" : k.family;
+  const std::string moe = k.moe ? "moe" : "dense", scale = to_string(k.scale);
+  const std::string framework = k.framework.empty() ? "other" : k.framework;
+  const IntervalEntry* e = nullptr;
+  for (const std::string& fw : {framework, std::string("*")}) {
+    if (!e) e = find(metric, family, fw, task, moe, scale);
+    if (!e) e = find(metric, family, fw, task, moe, "*");
+    if (!e) e = find(metric, family, fw, task, "*", "*");
+    if (!e && k.task != IntervalTask::serving) e = find(metric, family, fw, "training", "*", "*");
+  }
+  PredictionInterval out;
+  if (!e) {
+    const bool memory = k.metric == IntervalMetric::memory;
+    out.low = memory ? kUnvalidatedMemoryLow : kUnvalidatedTimeLow;
+    out.high = memory ? kUnvalidatedMemoryHigh : kUnvalidatedTimeHigh;
+    out.regime = "unvalidated";
+    return out;
+  }
+  out.low = std::exp(e->low_log);
+  out.high = std::exp(e->high_log);
+  out.rows = e->rows;
+  out.regime = std::string(e->metric) + "/" + e->family + "/" + e->framework + "/" + e->task + "/" +
+               e->moe + "/" + e->scale;
+  out.validated = true;
+  return out;
+}
+
+}  // namespace scaleout
