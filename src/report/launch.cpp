@@ -401,6 +401,31 @@ std::string torchtune_recipe(const Workload& w) {
   return is_lora(w) ? "lora_finetune_distributed" : "full_finetune_distributed";
 }
 
+// torchtitan's model name and flavor for the catalog's Llama 3 ids
+// (torchtitan/models/llama3: flavors 8B, 70B, 405B); others are left to the user.
+std::pair<std::string, std::string> torchtitan_model(const std::string& id) {
+  for (const std::string size : {"8b", "70b", "405b"}) {
+    if (id == "llama3-" + size || id == "llama3.1-" + size) {
+      std::string flavor = size;
+      flavor.back() = 'B';
+      return {"llama3", flavor};
+    }
+  }
+  return {"CHANGE-ME", "CHANGE-ME"};
+}
+
+// torchtune's model builder for the catalog's Llama 3 / 3.1 ids
+// (torchtune.models.llama3.lora_llama3_8b, llama3_1.qlora_llama3_1_70b, ...).
+std::string torchtune_model(const std::string& id, const std::string& prefix) {
+  for (const std::string size : {"8b", "70b", "405b"}) {
+    if (id == "llama3-" + size && size != "405b") {
+      return "torchtune.models.llama3." + prefix + "llama3_" + size;
+    }
+    if (id == "llama3.1-" + size) return "torchtune.models.llama3_1." + prefix + "llama3_1_" + size;
+  }
+  return "CHANGE-ME";
+}
+
 }  // namespace
 
 Launcher launcher_of(const Workload& w) {
@@ -976,6 +1001,7 @@ spec:
 std::string torchtitan_toml(const PlanReport& r, const PlanCandidate& c) {
   const Workload& w = r.request.workload;
   const Layout& l = c.layout;
+  const auto titan = torchtitan_model(w.model.id);
   std::string o = header(r, c, "#");
   o += R"toml(# torchtitan job config (TOML, --job.config_file; torchtitan releases up to
 # 2026-02, JobConfig of torchtitan/config/job_config.py). Newer torchtitan takes
@@ -987,11 +1013,11 @@ std::string torchtitan_toml(const PlanReport& r, const PlanCandidate& c) {
 description = "{}"
 
 [model]
-name = "CHANGE-ME"
-flavor = "CHANGE-ME"
+name = "{}"
+flavor = "{}"
 hf_assets_path = "CHANGE-ME"
 )toml",
-                   job_name(r));
+                   job_name(r), titan.first, titan.second);
   if (fp8(r)) o += "converters = [\"quantize.linear.float8\"]\n";
   o += fmt::format(
       R"toml(
@@ -1008,8 +1034,9 @@ mixed_precision_param = "{}"
 enable_cpu_offload = {}
 
 [parallelism]
-data_parallel_replicate_degree = 1
+data_parallel_replicate_degree = {}
 data_parallel_shard_degree = {}
+fsdp_reshard_after_forward = "{}"
 tensor_parallel_degree = {}
 pipeline_parallel_degree = {}
 pipeline_parallel_microbatch_size = {}
@@ -1022,8 +1049,11 @@ mode = "{}"
 )toml",
       l.micro_batch, c.global_batch, w.seq_len, train_iters(r, c),
       w.precision == Precision::fp32 || w.precision == Precision::tf32 ? "float32" : "bfloat16",
-      l.offload_optimizer || l.offload_params ? "true" : "false", l.dp, l.tp, l.pp, l.micro_batch,
-      l.cp, l.ep, l.expert_tp(), to_string(l.recompute));
+      l.offload_optimizer || l.offload_params ? "true" : "false",
+      // ZeRO 0: plain data parallelism (replicate); 1-2: FSDP2 keeping the
+      // gathered weights (ZeRO-2); 3: resharded after the forward pass.
+      l.zero == 0 ? l.dp : 1, l.zero == 0 ? 1 : l.dp, l.zero >= 3 ? "default" : "never", l.tp, l.pp,
+      l.micro_batch, l.cp, l.ep, l.expert_tp(), to_string(l.recompute));
   if (l.recompute == Recompute::selective) o += "selective_ac_option = \"op\"\n";
   if (fp8(r)) {
     o += fmt::format(R"toml(
@@ -1128,18 +1158,16 @@ std::string torchtune_yaml(const PlanReport& r, const PlanCandidate& c) {
   const Layout& l = c.layout;
   const bool lora = is_lora(w);
   const bool qlora = w.finetune.method == FinetuneMethod::qlora && lora;
+  const std::string adapter = qlora ? "qlora_" : lora ? "lora_" : "";
   std::string o = header(r, c, "#");
   o += fmt::format(R"yaml(# torchtune recipe config for `tune run {} --config torchtune.yaml`.
-# Set the model builder (torchtune.models.<family>.{}<size>), the tokenizer,
-# the checkpointer and the dataset.
+# Set the model builder where CHANGE-ME (torchtune.models.<family>.{}<size>),
+# the tokenizer, the checkpointer and the dataset.
 output_dir: CHANGE-ME
 model:
-  _component_: CHANGE-ME
+  _component_: {}
 )yaml",
-                   torchtune_recipe(w),
-                   qlora  ? "qlora_"
-                   : lora ? "lora_"
-                          : "");
+                   torchtune_recipe(w), adapter, torchtune_model(w.model.id, adapter));
   if (lora) {
     const auto t = w.finetune.targets;
     std::vector<std::string> attn = {"q_proj", "v_proj"};

@@ -650,6 +650,7 @@ TEST(LaunchPlan, TorchtitanToml) {
   l.pp = 2;
   l.dp = 4;
   l.micro_batch = 2;
+  l.zero = 3;
   l.recompute = Recompute::selective;
   auto r = catalog_report("llama3-8b", Framework::torchtitan, l);
   r.request.workload.precision = Precision::fp8;
@@ -657,10 +658,12 @@ TEST(LaunchPlan, TorchtitanToml) {
   ASSERT_EQ(f.count("torchtitan.toml"), 1u);
   const std::string& t = f.at("torchtitan.toml");
   for (const char* want :
-       {"data_parallel_shard_degree = 4\n", "tensor_parallel_degree = 2\n",
-        "pipeline_parallel_degree = 2\n", "context_parallel_degree = 1\n",
-        "local_batch_size = 2\n", "global_batch_size = 512\n", "mode = \"selective\"\n",
-        "converters = [\"quantize.linear.float8\"]\n", "[quantize.linear.float8]\n"}) {
+       {"name = \"llama3\"\n", "flavor = \"8B\"\n", "data_parallel_replicate_degree = 1\n",
+        "data_parallel_shard_degree = 4\n", "fsdp_reshard_after_forward = \"default\"\n",
+        "tensor_parallel_degree = 2\n", "pipeline_parallel_degree = 2\n",
+        "context_parallel_degree = 1\n", "local_batch_size = 2\n", "global_batch_size = 512\n",
+        "mode = \"selective\"\n", "converters = [\"quantize.linear.float8\"]\n",
+        "[quantize.linear.float8]\n"}) {
     EXPECT_NE(t.find(want), std::string::npos) << want;
   }
   EXPECT_NE(f.at("torchrun.sh").find("torchtitan.train"), std::string::npos);
@@ -685,6 +688,7 @@ TEST(LaunchPlan, TorchtuneQlora) {
   EXPECT_TRUE(t["enable_activation_offloading"].as<bool>());
   EXPECT_TRUE(t["enable_activation_checkpointing"].as<bool>());
   EXPECT_NE(f.at("torchrun.sh").find("lora_finetune_distributed"), std::string::npos);
+  EXPECT_EQ(t["model"]["_component_"].as<std::string>(), "torchtune.models.llama3.qlora_llama3_8b");
 }
 
 TEST(LaunchPlan, EveryFileNamesThePlan) {
