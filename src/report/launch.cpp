@@ -600,6 +600,11 @@ std::vector<std::string> megatron_args(const PlanReport& r, const PlanCandidate&
     case Precision::tf32:
       break;
   }
+  if (deepspeed) {
+    // Megatron-DeepSpeed has neither --transformer-impl nor --attention-backend.
+    if (l.flash_attention) a.push_back("--use-flash-attn-v2");
+    return a;
+  }
   a.push_back("--transformer-impl transformer_engine");
   a.push_back(l.flash_attention ? "--attention-backend flash" : "--attention-backend unfused");
   return a;
