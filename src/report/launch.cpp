@@ -401,29 +401,35 @@ std::string torchtune_recipe(const Workload& w) {
   return is_lora(w) ? "lora_finetune_distributed" : "full_finetune_distributed";
 }
 
-// torchtitan's model name and flavor for the catalog's Llama 3 ids
-// (torchtitan/models/llama3: flavors 8B, 70B, 405B); others are left to the user.
-std::pair<std::string, std::string> torchtitan_model(const std::string& id) {
-  for (const std::string size : {"8b", "70b", "405b"}) {
-    if (id == "llama3-" + size || id == "llama3.1-" + size) {
-      std::string flavor = size;
-      flavor.back() = 'B';
-      return {"llama3", flavor};
-    }
-  }
-  return {"CHANGE-ME", "CHANGE-ME"};
+// The Llama 3 size ("8b", "70b", "405b") of a shape, from its dimensions
+// (Llama 3 tokenizer of 128256 tokens, SwiGLU, 8 key/value heads), and
+// whether it has Llama 3.1's RoPE scaling; "" for other models. The shape,
+// not the id, decides: ids reach the files only in comments.
+std::string llama3_size(const ModelShape& m) {
+  if (m.vocab != 128256 || m.mlp != MlpKind::swiglu || m.kv_heads != 8 || m.is_moe()) return "";
+  if (m.layers == 32 && m.hidden == 4096) return "8b";
+  if (m.layers == 80 && m.hidden == 8192) return "70b";
+  if (m.layers == 126 && m.hidden == 16384) return "405b";
+  return "";
 }
 
-// torchtune's model builder for the catalog's Llama 3 / 3.1 ids
-// (torchtune.models.llama3.lora_llama3_8b, llama3_1.qlora_llama3_1_70b, ...).
-std::string torchtune_model(const std::string& id, const std::string& prefix) {
-  for (const std::string size : {"8b", "70b", "405b"}) {
-    if (id == "llama3-" + size && size != "405b") {
-      return "torchtune.models.llama3." + prefix + "llama3_" + size;
-    }
-    if (id == "llama3.1-" + size) return "torchtune.models.llama3_1." + prefix + "llama3_1_" + size;
-  }
-  return "CHANGE-ME";
+// torchtitan's model name and flavor (torchtitan/models/llama3: 8B, 70B,
+// 405B); other models are left to the user.
+std::pair<std::string, std::string> torchtitan_model(const ModelShape& m) {
+  std::string size = llama3_size(m);
+  if (size.empty()) return {"CHANGE-ME", "CHANGE-ME"};
+  size.back() = 'B';
+  return {"llama3", size};
+}
+
+// torchtune's model builder (torchtune.models.llama3.lora_llama3_8b,
+// llama3_1.qlora_llama3_1_70b, ...; Llama 3 has no 405B builder).
+std::string torchtune_model(const ModelShape& m, const std::string& prefix) {
+  const std::string size = llama3_size(m);
+  if (size.empty()) return "CHANGE-ME";
+  if (m.rope_scaling == "llama3") return "torchtune.models.llama3_1." + prefix + "llama3_1_" + size;
+  if (size == "405b") return "CHANGE-ME";
+  return "torchtune.models.llama3." + prefix + "llama3_" + size;
 }
 
 }  // namespace
@@ -1006,7 +1012,7 @@ spec:
 std::string torchtitan_toml(const PlanReport& r, const PlanCandidate& c) {
   const Workload& w = r.request.workload;
   const Layout& l = c.layout;
-  const auto titan = torchtitan_model(w.model.id);
+  const auto titan = torchtitan_model(w.model);
   std::string o = header(r, c, "#");
   o += R"toml(# torchtitan job config (TOML, --job.config_file; torchtitan releases up to
 # 2026-02, JobConfig of torchtitan/config/job_config.py). Newer torchtitan takes
@@ -1172,7 +1178,7 @@ output_dir: CHANGE-ME
 model:
   _component_: {}
 )yaml",
-                   torchtune_recipe(w), adapter, torchtune_model(w.model.id, adapter));
+                   torchtune_recipe(w), adapter, torchtune_model(w.model, adapter));
   if (lora) {
     const auto t = w.finetune.targets;
     std::vector<std::string> attn = {"q_proj", "v_proj"};
