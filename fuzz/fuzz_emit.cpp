@@ -7,14 +7,17 @@
 // A finding (abort) is:
 // - an exit code other than 0 or 2, or exit 2 without a message; exit 2 that
 //   leaves launch files behind (--emit writes all or nothing);
-// - on success: a folder that does not hold exactly the five files listed
-//   ("wrote ..."), a control byte other than a line feed in a file, a line
+// - on success: a folder that does not hold exactly the files of every plan
+//   and those of one launcher family (launch_names, family_names), each
+//   listed ("wrote ..."), a control byte other than a line feed in a file, a line
 //   break that an id brought in (the file has another line count once each
 //   id's raw text is replaced by a benign "x"), a number that is not finite;
 // - deepspeed.json that does not parse with nlohmann or whose batch sizes
 //   and ZeRO stage are not the plan's; pytorchjob.yaml that is not one
 //   yaml-cpp document with the PyTorchJob keys, a Kubernetes name, the
-//   plan's replicas and tensor-parallel size; megatron.args with a line that
+//   plan's replicas (and, with megatron.args, tensor-parallel size);
+//   trainjob.yaml without the TrainJob keys and the plan's nodes; plan.json
+//   that does not parse; megatron.args with a line that
 //   is not an option, or without the plan's sizes; slurm.sbatch with an
 //   #SBATCH line after the first command (sbatch ignores those) or without
 //   the plan's node count; torchrun.sh without it.
@@ -41,9 +44,21 @@ using nlohmann::json;
 
 constexpr long long kMaxPlanCells = 8;
 
+// The files of every plan, and the launcher families' own files.
 const std::vector<std::string>& launch_names() {
-  static const std::vector<std::string> names = {"slurm.sbatch", "torchrun.sh", "megatron.args",
-                                                 "deepspeed.json", "pytorchjob.yaml"};
+  static const std::vector<std::string> names = {"slurm.sbatch",   "torchrun.sh",
+                                                 "deepspeed.json", "pytorchjob.yaml",
+                                                 "trainjob.yaml",  "plan.json"};
+  return names;
+}
+
+const std::vector<std::vector<std::string>>& family_names() {
+  static const std::vector<std::vector<std::string>> names = {
+      {"megatron.args"},
+      {"torchtitan.toml"},
+      {"accelerate_fsdp.yaml"},
+      {"accelerate_fsdp.yaml", "finetune_peft.yaml"},
+      {"torchtune.yaml"}};
   return names;
 }
 
@@ -87,6 +102,7 @@ struct Plan {
   long long nodes = 0, gpus = 0, global_batch = 0;
   long long tp = 0, pp = 0, dp = 0, micro_batch = 0, zero = 0;
   std::vector<std::string> ids;  // model, server, GPU and fabric ids
+  bool megatron = false;         // megatron.args was written
 };
 
 Plan recommended(const CliRun& r, const std::string& model_id) {
@@ -180,6 +196,7 @@ void check_pytorchjob(const CliRun& r, const std::string& text, const Plan& p) {
         (p.nodes > 1 && replicas["Worker"]["replicas"].as<long long>() != p.nodes - 1)) {
       fail(r, "pytorchjob.yaml: GPUs per node or replicas are not the plan's:\n" + text);
     }
+    if (!p.megatron) return;
     const YAML::Node args = replicas["Master"]["template"]["spec"]["containers"][0]["args"];
     bool tp = false;
     for (size_t i = 0; i + 1 < args.size(); ++i) {
@@ -189,6 +206,25 @@ void check_pytorchjob(const CliRun& r, const std::string& text, const Plan& p) {
     if (!tp) fail(r, "pytorchjob.yaml: args lack the plan's tensor-parallel size:\n" + text);
   } catch (const YAML::Exception& e) {
     fail(r, std::string("pytorchjob.yaml does not read: ") + e.what() + "\n" + text);
+  }
+}
+
+void check_trainjob(const CliRun& r, const std::string& text, const Plan& p) {
+  try {
+    const std::vector<YAML::Node> docs = YAML::LoadAll(text);
+    if (docs.size() != 1 || !docs[0].IsMap()) fail(r, "trainjob.yaml is not one mapping");
+    const YAML::Node& job = docs[0];
+    const YAML::Node trainer = job["spec"]["trainer"];
+    if (job["apiVersion"].as<std::string>() != "trainer.kubeflow.org/v1alpha1" ||
+        job["kind"].as<std::string>() != "TrainJob" ||
+        !k8s_name(job["metadata"]["name"].as<std::string>()) ||
+        job["spec"]["runtimeRef"]["name"].as<std::string>().empty() ||
+        trainer["numNodes"].as<long long>() != p.nodes ||
+        trainer["numProcPerNode"].as<long long>() != p.gpus / p.nodes) {
+      fail(r, "trainjob.yaml: keys, nodes or processes per node are not the plan's:\n" + text);
+    }
+  } catch (const YAML::Exception& e) {
+    fail(r, std::string("trainjob.yaml does not read: ") + e.what() + "\n" + text);
   }
 }
 
@@ -226,7 +262,8 @@ void check_slurm(const CliRun& r, const std::string& text, const Plan& p) {
 
 void check_torchrun(const CliRun& r, const std::string& text, const Plan& p) {
   if (text.rfind("#!/usr/bin/env bash\n", 0) != 0) fail(r, "torchrun.sh: no shebang");
-  if (!contains_line(text, "  --nnodes=" + std::to_string(p.nodes) + " \\")) {
+  if (!contains_line(text, "  --nnodes=" + std::to_string(p.nodes) + " \\") &&
+      !contains_line(text, "  --num_machines " + std::to_string(p.nodes) + " \\")) {
     fail(r, "torchrun.sh lacks the plan's node count:\n" + text);
   }
 }
@@ -274,24 +311,43 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     fz::fs::remove_all(emit, ec);
     return 0;
   }
-  std::vector<std::string> expected = launch_names();
-  std::sort(expected.begin(), expected.end());
-  if (made != expected) fail(r, "the --emit folder does not hold exactly the five launch files");
-  for (const std::string& name : launch_names()) {
+  std::vector<std::string> names;
+  for (const auto& family : family_names()) {
+    std::vector<std::string> expected = launch_names();
+    expected.insert(expected.end(), family.begin(), family.end());
+    std::sort(expected.begin(), expected.end());
+    if (made == expected) names = expected;
+  }
+  if (names.empty()) fail(r, "the --emit folder does not hold one launcher family's files");
+  for (const std::string& name : names) {
     if (r.out.find("\nwrote " + (emit / name).string() + "\n") == std::string::npos) {
       fail(r, "no 'wrote' line for " + name);
     }
   }
-  const Plan p = recommended(r, preview.model_id);
+  Plan p = recommended(r, preview.model_id);
+  p.megatron = std::find(names.begin(), names.end(), "megatron.args") != names.end();
   const std::set<std::string> allowed = fz::input_words(parts);
-  for (const std::string& name : launch_names()) {
+  for (const std::string& name : names) {
     const std::string text = read_file(emit / name);
+    if (name == "plan.json") {
+      // The JSON report itself: it parses (its figures are fuzz_plan_finite's).
+      if (!json::accept(text)) fail(r, "plan.json does not parse");
+      continue;
+    }
     check_any_file(r, name, text, p, allowed);
     if (name == "deepspeed.json") check_deepspeed(r, text, p);
     if (name == "pytorchjob.yaml") check_pytorchjob(r, text, p);
+    if (name == "trainjob.yaml") check_trainjob(r, text, p);
     if (name == "megatron.args") check_megatron(r, text, p);
     if (name == "slurm.sbatch") check_slurm(r, text, p);
     if (name == "torchrun.sh") check_torchrun(r, text, p);
+    if (name.ends_with(".yaml")) {
+      try {
+        (void)YAML::LoadAll(text);
+      } catch (const YAML::Exception& e) {
+        fail(r, name + " does not read: " + e.what() + "\n" + text);
+      }
+    }
   }
   fz::fs::remove_all(emit, ec);
   return 0;

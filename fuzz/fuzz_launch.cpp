@@ -2,8 +2,9 @@
 // src/report/launch.hpp) on their own, with a PlanReport whose model, server,
 // GPU and fabric ids are arbitrary fuzzed bytes (the readers would reject
 // most of them; this checks the writers' escaping by itself) and whose
-// layout, sizes, precision, fabric kind and verdict are fuzzed in legal
-// ranges. Each file is compared with the same plan's file under benign ids.
+// layout, sizes, precision, fabric kind, verdict, framework row (launcher
+// family), fine-tuning method and --smoke are fuzzed in legal ranges. Each file is compared with
+// the same plan's file under benign ids.
 //
 // A finding (abort) is, for the fuzzed ids:
 // - an exception other than InputError, or an InputError although every id
@@ -15,7 +16,7 @@
 // - a job name (slurm.sbatch --job-name, pytorchjob.yaml metadata.name) that
 //   is not a Kubernetes name: lower-case letters, digits, '-', at most 63;
 // - megatron.args or deepspeed.json that differ at all (they hold no id);
-// - pytorchjob.yaml that is not one yaml-cpp document equal to the benign
+// - pytorchjob.yaml or trainjob.yaml that is not one yaml-cpp document equal to the benign
 //   one but for metadata.name (read when the input has a non-ASCII byte;
 //   otherwise the line checks settle it).
 #include <fuzzer/FuzzedDataProvider.h>
@@ -133,17 +134,17 @@ void compare(const Files& fuzzed, const Files& benign, bool non_ascii) {
     // is its only line break; with non-ASCII ids (YAML 1.1 also breaks lines
     // at NEL, LS and PS) the file is also read with yaml-cpp. Parsing every
     // time would make this target several times slower.
-    if (name == "pytorchjob.yaml" && non_ascii) {
+    if ((name == "pytorchjob.yaml" || name == "trainjob.yaml") && non_ascii) {
       try {
         const YAML::Node doc = YAML::Load(text);
         if (doc["metadata"]["name"].as<std::string>() != job) {
           fail("metadata.name is not the job name " + job, text, ref);
         }
         if (yaml_without_name(text) != yaml_without_name(ref)) {
-          fail("pytorchjob.yaml reads differently under benign ids", text, ref);
+          fail(name + " reads differently under benign ids", text, ref);
         }
       } catch (const YAML::Exception& e) {
-        fail(std::string("pytorchjob.yaml does not read: ") + e.what(), text, ref);
+        fail(name + " does not read: " + e.what(), text, ref);
       }
     }
   }
@@ -199,6 +200,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   c.step.step_s = in.ConsumeFloatingPointInRange(1e-3, 1e3);
   c.time_to_train_s = in.ConsumeFloatingPointInRange(1.0, 1e9);
   c.band = in.ConsumeFloatingPointInRange(0.0, 1.0);
+  // Framework row and fine-tuning method: every launcher family's writers.
+  w.framework =
+      static_cast<Framework>(in.ConsumeIntegralInRange<int>(0, static_cast<int>(Framework::other)));
+  if (in.ConsumeBool()) {
+    w.task = Task::finetune;
+    w.finetune.method =
+        pick(in, {FinetuneMethod::full, FinetuneMethod::lora, FinetuneMethod::qlora});
+    w.finetune.rank = in.ConsumeIntegralInRange(1, 256);
+  }
+  const bool smoke = in.ConsumeBool();
 
   // The same plan under benign ids, then under the fuzzed ones.
   PlanReport benign = r;
@@ -206,7 +217,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   benign.request.hardware[0].server.id = "server";
   benign.request.hardware[0].gpu.id = "gpu";
   if (benign.request.hardware[0].fabric) benign.request.hardware[0].fabric->id = "fabric";
-  const Files ref = report::launch_files(benign, c);
+  const Files ref = report::launch_files(benign, c, smoke);
 
   HardwareOption& fhw = r.request.hardware[0];
   w.model.id = in.ConsumeRandomLengthString(300);
@@ -222,7 +233,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   Files files;
   try {
-    files = report::launch_files(r, c);
+    files = report::launch_files(r, c, smoke);
   } catch (const InputError& e) {
     if (valid) fail(std::string("InputError with valid ids: ") + e.what(), "", "");
     return 0;

@@ -111,6 +111,7 @@ class Plan:
         self.micro_batch = lay.get("micro_batch", 1)
         self.zero = lay.get("zero", 0)
         self.recompute = lay.get("recompute", "none")
+        self.recompute_layers = int(lay.get("recompute_layers", 0) or 0)
         self.offload = bool(lay.get("offload", lay.get("offload_optimizer", False)))
         self.fp8_param_gather = bool(lay.get("fp8_param_gather", False))
         w = dict(workload or {})
@@ -396,6 +397,13 @@ class Checker:
         gran = o.get("--recompute-granularity")
         rec = "full" if gran == "full" else "selective" if gran == "selective" or "--recompute-activations" in o else "none"
         self.agree(name, ln("--recompute"), "recompute", rec, pl.recompute)
+        if rec == "full":
+            # Partial recompute: Megatron-LM's block method with the plan's
+            # layers per chunk; every layer: uniform, one layer per checkpoint.
+            method = o.get("--recompute-method")
+            layers = int(o.get("--recompute-num-layers") or 0)
+            got = layers if method == "block" else 0
+            self.agree(name, ln("--recompute-num-layers"), "recompute_layers", got, pl.recompute_layers)
         if "--fp8-format" in o:
             prec = "fp8"
         elif "--bf16" in o:
@@ -691,9 +699,13 @@ class Checker:
             if str(fc.get("fsdp_version", 1)) == "2" and "fsdp_reshard_after_forward" in fc:
                 zero = 3 if fc["fsdp_reshard_after_forward"] in (True, "true", "FULL_SHARD") else 2
             self.agree(name, ln("fsdp_"), "ZeRO/FSDP stage", zero, pl.zero)
-            ckpt = bool(fc.get("fsdp_activation_checkpointing", False))
-            self.agree(name, ln("fsdp_activation_checkpointing"), "recompute (fsdp_activation_checkpointing)",
-                       ckpt, pl.recompute != "none")
+            # Beside a TRL/PEFT config the recompute is its gradient_checkpointing
+            # (checked there); FSDP's own checkpointing stays off so the two do
+            # not wrap the same layers twice.
+            if not os.path.exists(self.p("finetune_peft.yaml")):
+                ckpt = bool(fc.get("fsdp_activation_checkpointing", False))
+                self.agree(name, ln("fsdp_activation_checkpointing"),
+                           "recompute (fsdp_activation_checkpointing)", ckpt, pl.recompute != "none")
             if "fsdp_offload_params" in fc:
                 self.agree(name, ln("fsdp_offload_params"), "offload (fsdp_offload_params)",
                            bool(fc["fsdp_offload_params"]), pl.offload)

@@ -31,6 +31,7 @@ struct Options {
   std::string emit;                  // plan --emit DIR: launch files for the recommended plan
   bool force = false;                // plan --force: --emit may replace existing files
   bool full_frontier = false;        // plan --full-frontier: every frontier point in text
+  bool smoke = false;                // plan --smoke: --emit's torchrun.sh runs smoke_train.py
   std::string output;                // -o FILE: the report goes there instead of standard output
   std::ostream* progress = nullptr;  // plan, simulate: draw a progress bar here (a terminal)
   std::string jobs;                  // simulate JOBS.yaml

@@ -178,11 +178,16 @@ std::vector<io::OutputFile> launch_files(const Options& o, const report::PlanRep
   }
   std::vector<io::OutputFile> files;
   std::vector<std::string> existing;
-  for (const auto& [name, content] : report::launch_files(rep, *rep.result.recommended)) {
+  auto emitted = report::launch_files(rep, *rep.result.recommended, o.smoke);
+  // The plan itself, as plan --format json writes it, so a reader can compare
+  // the launch files with the plan they implement.
+  emitted.emplace_back("plan.json", report::plan_json(rep));
+  for (const auto& [name, content] : emitted) {
     const std::string path = (dir / name).string();
     io::refuse_input_as_output(path, "--emit");
     if (fs::exists(fs::symlink_status(path, ec))) existing.push_back(name);
-    files.push_back({path, content, name.ends_with(".sh") || name.ends_with(".sbatch")});
+    files.push_back({path, content,
+                     name.ends_with(".sh") || name.ends_with(".sbatch") || name.ends_with(".py")});
   }
   if (!existing.empty() && !o.force) {
     std::string names;

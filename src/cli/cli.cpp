@@ -61,12 +61,19 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
       ->check(CLI::IsMember({"cost", "time", "energy"}));
   pl->add_option("--threads", o.threads, "search threads (default: all cores)")
       ->check(CLI::Range(1, 1024));
-  pl->add_option("--emit", o.emit,
-                 "write launch files for the recommended plan into this folder (slurm.sbatch, "
-                 "torchrun.sh, megatron.args, deepspeed.json, pytorchjob.yaml)");
+  auto* emit = pl->add_option(
+      "--emit", o.emit,
+      "write launch files for the recommended plan into this folder (plan.json, slurm.sbatch, "
+      "torchrun.sh, deepspeed.json, pytorchjob.yaml, trainjob.yaml and the framework's files: "
+      "megatron.args, torchtitan.toml, accelerate_fsdp.yaml, finetune_peft.yaml or "
+      "torchtune.yaml)");
   pl->add_flag("--force", o.force, "--emit may replace launch files that already exist");
   pl->add_flag("--full-frontier", o.full_frontier,
                "text: list every frontier point (default: a compact selection)");
+  pl->add_flag("--smoke", o.smoke,
+               "with --emit: torchrun.sh runs smoke_train.py, a tiny model of the plan's "
+               "parallel structure, at 2 processes on this host with gloo")
+      ->needs(emit);
 
   auto* sm = app.add_subcommand(
       "simulate", "a team's job mix on candidate clusters: queueing delay, utilisation, makespan");

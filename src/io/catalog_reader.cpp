@@ -339,6 +339,18 @@ ModelShape read_model_fields(Fields& f, const std::string& default_id) {
                        {"alibi", PositionKind::alibi}},
                       PositionKind::rope);
   m.max_position = f.integer("max_position", 1, 100000000).value_or(0);
+  m.rope_theta = f.number("rope_theta", 1, 1e12).value_or(0);
+  if (const YAML::Node rs = f.node("rope_scaling"); rs.IsDefined() && !rs.IsNull()) {
+    Fields x(rs, f.file(), f.key_path("rope_scaling"));
+    m.rope_scaling = choose(x, "type",
+                            {{"llama3", std::string("llama3")},
+                             {"yarn", std::string("yarn")},
+                             {"linear", std::string("linear")},
+                             {"dynamic", std::string("dynamic")}},
+                            std::string("llama3"));
+    m.rope_scaling_factor = x.number("factor", 1, 1e6).value_or(1);
+    x.finish();
+  }
   m.norm = choose(f, "norm", {{"layernorm", NormKind::layernorm}, {"rmsnorm", NormKind::rmsnorm}},
                   NormKind::layernorm);
   m.linear_bias = f.boolean("linear_bias").value_or(false);
@@ -352,7 +364,20 @@ ModelShape read_model_fields(Fields& f, const std::string& default_id) {
     m.moe.expert_ffn = e.integer("expert_ffn", 1, 100000000).value_or(m.ffn);
     m.moe.dense_layers = static_cast<int>(e.integer("dense_layers", 0, 100000).value_or(0));
     m.moe.capacity_factor = e.number("capacity_factor", 0.01, 1000).value_or(1.0);
+    m.moe.sigmoid_router =
+        choose(e, "score_function", {{"softmax", false}, {"sigmoid", true}}, false);
+    m.moe.expert_bias = e.boolean("expert_bias").value_or(false);
+    m.moe.router_groups = static_cast<int>(e.integer("router_groups", 1, 1000000).value_or(0));
+    m.moe.router_group_topk =
+        static_cast<int>(e.integer("router_group_topk", 1, 1000000).value_or(0));
+    m.moe.routed_scaling = e.number("routed_scaling", 0.0001, 1e6).value_or(0);
     e.finish();
+    if (m.moe.router_groups > 0 && m.moe.experts % m.moe.router_groups != 0) {
+      e.fail("router_groups", "experts must divide into router_groups groups");
+    }
+    if (m.moe.router_group_topk > m.moe.router_groups) {
+      e.fail("router_group_topk", "router_group_topk is larger than router_groups");
+    }
     if (m.moe.top_k > m.moe.experts) e.fail("top_k", "top_k is larger than experts");
     if (m.moe.dense_layers > m.layers) e.fail("dense_layers", "more dense layers than layers");
   }

@@ -304,6 +304,33 @@ bool any_dropout(const Reader& r, const std::vector<std::pair<Names, double>>& k
   return on;
 }
 
+// RoPE base and scaling for the launch files: rope_theta, and rope_scaling's
+// rope_type (or type, older configs) with its factor; other types are left out.
+void read_rope(const Reader& r, ModelShape& m) {
+  if (const json* t = r.find({"rope_theta"})) {
+    if (!t->is_number()) r.fail("rope_theta", "expected a number, got " + describe(*t));
+    const double v = t->get<double>();
+    if (!(v >= 1 && v <= 1e12))
+      r.fail("rope_theta", "must be between 1 and 1e12, got " + shown(*t));
+    m.rope_theta = v;
+  }
+  const Reader rs = r.child("rope_scaling");
+  std::optional<std::string> type = rs.string("rope_type");
+  if (!type) type = rs.string("type");
+  if (!type || (*type != "llama3" && *type != "yarn" && *type != "linear" && *type != "dynamic")) {
+    return;
+  }
+  double factor = 1;
+  if (const json* f = rs.find({"factor"})) {
+    if (!f->is_number()) rs.fail("factor", "expected a number, got " + describe(*f));
+    factor = f->get<double>();
+    if (!(factor >= 1 && factor <= 1e6))
+      rs.fail("factor", "must be between 1 and 1e6, got " + shown(*f));
+  }
+  m.rope_scaling = *type;
+  m.rope_scaling_factor = factor;
+}
+
 // The Llama-style core (the Llama family, DeepSeek, GPT-OSS): grouped-query heads, the
 // head size when given (`head_dim`: the key is read), a SwiGLU MLP of
 // intermediate_size, RoPE, RMSNorm, untied embeddings by default, attention dropout.
@@ -322,6 +349,7 @@ void read_llama_core(const Reader& r, Parsed& p, bool head_dim) {
   m.norm = NormKind::rmsnorm;
   m.tied_embeddings = r.flag({"tie_word_embeddings"}, false);
   m.dropout = any_dropout(r, {{{"attention_dropout"}, 0.0}});
+  read_rope(r, m);
 }
 
 // Qwen2MoeConfig / Qwen3MoeConfig: a layer is MoE when it is not in
@@ -501,6 +529,22 @@ void read_deepseek(const Reader& r, const std::string& type, Parsed& p) {
   // Multi-token prediction modules (DeepSeek-V3 §2.2: one, stored after the
   // last layer); trained with the model, not counted in num_hidden_layers.
   m.mtp_layers = static_cast<int>(r.optional_size({"num_nextn_predict_layers"}, 0, 16).value_or(0));
+  // Router: DeepSeek-V3 scores with a sigmoid (scoring_func) and selects with
+  // a per-expert bias (topk_method noaux_tc); V2 and V3 route within
+  // topk_group of n_group groups and scale by routed_scaling_factor.
+  if (const auto f = r.string("scoring_func")) m.moe.sigmoid_router = *f == "sigmoid";
+  if (const auto t = r.string("topk_method")) m.moe.expert_bias = *t == "noaux_tc";
+  m.moe.router_groups = static_cast<int>(r.optional_size({"n_group"}).value_or(0));
+  m.moe.router_group_topk = static_cast<int>(r.optional_size({"topk_group"}).value_or(0));
+  if (m.moe.router_groups > 0 &&
+      (m.moe.experts % m.moe.router_groups != 0 || m.moe.router_group_topk > m.moe.router_groups)) {
+    r.fail("n_group", fmt::format("{} experts in {} groups, {} of them per token", m.moe.experts,
+                                  m.moe.router_groups, m.moe.router_group_topk));
+  }
+  if (const json* f = r.find({"routed_scaling_factor"}); f && f->is_number()) {
+    const double v = f->get<double>();
+    if (v > 0 && v <= 1e6) m.moe.routed_scaling = v;
+  }
   if (r.optional_size({"moe_layer_freq"}).value_or(1) != 1) {
     r.fail("moe_layer_freq", "only 1 (every layer after the dense ones is MoE) is supported");
   }

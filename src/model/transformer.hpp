@@ -18,6 +18,16 @@ struct MoeShape {
   long long expert_ffn = 0;      // intermediate size of one expert
   int dense_layers = 0;          // first layers that stay dense (DeepSeek-V3: 3)
   double capacity_factor = 1.0;  // tokens an expert buffers = factor * fair share
+  // Router (launch files only; the time and memory models do not read it):
+  // gate score function, a per-expert bias added for top-k selection only
+  // (DeepSeek-V3's auxiliary-loss-free balancing), group-limited routing
+  // (experts in router_groups groups, tokens routed within router_group_topk
+  // of them) and the factor the routed output is scaled by. 0 = not given.
+  bool sigmoid_router = false;  // sigmoid scores (DeepSeek-V3); false: softmax
+  bool expert_bias = false;
+  int router_groups = 0;
+  int router_group_topk = 0;
+  double routed_scaling = 0;
   bool operator==(const MoeShape&) const = default;
 };
 
@@ -45,6 +55,12 @@ struct ModelShape {
   bool tied_embeddings = false;
   PositionKind position = PositionKind::rope;
   long long max_position = 0;  // learned position table size
+  // RoPE base (Hugging Face rope_theta; launch files only); 0 = not given.
+  double rope_theta = 0;
+  // RoPE scaling (Hugging Face rope_scaling.rope_type): "" none, "llama3"
+  // (Llama 3.1 frequency scaling), "yarn", "linear", "dynamic", with its factor.
+  std::string rope_scaling;
+  double rope_scaling_factor = 0;
   NormKind norm = NormKind::layernorm;
   bool linear_bias = false;  // biases on every attention/MLP linear (GPT-2/BLOOM style)
   bool qkv_bias = false;     // biases on Q, K, V only (Qwen2)

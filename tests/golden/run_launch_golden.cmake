@@ -1,7 +1,7 @@
 # Runs `scaleout plan WORKLOAD --emit OUTDIR` and compares each launch file
 # with tests/golden/launch/<file>. WORKLOAD is relative to ROOT. With
 # -DUPDATE=ON the expected files are rewritten instead.
-set(files slurm.sbatch torchrun.sh megatron.args deepspeed.json pytorchjob.yaml)
+set(files slurm.sbatch torchrun.sh megatron.args deepspeed.json pytorchjob.yaml trainjob.yaml)
 file(REMOVE_RECURSE "${OUTDIR}")
 execute_process(
   COMMAND "${SCALEOUT}" plan "${WORKLOAD}" --threads 2 --emit "${OUTDIR}"

@@ -713,9 +713,10 @@ TEST(CliOutputSafety, OutputReplacesAnOlderReportAndKeepsItsMode) {
             1);
 }
 
-// The five launch files, as --emit writes them.
-const std::vector<std::string> kLaunchFiles = {"slurm.sbatch", "torchrun.sh", "megatron.args",
-                                               "deepspeed.json", "pytorchjob.yaml"};
+// The launch files of a LoRA plan, as --emit writes them.
+const std::vector<std::string> kLaunchFiles = {
+    "slurm.sbatch",  "torchrun.sh",          "deepspeed.json",     "pytorchjob.yaml",
+    "trainjob.yaml", "accelerate_fsdp.yaml", "finetune_peft.yaml", "plan.json"};
 
 TEST(CliOutputSafety, EmitRefusesToReplaceFilesWithoutForce) {
   // Before issue 23 --emit silently replaced a user's own slurm.sbatch.
@@ -741,7 +742,7 @@ TEST(CliOutputSafety, EmitRefusesToReplaceFilesWithoutForce) {
   const auto exec = std::filesystem::perms::owner_exec;
   EXPECT_NE(std::filesystem::status(dir / "torchrun.sh").permissions() & exec,
             std::filesystem::perms::none);
-  EXPECT_EQ(std::filesystem::status(dir / "megatron.args").permissions() & exec,
+  EXPECT_EQ(std::filesystem::status(dir / "finetune_peft.yaml").permissions() & exec,
             std::filesystem::perms::none);
 }
 

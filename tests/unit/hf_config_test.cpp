@@ -123,7 +123,18 @@ TEST(HfConfig, DeepSeekV3) {
   EXPECT_FALSE(m.tied_embeddings);
   EXPECT_EQ(m.position, PositionKind::rope);
   EXPECT_EQ(m.norm, NormKind::rmsnorm);
-  EXPECT_EQ(m.moe, moe_of(256, 8, 1, 2048, 3));
+  // The router (launch files only): sigmoid scores, expert bias (noaux_tc),
+  // 4 of 8 groups, routed output scaled by 2.5; RoPE base 10000, YaRN x40.
+  MoeShape moe = moe_of(256, 8, 1, 2048, 3);
+  moe.sigmoid_router = true;
+  moe.expert_bias = true;
+  moe.router_groups = 8;
+  moe.router_group_topk = 4;
+  moe.routed_scaling = 2.5;
+  EXPECT_EQ(m.moe, moe);
+  EXPECT_EQ(m.rope_theta, 10000);
+  EXPECT_EQ(m.rope_scaling, "yarn");
+  EXPECT_EQ(m.rope_scaling_factor, 40);
   EXPECT_TRUE(m.is_mla());
   EXPECT_EQ(m.mla.q_lora_rank, 1536);
   EXPECT_EQ(m.mla.kv_lora_rank, 512);

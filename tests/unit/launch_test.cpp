@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "cli/cli.hpp"
+#include "io/catalog_reader.hpp"
 
 namespace scaleout {
 namespace {
@@ -75,30 +76,45 @@ std::map<std::string, std::string> read_args(const fs::path& file) {
   return m;
 }
 
-void check_example(const std::string& example, const std::string& name) {
+// The files every plan gets, and those of each launcher family.
+const std::vector<std::string> kCommonFiles = {"slurm.sbatch",    "torchrun.sh",   "deepspeed.json",
+                                               "pytorchjob.yaml", "trainjob.yaml", "plan.json"};
+
+void check_example(const std::string& example, const std::string& name,
+                   const std::vector<std::string>& family_files = {"megatron.args"}) {
   SCOPED_TRACE(example);
   const Emitted e = emit(example, name);
   ASSERT_EQ(e.code, 0) << e.err;
-  ASSERT_EQ(e.wrote.size(), 5u);
-  for (const char* f :
-       {"slurm.sbatch", "torchrun.sh", "megatron.args", "deepspeed.json", "pytorchjob.yaml"}) {
-    EXPECT_TRUE(fs::exists(e.dir / f)) << f;
-  }
+  ASSERT_EQ(e.wrote.size(), kCommonFiles.size() + family_files.size());
+  for (const auto& f : kCommonFiles) EXPECT_TRUE(fs::exists(e.dir / f)) << f;
+  for (const auto& f : family_files) EXPECT_TRUE(fs::exists(e.dir / f)) << f;
   const nlohmann::json& rec = e.plan.at("recommended");
   const int gpus = rec.at("gpus").get<int>();
   const int nodes = rec.at("nodes").get<int>();
   const int dp = rec.at("layout").at("dp").get<int>();
+  const int zero = rec.at("layout").at("zero").get<int>();
   const long long batch = rec.at("global_batch").get<long long>();
 
-  // megatron.args: the model-parallel sizes times dp give the GPU count.
-  const auto args = read_args(e.dir / "megatron.args");
-  const int tp = std::stoi(args.at("--tensor-model-parallel-size"));
-  const int pp = std::stoi(args.at("--pipeline-model-parallel-size"));
-  const int cp = std::stoi(args.at("--context-parallel-size"));
-  EXPECT_EQ(tp * pp * cp * dp, gpus);
-  EXPECT_EQ(std::stoll(args.at("--global-batch-size")), batch);
-  EXPECT_EQ(args.count("--train-tokens"), 0u);  // not a Megatron-LM option
-  EXPECT_GT(std::stoll(args.at("--train-iters")), 0);
+  // plan.json is the plan the launch files implement.
+  const auto plan = nlohmann::json::parse(read_file(e.dir / "plan.json"));
+  EXPECT_EQ(plan.at("recommended").at("layout"), rec.at("layout"));
+
+  const bool megatron = fs::exists(e.dir / "megatron.args");
+  if (megatron) {
+    // megatron.args: the model-parallel sizes times dp give the GPU count.
+    const auto args = read_args(e.dir / "megatron.args");
+    const int tp = std::stoi(args.at("--tensor-model-parallel-size"));
+    const int pp = std::stoi(args.at("--pipeline-model-parallel-size"));
+    const int cp = std::stoi(args.at("--context-parallel-size"));
+    EXPECT_EQ(tp * pp * cp * dp, gpus);
+    EXPECT_EQ(std::stoll(args.at("--global-batch-size")), batch);
+    EXPECT_EQ(args.count("--train-tokens"), 0u);  // not a Megatron-LM option
+    EXPECT_GT(std::stoll(args.at("--train-iters")), 0);
+    EXPECT_EQ(args.count("--use-distributed-optimizer"), zero == 1 ? 1u : 0u);
+    if (dp > 1) {
+      EXPECT_EQ(args.count("--overlap-grad-reduce"), 1u);
+    }
+  }
 
   // deepspeed.json: batch = micro x accumulation x dp.
   const auto ds = nlohmann::json::parse(read_file(e.dir / "deepspeed.json"));
@@ -106,8 +122,7 @@ void check_example(const std::string& example, const std::string& name) {
   EXPECT_EQ(ds.at("train_batch_size").get<long long>(),
             ds.at("train_micro_batch_size_per_gpu").get<long long>() *
                 ds.at("gradient_accumulation_steps").get<long long>() * dp);
-  EXPECT_EQ(ds.at("zero_optimization").at("stage").get<int>(),
-            rec.at("layout").at("zero").get<int>());
+  EXPECT_EQ(ds.at("zero_optimization").at("stage").get<int>(), zero);
   EXPECT_EQ(ds.at("gradient_clipping").get<double>(), 1.0);
 
   // pytorchjob.yaml: one master and nodes - 1 workers, each with a node's GPUs.
@@ -116,12 +131,31 @@ void check_example(const std::string& example, const std::string& name) {
   EXPECT_EQ(job["kind"].as<std::string>(), "PyTorchJob");
   const YAML::Node specs = job["spec"]["pytorchReplicaSpecs"];
   EXPECT_EQ(specs["Master"]["replicas"].as<int>(), 1);
-  EXPECT_EQ(specs["Worker"]["replicas"].as<int>(), nodes - 1);
   const int per_node = gpus / nodes;
   EXPECT_EQ(job["spec"]["nprocPerNode"].as<std::string>(), std::to_string(per_node));
-  const YAML::Node container = specs["Worker"]["template"]["spec"]["containers"][0];
+  const YAML::Node container = specs["Master"]["template"]["spec"]["containers"][0];
   EXPECT_EQ(container["name"].as<std::string>(), "pytorch");
   EXPECT_EQ(container["resources"]["limits"]["nvidia.com/gpu"].as<int>(), per_node);
+  if (nodes > 1) {
+    EXPECT_EQ(specs["Worker"]["replicas"].as<int>(), nodes - 1);
+  }
+
+  // trainjob.yaml: Trainer v2 with the plan's nodes and processes per node.
+  const YAML::Node tj = YAML::LoadFile((e.dir / "trainjob.yaml").string());
+  EXPECT_EQ(tj["apiVersion"].as<std::string>(), "trainer.kubeflow.org/v1alpha1");
+  EXPECT_EQ(tj["kind"].as<std::string>(), "TrainJob");
+  EXPECT_EQ(tj["spec"]["runtimeRef"]["name"].as<std::string>(), "torch-distributed");
+  EXPECT_EQ(tj["spec"]["trainer"]["numNodes"].as<int>(), nodes);
+  EXPECT_EQ(tj["spec"]["trainer"]["numProcPerNode"].as<int>(), per_node);
+  EXPECT_EQ(tj["spec"]["trainer"]["resourcesPerNode"]["limits"]["nvidia.com/gpu"].as<int>(),
+            per_node);
+
+  // The family's YAML files parse.
+  for (const auto& f : family_files) {
+    if (f.ends_with(".yaml")) {
+      EXPECT_NO_THROW(YAML::LoadFile((e.dir / f).string())) << f;
+    }
+  }
 
   // The Slurm script asks for the plan's nodes and GPUs.
   const std::string sbatch = read_file(e.dir / "slurm.sbatch");
@@ -148,6 +182,70 @@ TEST(Launch, Mixtral8x7b) {
   EXPECT_EQ(args.count("--num-experts"), 1u);
   EXPECT_EQ(args.at("--moe-router-topk"), "2");
   EXPECT_EQ(args.count("--expert-model-parallel-size"), 1u);
+}
+
+TEST(Launch, LoraGetsPeftNotPretrain) {
+  // A LoRA plan (framework fsdp) runs TRL's SFT script with PEFT, never a
+  // full-parameter pretrain_gpt.py job.
+  check_example("plan-llama3-8b-lora.yaml", "lora", {"accelerate_fsdp.yaml", "finetune_peft.yaml"});
+  const fs::path dir = fs::path(::testing::TempDir()) / "scaleout-launch-lora";
+  EXPECT_FALSE(fs::exists(dir / "megatron.args"));
+  const YAML::Node peft = YAML::LoadFile((dir / "finetune_peft.yaml").string());
+  EXPECT_TRUE(peft["use_peft"].as<bool>());
+  EXPECT_EQ(peft["lora_r"].as<int>(), 16);
+  for (const char* f : {"torchrun.sh", "pytorchjob.yaml", "trainjob.yaml"}) {
+    EXPECT_EQ(read_file(dir / f).find("pretrain_gpt.py"), std::string::npos) << f;
+  }
+}
+
+TEST(Launch, QloraLoadsIn4Bit) {
+  check_example("plan-llama3-70b-qlora.yaml", "qlora",
+                {"accelerate_fsdp.yaml", "finetune_peft.yaml"});
+  const YAML::Node peft = YAML::LoadFile(
+      (fs::path(::testing::TempDir()) / "scaleout-launch-qlora" / "finetune_peft.yaml").string());
+  EXPECT_TRUE(peft["load_in_4bit"].as<bool>());
+  EXPECT_EQ(peft["bnb_4bit_quant_type"].as<std::string>(), "nf4");
+}
+
+TEST(Launch, FullFinetuneFsdpGetsAccelerate) {
+  check_example("plan-mistral-7b-pcie.yaml", "mistral", {"accelerate_fsdp.yaml"});
+}
+
+TEST(Launch, SmokeVariantRunsTheSmokeScript) {
+  const fs::path dir = fs::path(::testing::TempDir()) / "scaleout-launch-smoke";
+  fs::remove_all(dir);
+  std::vector<std::string> args = {
+      "scaleout",
+      "plan",
+      std::string(SCALEOUT_SOURCE_DIR) + "/examples/plan-llama3-70b-pretrain.yaml",
+      "--threads",
+      "2",
+      "--emit",
+      dir.string(),
+      "--smoke"};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::ostringstream out, err;
+  ASSERT_EQ(run_cli(static_cast<int>(args.size()), argv.data(), out, err), 0) << err.str();
+  ASSERT_TRUE(fs::exists(dir / "smoke_train.py"));
+  const std::string sh = read_file(dir / "torchrun.sh");
+  EXPECT_NE(sh.find("--nproc_per_node=2"), std::string::npos);
+  EXPECT_NE(sh.find("smoke_train.py"), std::string::npos);
+  EXPECT_NE(read_file(dir / "smoke_train.py").find("dist.init_process_group(\"gloo\")"),
+            std::string::npos);
+  EXPECT_TRUE(fs::exists(dir / "megatron.args"));  // the real files stay beside it
+}
+
+TEST(Launch, SmokeNeedsEmit) {
+  std::vector<std::string> args = {
+      "scaleout", "plan",
+      std::string(SCALEOUT_SOURCE_DIR) + "/examples/plan-llama3-70b-pretrain.yaml", "--smoke"};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::ostringstream out, err;
+  EXPECT_NE(run_cli(static_cast<int>(args.size()), argv.data(), out, err), 0);
 }
 
 TEST(Launch, NoRecommendedPlanExits2) {
@@ -328,7 +426,7 @@ TEST(LaunchHostile, MatchesGoldenFiles) {
       files_for(id_report(hostile("model"), hostile("server"), hostile("gpu"), hostile("fabric")));
   const fs::path dir = fs::path(SCALEOUT_SOURCE_DIR) / "tests/golden/launch-hostile";
   const bool update = std::getenv("SCALEOUT_UPDATE_GOLDEN") != nullptr;
-  ASSERT_EQ(files.size(), 5u);
+  ASSERT_EQ(files.size(), 6u);
   for (const auto& [name, text] : files) {
     SCOPED_TRACE(name);
     if (update) {
@@ -432,6 +530,191 @@ TEST(LaunchHostile, NonFiniteTimeIsCappedNotCast) {
   r.result.recommended->time_to_train_s = std::nan("");
   const std::string s = report::slurm_script(r, *r.result.recommended);
   EXPECT_NE(s.find("#SBATCH --time=7-00:00:00\n"), std::string::npos) << s;
+}
+
+// A report for a catalog model under a framework, 2 nodes x 8 GPUs.
+report::PlanReport catalog_report(const std::string& model, Framework fw, const Layout& l) {
+  report::PlanReport r;
+  r.request.workload.model = *io::builtin_catalog().find_model(model);
+  r.request.workload.framework = fw;
+  r.request.workload.tokens = 1e11;
+  r.request.workload.seq_len = 4096;
+  HardwareOption hw;
+  hw.server.id = "dgx-h100";
+  hw.server.gpus_per_node = 8;
+  hw.server.nics_per_node = 8;
+  hw.gpu.id = "h100-sxm";
+  Fabric f;
+  f.id = "ib-ndr";
+  f.kind = FabricKind::ib;
+  hw.fabric = f;
+  r.request.hardware.push_back(hw);
+  PlanCandidate c;
+  c.nodes = 2;
+  c.layout = l;
+  c.global_batch = 64LL * l.micro_batch * l.dp;
+  c.step.step_s = 2.0;
+  c.time_to_train_s = 86400.0;
+  c.band = 0.1;
+  r.result.verdict = Verdict::multi_node;
+  r.result.recommended = c;
+  return r;
+}
+
+std::map<std::string, std::string> file_map(const report::PlanReport& r, bool smoke = false) {
+  const auto files = report::launch_files(r, *r.result.recommended, smoke);
+  return {files.begin(), files.end()};
+}
+
+TEST(LaunchPlan, Llama3RotaryBaseAndOverlap) {
+  Layout l;
+  l.tp = 4;
+  l.dp = 4;
+  l.zero = 1;
+  const auto r = catalog_report("llama3-70b", Framework::megatron, l);
+  const auto a = report::megatron_args(r, *r.result.recommended);
+  EXPECT_TRUE(has(a, "--rotary-base 500000"));
+  EXPECT_FALSE(has(a, "--use-rope-scaling"));
+  EXPECT_TRUE(has(a, "--use-distributed-optimizer"));
+  EXPECT_TRUE(has(a, "--overlap-grad-reduce"));
+  // Priced exposed (perf/step.cpp): not overlapped in the launched run either.
+  EXPECT_FALSE(has(a, "--overlap-param-gather"));
+  const auto r31 = catalog_report("llama3.1-405b", Framework::megatron, l);
+  const auto a31 = report::megatron_args(r31, *r31.result.recommended);
+  EXPECT_TRUE(has(a31, "--use-rope-scaling"));
+  EXPECT_TRUE(has(a31, "--rope-scaling-factor 8"));
+}
+
+TEST(LaunchPlan, DeepSeekV3Router) {
+  Layout l;
+  l.tp = 1;
+  l.pp = 2;
+  l.dp = 8;
+  l.ep = 8;
+  l.zero = 1;
+  auto r = catalog_report("deepseek-v3", Framework::megatron, l);
+  r.request.workload.precision = Precision::fp8;
+  const auto a = report::megatron_args(r, *r.result.recommended);
+  for (const char* want :
+       {"--moe-router-score-function sigmoid", "--moe-router-enable-expert-bias",
+        "--moe-router-num-groups 8", "--moe-router-group-topk 4", "--moe-router-topk 8",
+        "--moe-router-topk-scaling-factor 2.5", "--moe-grouped-gemm",
+        "--expert-model-parallel-size 8", "--expert-tensor-parallel-size 1", "--rope-type yarn",
+        "--rotary-scaling-factor 40", "--fp8-format hybrid", "--fp8-recipe delayed",
+        "--multi-latent-attention"}) {
+    EXPECT_TRUE(has(a, want)) << want;
+  }
+}
+
+TEST(LaunchPlan, FsdpZero3GetsAccelerateNotDistributedOptimizer) {
+  Layout l;
+  l.dp = 16;
+  l.zero = 3;
+  l.recompute = Recompute::full;
+  const auto f = file_map(catalog_report("llama3-8b", Framework::fsdp, l));
+  EXPECT_EQ(f.count("megatron.args"), 0u);
+  const YAML::Node acc = YAML::Load(f.at("accelerate_fsdp.yaml"));
+  EXPECT_EQ(acc["distributed_type"].as<std::string>(), "FSDP");
+  EXPECT_EQ(acc["num_processes"].as<int>(), 16);
+  EXPECT_EQ(acc["fsdp_config"]["fsdp_sharding_strategy"].as<std::string>(), "FULL_SHARD");
+  EXPECT_TRUE(acc["fsdp_config"]["fsdp_activation_checkpointing"].as<bool>());
+  for (const auto& [name, text] : f) {
+    EXPECT_EQ(text.find("--use-distributed-optimizer"), std::string::npos) << name;
+  }
+  const auto ds = nlohmann::json::parse(f.at("deepspeed.json"));
+  EXPECT_EQ(ds.at("zero_optimization").at("stage").get<int>(), 3);
+}
+
+TEST(LaunchPlan, DeepSpeedZero3UsesZeroStage) {
+  Layout l;
+  l.tp = 2;
+  l.dp = 8;
+  l.zero = 3;
+  const auto r = catalog_report("llama3-8b", Framework::deepspeed, l);
+  const auto a = report::megatron_args(r, *r.result.recommended);
+  EXPECT_TRUE(has(a, "--deepspeed"));
+  EXPECT_TRUE(has(a, "--zero-stage 3"));
+  EXPECT_FALSE(has(a, "--use-distributed-optimizer"));
+  const auto f = file_map(r);
+  EXPECT_NE(f.at("torchrun.sh").find("--deepspeed_config \"$here/deepspeed.json\""),
+            std::string::npos);
+  const auto ds = nlohmann::json::parse(f.at("deepspeed.json"));
+  EXPECT_EQ(ds.at("train_batch_size").get<long long>(),
+            ds.at("train_micro_batch_size_per_gpu").get<long long>() *
+                ds.at("gradient_accumulation_steps").get<long long>() * 8);
+}
+
+TEST(LaunchPlan, TorchtitanToml) {
+  Layout l;
+  l.tp = 2;
+  l.pp = 2;
+  l.dp = 4;
+  l.micro_batch = 2;
+  l.zero = 3;
+  l.recompute = Recompute::selective;
+  auto r = catalog_report("llama3-8b", Framework::torchtitan, l);
+  r.request.workload.precision = Precision::fp8;
+  const auto f = file_map(r);
+  ASSERT_EQ(f.count("torchtitan.toml"), 1u);
+  const std::string& t = f.at("torchtitan.toml");
+  for (const char* want :
+       {"name = \"llama3\"\n", "flavor = \"8B\"\n", "data_parallel_replicate_degree = 1\n",
+        "data_parallel_shard_degree = 4\n", "fsdp_reshard_after_forward = \"default\"\n",
+        "tensor_parallel_degree = 2\n", "pipeline_parallel_degree = 2\n",
+        "context_parallel_degree = 1\n", "local_batch_size = 2\n", "global_batch_size = 512\n",
+        "mode = \"selective\"\n", "converters = [\"quantize.linear.float8\"]\n",
+        "[quantize.linear.float8]\n"}) {
+    EXPECT_NE(t.find(want), std::string::npos) << want;
+  }
+  EXPECT_NE(f.at("torchrun.sh").find("torchtitan.train"), std::string::npos);
+  EXPECT_EQ(f.count("megatron.args"), 0u);
+}
+
+TEST(LaunchPlan, TorchtuneQlora) {
+  Layout l;
+  l.dp = 8;
+  l.zero = 3;
+  l.recompute = Recompute::full;
+  l.activation_offload = true;
+  auto r = catalog_report("llama3-8b", Framework::torchtune, l);
+  r.request.workload.task = Task::finetune;
+  r.request.workload.finetune.method = FinetuneMethod::qlora;
+  r.request.workload.finetune.rank = 8;
+  r.request.workload.loss_chunks = 8;
+  const auto f = file_map(r);
+  const YAML::Node t = YAML::Load(f.at("torchtune.yaml"));
+  EXPECT_EQ(t["model"]["lora_rank"].as<int>(), 8);
+  EXPECT_EQ(t["loss"]["num_output_chunks"].as<int>(), 8);
+  EXPECT_TRUE(t["enable_activation_offloading"].as<bool>());
+  EXPECT_TRUE(t["enable_activation_checkpointing"].as<bool>());
+  EXPECT_NE(f.at("torchrun.sh").find("lora_finetune_distributed"), std::string::npos);
+  EXPECT_EQ(t["model"]["_component_"].as<std::string>(), "torchtune.models.llama3.qlora_llama3_8b");
+}
+
+TEST(LaunchPlan, EveryFileNamesThePlan) {
+  Layout l;
+  l.dp = 16;
+  const auto f = file_map(catalog_report("llama3-8b", Framework::megatron, l), true);
+  for (const auto& [name, text] : f) {
+    if (name == "deepspeed.json" || name == "megatron.args") continue;  // no comments there
+    EXPECT_NE(text.find("Generated by scaleout plan: llama3-8b"), std::string::npos) << name;
+    EXPECT_NE(text.find("Layout: tp 1 pp 1 dp 16"), std::string::npos) << name;
+    EXPECT_NE(text.find("global batch"), std::string::npos) << name;
+    EXPECT_NE(text.find("memory"), std::string::npos) << name;
+  }
+}
+
+TEST(LaunchPlan, RdmaResourcePerFabric) {
+  Layout l;
+  l.dp = 16;
+  auto r = catalog_report("llama3-8b", Framework::megatron, l);
+  r.request.hardware[0].fabric->kind = FabricKind::efa;
+  const YAML::Node tj = YAML::Load(file_map(r).at("trainjob.yaml"));
+  EXPECT_EQ(tj["spec"]["trainer"]["resourcesPerNode"]["limits"]["vpc.amazonaws.com/efa"].as<int>(),
+            8);
+  const std::string sbatch = file_map(r).at("slurm.sbatch");
+  EXPECT_NE(sbatch.find("export FI_PROVIDER=efa"), std::string::npos);
+  EXPECT_NE(sbatch.find("##SBATCH --partition=CHANGE-ME"), std::string::npos);
 }
 
 }  // namespace
