@@ -41,35 +41,17 @@ constexpr long long kMaxPlanCells = 8;
 // (an optional figure: no fabric, no price, no constraint, no plan, a
 // reliability figure without failures). Any other null is a number that was
 // not finite.
+// Keys whose value may be null (absent plan, unpriced, no constraint).
 const std::set<std::string>& nullable_keys() {
-  static const std::set<std::string> keys = {"fabric",
-                                             "cost_usd",
-                                             "deadline_days",
-                                             "budget_usd",
-                                             "max_power_kw",
-                                             "min_goodput",
-                                             "recommended",
-                                             "single_node_best",
-                                             "single_domain_best",
-                                             "best_multi_node",
-                                             "min_nodes_fit",
-                                             "min_nodes_deadline",
-                                             "serving",
-                                             "ttft_s",
-                                             "tpot_s",
-                                             "usd_per_hour",
-                                             "usd_per_mtok",
-                                             "mtbf_hours",
-                                             "checkpoint_interval_s",
-                                             "young_interval_s",
-                                             "own_usd",
-                                             "cloud_usd",
-                                             "cloud_usd_per_hour",
-                                             "breakeven_utilisation",
-                                             "capex_usd",
-                                             "server_capex_usd",
-                                             "network_capex_usd",
-                                             "knee"};
+  static const std::set<std::string> keys = {
+      "fabric", "cost_usd", "deadline_days", "budget_usd", "max_power_kw", "min_goodput",
+      "recommended", "single_node_best", "single_domain_best",
+      // bill_of_materials: null without a recommended plan; its money when unpriced.
+      "bill_of_materials", "purchase_usd", "unit_usd", "usd", "own", "depreciation", "colocation",
+      "operations", "energy", "best_multi_node", "min_nodes_fit", "min_nodes_deadline", "serving",
+      "ttft_s", "tpot_s", "usd_per_hour", "usd_per_mtok", "mtbf_hours", "checkpoint_interval_s",
+      "young_interval_s", "own_usd", "cloud_usd", "cloud_usd_per_hour", "breakeven_utilisation",
+      "capex_usd", "server_capex_usd", "network_capex_usd", "knee"};
   return keys;
 }
 
