@@ -41,7 +41,6 @@ constexpr long long kMaxPlanCells = 8;
 // (an optional figure: no fabric, no price, no constraint, no plan, a
 // reliability figure without failures). Any other null is a number that was
 // not finite.
-// Keys whose value may be null (absent plan, unpriced, no constraint).
 const std::set<std::string>& nullable_keys() {
   static const std::set<std::string> keys = {
       "fabric", "cost_usd", "deadline_days", "budget_usd", "max_power_kw", "min_goodput",
