@@ -485,8 +485,11 @@ Str figures_table(const PlanReport& r) {
   each("global batch",
        [](const PlanCandidate& c) { return fmt::format("{} sequences per step", c.global_batch); });
   each("memory per GPU", [](const PlanCandidate& c) {
-    return fmt::format("{} of {} ({} headroom)", gib(c.memory.total()),
-                       gib(c.memory.capacity_bytes), gib(c.memory.headroom_bytes));
+    return fmt::format("{} of {} ({} headroom; 80 %: {} - {}{}{})", gib(c.memory.total()),
+                       gib(c.memory.capacity_bytes), gib(c.memory.headroom_bytes),
+                       gib(c.memory_low_bytes), gib(c.memory_high_bytes),
+                       c.memory_interval.validated ? "" : ", unvalidated",
+                       c.memory_safe ? "" : ", tight: over capacity at the high end");
   });
   each("step time", [](const PlanCandidate& c) { return fmt::format("{:.3f} s", c.step.step_s); });
   each("throughput", [](const PlanCandidate& c) {
@@ -498,7 +501,9 @@ Str figures_table(const PlanReport& r) {
     return percent(c.step.network_wait_fraction) + " of the step";
   });
   each("time to train", [](const PlanCandidate& c) {
-    return fmt::format("{} (+/- {})", duration(c.time_to_train_s), percent(c.band, 0));
+    return fmt::format("{} (80 %: {} - {}{})", duration(c.time_to_train_s),
+                       duration(c.time_to_train_low_s), duration(c.time_to_train_high_s),
+                       c.time_interval.validated ? "" : ", unvalidated");
   });
   each("cost", [&](const PlanCandidate& c) {
     return c.cost_usd > 0

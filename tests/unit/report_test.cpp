@@ -122,6 +122,8 @@ TEST(ValidateCsv, OneRecordPerRowAndAConstantColumnCount) {
   a.measured = 2.5;
   a.predicted = 2.0;
   a.error = -0.2;
+  a.predicted_low = 1.5;
+  a.predicted_high = 3.0;
   a.filled = "note with \"quotes\"\nand a line break";
   RowResult b;
   b.id = "row-2";
@@ -131,16 +133,19 @@ TEST(ValidateCsv, OneRecordPerRowAndAConstantColumnCount) {
   v.rows = {a, b};
   const auto rows = parse_csv(report::validate_csv(v));
   ASSERT_EQ(rows.size(), 3u);
-  for (const auto& row : rows) EXPECT_EQ(row.size(), 22u);
-  EXPECT_EQ(rows[0][12], "compute_s");
-  EXPECT_EQ(rows[0][19], "optimizer_s");
+  for (const auto& row : rows) EXPECT_EQ(row.size(), 24u);
+  EXPECT_EQ(rows[0][14], "compute_s");
+  EXPECT_EQ(rows[0][21], "optimizer_s");
   EXPECT_EQ(rows[1][0], "row,1");
   EXPECT_EQ(rows[1][5], "2");     // predicted
-  EXPECT_EQ(rows[1][6], "-0.2");  // error_fraction
-  EXPECT_EQ(rows[1][12], "");     // no step timed: no breakdown
-  EXPECT_EQ(rows[1][20], a.filled);
+  EXPECT_EQ(rows[1][6], "1.5");   // predicted_low
+  EXPECT_EQ(rows[1][7], "3");     // predicted_high
+  EXPECT_EQ(rows[1][8], "-0.2");  // error_fraction
+  EXPECT_EQ(rows[1][14], "");     // no step timed: no breakdown
+  EXPECT_EQ(rows[1][22], a.filled);
   EXPECT_EQ(rows[2][5], "");  // not predicted
-  EXPECT_EQ(rows[2][21], "no GPU");
+  EXPECT_EQ(rows[2][6], "");  // no interval
+  EXPECT_EQ(rows[2][23], "no GPU");
 }
 
 TEST(Html, EscapeReplacesTheFiveSpecialCharacters) {
