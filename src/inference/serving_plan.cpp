@@ -9,11 +9,6 @@ namespace scaleout {
 
 namespace {
 
-// Relative uncertainty of predicted serving throughput and latency: the
-// largest per-source MAPE of data/validation/inference.csv (MoE, 13.6 %) with
-// a margin for single rows (docs/validation.md, "Inference").
-constexpr double kServingBand = 0.20;
-
 double latency_s(const ServingCandidate& c, const Workload& w) {
   return c.estimate.ttft_s + static_cast<double>(w.inference.output_tokens) * c.estimate.tpot_s;
 }
@@ -107,7 +102,17 @@ void try_layout(const PlanRequest& r, const ServingConstants& k, const ModelFact
   c.hardware = hi;
   c.layout = w.layout;
   c.estimate = estimate_serving(w, hw.server, hw.gpu, hw.fabric ? &*hw.fabric : nullptr, k);
-  c.band = kServingBand;
+  // The serving regime's calibrated interval (the rule of
+  // validation/serving_validation.cpp: framework "engine", scale by the
+  // replica's GPUs).
+  c.interval = prediction_interval(
+      {.metric = IntervalMetric::time,
+       .family = hw.gpu.family,
+       .framework = "engine",
+       .task = IntervalTask::serving,
+       .moe = w.model.is_moe(),
+       .scale = scale_band(static_cast<long long>(tp) * pp, hw.server.gpus_per_node)});
+  c.band = std::max(0.0, c.interval.high - 1.0);
   c.nodes = static_cast<int>(replica_nodes);  // one replica; replicas come below
   if (!c.estimate.meets_ttft || !c.estimate.meets_tpot) {
     res.stats.rejected_by_reason.add(Rejection::latency);

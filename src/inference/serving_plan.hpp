@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "inference/serving.hpp"
+#include "perf/intervals.hpp"
 #include "search/planner.hpp"
 
 namespace scaleout {
@@ -23,7 +24,10 @@ struct ServingCandidate {
   double usd_per_hour = 0;  // nodes x GPUs per node x cloud price; 0 when unpriced
   double usd_per_mtok = 0;  // per million output tokens at the served rate; 0 when unpriced
   double served_rps = 0;    // requests/s the deployment sustains
-  double band = 0;          // relative uncertainty (docs/validation.md)
+  double band = 0;          // relative uncertainty: the interval's high end - 1
+  // The calibrated 80 % interval of the serving regime (perf/intervals.hpp):
+  // measured / predicted time at its ends; served_rps / high ... / low.
+  PredictionInterval interval;
   int gpus_per_replica() const { return layout.tp * layout.pp; }
   int gpus() const { return replicas * gpus_per_replica(); }
 };

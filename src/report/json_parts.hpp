@@ -17,6 +17,9 @@ nlohmann::ordered_json layout_json(const Layout& l);
 nlohmann::ordered_json breakdown_json(const StepBreakdown& b);
 // The search counts of a plan (defined in plan_report.cpp).
 nlohmann::ordered_json search_json(const SearchStats& s, double seconds);
+// The regime a prediction interval came from, its rows and its ratios
+// (perf/intervals.hpp; defined in plan_report.cpp).
+nlohmann::ordered_json interval_json(const PredictionInterval& i);
 
 // The whole run: adds reliability, storage, power, network and cost objects to `into`.
 void add_run_json(nlohmann::ordered_json& into, const RunEconomics& e, const RunSettings& s);

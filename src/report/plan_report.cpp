@@ -200,15 +200,6 @@ ordered_json validation_json(const Gpu& gpu) {
           {"status", validation_status(gpu)}};
 }
 
-// The regime an interval came from (perf/intervals.hpp).
-ordered_json interval_json(const PredictionInterval& i) {
-  return {{"regime", i.regime},
-          {"rows", i.rows},
-          {"status", i.validated ? "validated" : "unvalidated"},
-          {"low_ratio", i.low},
-          {"high_ratio", i.high}};
-}
-
 ordered_json candidate_json(const PlanReport& r, const PlanCandidate& c) {
   const HardwareOption& hw = r.request.hardware[c.hardware];
   const Layout& l = c.layout;
@@ -410,6 +401,14 @@ std::string search_text(const SearchStats& s, double seconds) {
     }
   }
   return o;
+}
+
+ordered_json interval_json(const PredictionInterval& i) {
+  return {{"regime", i.regime},
+          {"rows", i.rows},
+          {"status", i.validated ? "validated" : "unvalidated"},
+          {"low_ratio", i.low},
+          {"high_ratio", i.high}};
 }
 
 ordered_json search_json(const SearchStats& s, double seconds) {

@@ -125,10 +125,11 @@ void plan_block(std::string& o, const ServingPlanReport& r, const ServingCandida
                    c.layout.pp, c.layout.ep > 1 ? fmt::format(" ep {}", c.layout.ep) : "",
                    c.gpus_per_replica());
   estimate_lines(o, c.estimate, "  ");
-  o += wrap(
-      fmt::format("{:.2f} requests/s (+/- {}), {}, {}", c.served_rps, percent(c.band, 0),
-                  usd(c.usd_per_hour, "/hour"), usd(c.usd_per_mtok, " per million output tokens")),
-      "  serves     ", std::string(13, ' '), ", ");
+  o += wrap(fmt::format("{:.2f} requests/s (80 %: {:.2f} - {:.2f}{}), {}, {}", c.served_rps,
+                        c.served_rps / c.interval.high, c.served_rps / c.interval.low,
+                        c.interval.validated ? "" : ", unvalidated", usd(c.usd_per_hour, "/hour"),
+                        usd(c.usd_per_mtok, " per million output tokens")),
+            "  serves     ", std::string(13, ' '), ", ");
 }
 
 ordered_json candidate_json(const ServingPlanReport& r, const ServingCandidate& c) {
@@ -149,6 +150,9 @@ ordered_json candidate_json(const ServingPlanReport& r, const ServingCandidate& 
       {"serving", serving_json(c.estimate)},
       {"served_requests_per_s", c.served_rps},
       {"band", c.band},
+      {"served_requests_per_s_low", c.served_rps / c.interval.high},
+      {"served_requests_per_s_high", c.served_rps / c.interval.low},
+      {"interval", interval_json(c.interval)},
       {"usd_per_hour", c.usd_per_hour > 0 ? ordered_json(c.usd_per_hour) : ordered_json(nullptr)},
       {"usd_per_million_output_tokens",
        c.usd_per_mtok > 0 ? ordered_json(c.usd_per_mtok) : ordered_json(nullptr)}};
