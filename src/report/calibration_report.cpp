@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/units.hpp"
+#include "report/json_parts.hpp"
 #include "report/schema.hpp"
 
 namespace scaleout::report {
@@ -14,7 +15,9 @@ namespace {
 using nlohmann::ordered_json;
 
 // A YAML double-quoted scalar (JSON string escapes are YAML's too).
-std::string q(const std::string& s) { return ordered_json(s).dump(); }
+std::string q(const std::string& s) {
+  return ordered_json(s).dump(-1, ' ', false, ordered_json::error_handler_t::replace);
+}
 // The shortest text that reads back as the same double.
 std::string num(double v) { return fmt::format("{}", v); }
 
@@ -250,7 +253,7 @@ std::string calibration_json(const CalibrationResult& r) {
   j["changes"] = r.changes;
   j["warnings"] = r.warnings;
   j["overlay"] = calibration_overlay_yaml(r);
-  return j.dump(2) + "\n";
+  return dump_json(j);
 }
 
 }  // namespace scaleout::report

@@ -24,6 +24,13 @@ nlohmann::ordered_json interval_json(const PredictionInterval& i);
 // The whole run: adds reliability, storage, power, network and cost objects to `into`.
 void add_run_json(nlohmann::ordered_json& into, const RunEconomics& e, const RunSettings& s);
 
+// The document as written (2-space indent, a final newline). Text that is
+// not valid UTF-8 (a name read from a file) is written with U+FFFD in place
+// of the bad bytes rather than failing the whole report.
+inline std::string dump_json(const nlohmann::ordered_json& j) {
+  return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
+
 // The value, or null when there is none.
 template <typename T>
 nlohmann::ordered_json nullable(const std::optional<T>& v) {

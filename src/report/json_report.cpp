@@ -110,7 +110,7 @@ std::string estimate_json(const EstimateResult& r) {
     j["time"]["time_to_train_with_failures_s"] = r.run->reliability.wall_time_s;
     add_run_json(j, *r.run, r.run_settings);
   }
-  return versioned(j).dump(2) + "\n";
+  return dump_json(versioned(j));
 }
 
 std::string validate_json(const ValidationReport& r) {
@@ -174,7 +174,7 @@ std::string validate_json(const ValidationReport& r) {
                   {"interval_coverage_by_group", coverage_by_group},
                   {"rank_correlation", ranks},
                   {"false_oom", r.false_oom}};
-  return versioned(j).dump(2) + "\n";
+  return dump_json(versioned(j));
 }
 
 std::string catalog_json(const Catalog& c, const std::string& kind) {
@@ -271,11 +271,11 @@ std::string catalog_json(const Catalog& c, const std::string& kind) {
                                  {"default", f->is_default},
                                  {"source", f->source}});
     }
-    return versioned(j).dump(2) + "\n";
+    return dump_json(versioned(j));
   } else {
     for (const ModelShape* m : c.all<ModelShape>()) out.push_back(model_json(*m));
   }
-  return versioned(out, kind).dump(2) + "\n";
+  return dump_json(versioned(out, kind));
 }
 
 ordered_json layout_json(const Layout& l) {

@@ -64,6 +64,7 @@
 
 #include "core/ids.hpp"
 #include "report/format.hpp"
+#include "report/json_parts.hpp"
 
 namespace scaleout::report {
 
@@ -816,7 +817,7 @@ std::string deepspeed_config(const PlanReport& r, const PlanCandidate& c) {
   j["bf16"] = {{"enabled", p == Precision::bf16 || p == Precision::fp8}};
   j["fp16"] = {{"enabled", p == Precision::fp16}};
   j["gradient_clipping"] = 1.0;
-  return j.dump(2) + "\n";
+  return dump_json(j);
 }
 
 namespace {

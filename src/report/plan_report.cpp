@@ -377,7 +377,7 @@ std::string plan_json(const PlanReport& r) {
   j["search"] = search_json(p.stats, r.seconds);
   j["search"]["node_counts"] = p.stats.node_counts;
   j["search"]["node_counts_divisible"] = p.stats.node_counts_divisible;
-  return versioned(j).dump(2) + "\n";
+  return dump_json(versioned(j));
 }
 
 std::string frontier_counts_text(const PlanResult& p, std::size_t shown) {

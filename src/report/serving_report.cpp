@@ -231,7 +231,7 @@ std::string serving_estimate_json(const ServingEstimateReport& r) {
   j["memory"] = memory_json(r.estimate.memory);
   // Nothing to time when not even one sequence fits.
   j["serving"] = r.estimate.memory.fits ? serving_json(r.estimate) : ordered_json(nullptr);
-  return versioned(j).dump(2) + "\n";
+  return dump_json(versioned(j));
 }
 
 std::string serving_plan_text(const ServingPlanReport& r) {
@@ -300,7 +300,7 @@ std::string serving_plan_json(const ServingPlanReport& r) {
   }
   j["frontier"] = frontier;
   j["search"] = search_json(p.stats, r.seconds);
-  return versioned(j).dump(2) + "\n";
+  return dump_json(versioned(j));
 }
 
 std::string serving_plan_html(const ServingPlanReport& r) {
@@ -496,7 +496,7 @@ std::string serving_validate_json(const ServingValidationReport& r) {
                     {"interval_rows", x.interval.rows}});
   }
   j["rows"] = rows;
-  return versioned(j).dump(2) + "\n";
+  return dump_json(versioned(j));
 }
 
 }  // namespace scaleout::report

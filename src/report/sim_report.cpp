@@ -262,7 +262,7 @@ std::string simulate_json(const SimulateReport& r) {
     clusters.push_back(std::move(cj));
   }
   j["clusters"] = std::move(clusters);
-  return versioned(j).dump(2) + "\n";
+  return dump_json(versioned(j));
 }
 
 std::string simulate_csv(const SimulateReport& r) {
