@@ -54,12 +54,6 @@ RegimeKey regime_of(const Workload& w, const HardwareOption& hw, int nodes, Inte
                               hw.server.gpus_per_node)};
 }
 
-double step_time_band(const Gpu& gpu) {
-  // The family's largest held-out error of comparable runs, ZeRO-3 baselines
-  // aside (data/catalog/families.json; docs/validation.md).
-  return gpu.family_data.step_time_band;
-}
-
 namespace {
 
 struct Work {

@@ -151,11 +151,6 @@ std::vector<int> ladder_node_counts(int max_nodes);
 // No count with a legal layout is left out.
 std::vector<int> searched_node_counts(const PlanRequest& r, int hardware, long long batch);
 
-// The GPU family's `step_time_band` of families.json. No longer quoted by
-// `plan`: a plan's band is the high end of its calibrated time interval
-// (PlanCandidate::band, docs/model.md "Prediction intervals").
-double step_time_band(const Gpu& gpu);
-
 // The interval regime of a plan on `nodes` nodes of `hw`.
 RegimeKey regime_of(const Workload& w, const HardwareOption& hw, int nodes, IntervalMetric metric);
 
