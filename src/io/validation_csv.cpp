@@ -68,7 +68,8 @@ const std::vector<std::string> kColumns = {"id",
                                            "loss_chunks",
                                            "optimizer_in_backward",
                                            "lora_targets",
-                                           "peak_kind"};
+                                           "peak_kind",
+                                           "compile"};
 
 // The whole-number columns, in column order, with the largest value each accepts.
 struct WholeColumn {
@@ -144,7 +145,7 @@ bool is_optional_column(std::string_view name) {
 bool is_memory_saver_column(std::string_view name) {
   return name == "optimizer" || name == "offload" || name == "activation_offload" ||
          name == "loss_chunks" || name == "optimizer_in_backward" || name == "lora_targets" ||
-         name == "peak_kind";
+         name == "peak_kind" || name == "compile";
 }
 
 // The canonical index of a column name (a name of kColumns; the reader
@@ -417,6 +418,13 @@ std::vector<ValidationRow> read_validation_csv(const std::string& text, const st
                        "chunks of the chunked cross-entropy; 1 = off");
     }
     r.framework = c.choice("framework", framework_names());
+    r.compile = c.choice("compile", {"y", "n", "model", "all"});
+    if (r.compile != "" && r.compile != "n" && !r.framework.empty() &&
+        framework_traits(*framework_from_name(r.framework)).megatron_family) {
+      throw InputError(file, line, "compile",
+                       fmt::format("{} does not torch.compile its model or loss", r.framework),
+                       "leave compile empty or n for megatron, nemo and deepspeed rows");
+    }
     r.metric = c.choice("metric", {"step_time_s", "tokens_per_s_per_gpu", "peak_mem_gib", "mfu",
                                    "gpu_hours", "train_days"});
     if (r.metric.empty()) {

@@ -158,6 +158,19 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
   w.optimizer_in_backward = top.boolean("optimizer_in_backward").value_or(false);
   // The names are the rows of workload/framework.hpp; an unknown one is an error.
   if (auto fw = top.choice("framework", framework_names())) w.framework = *framework_from_name(*fw);
+  // compile: none, model or all; a YAML boolean means all (true) or none (false).
+  if (auto c = top.choice("compile", {"none", "model", "all", "true", "false"})) {
+    w.compile = *c == "model"                 ? Compile::model
+                : *c == "all" || *c == "true" ? Compile::all
+                                              : Compile::none;
+    if (w.compile != Compile::none && framework_traits(w.framework).megatron_family) {
+      top.fail("compile",
+               fmt::format("{} does not torch.compile its model or loss",
+                           framework_traits(w.framework).display),
+               "remove compile, or set a PyTorch-native framework (fsdp, torchtitan, hf, "
+               "torchtune, litgpt, automodel, mosaic, other)");
+    }
+  }
   for (const char* k : {"model", "global_batch", "precision", "seq_len"})
     lines[k] = line_of(top.node(k));
   lines["layout"] = line_of(root);

@@ -12,14 +12,23 @@ namespace {
 
 // The 16-bit logits the output projection writes.
 constexpr double kLogit16 = 2.0;
+// A loss compiled by torch.compile (compile: all): Inductor fuses the fp32
+// upcast, the log-softmax and its backward into kernels that keep only each
+// row's log-sum-exp, so the bf16 logits and their bf16 gradient remain: 2 + 2
+// (docs/model.md, "Logits and loss").
+constexpr double kCompiledLossLogitBytes = 4.0;
 // Bytes per logit alive at the peak of the loss computation: the framework's
-// (workload/framework.hpp, docs/model.md "Logits and loss").
-double logit_bytes(Framework f) { return framework_traits(f).logit_bytes; }
+// (workload/framework.hpp, docs/model.md "Logits and loss"), or the compiled
+// loss's where that is fewer.
+double logit_bytes(const Workload& w) {
+  const double b = framework_traits(w.framework).logit_bytes;
+  return w.compile == Compile::all ? std::min(b, kCompiledLossLogitBytes) : b;
+}
 // Chunked cross-entropy (loss_chunks c > 1, torchtune CEWithChunkedOutputLoss):
 // the 16-bit logits are all kept, but only one chunk at a time is upcast and
 // differentiated, so the rest of the loss's bytes per logit fall by c.
 double chunked_logit_bytes(const Workload& w) {
-  const double b = logit_bytes(w.framework);
+  const double b = logit_bytes(w);
   if (w.loss_chunks <= 1 || b <= kLogit16) return b;
   return kLogit16 + (b - kLogit16) / w.loss_chunks;
 }

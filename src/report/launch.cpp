@@ -1074,6 +1074,12 @@ mode = "{}"
       l.zero == 0 ? l.dp : 1, l.zero == 0 ? 1 : l.dp, l.zero >= 3 ? "default" : "never", l.tp, l.pp,
       l.micro_batch, l.cp, l.ep, l.expert_tp(), to_string(l.recompute));
   if (l.recompute == Recompute::selective) o += "selective_ac_option = \"op\"\n";
+  if (w.compile != Compile::none) {
+    // compile: model compiles the layers only; all the loss too (the
+    // plan's memory counts the compiled loss only then).
+    o += fmt::format("\n[compile]\nenable = true\ncomponents = [{}]\n",
+                     w.compile == Compile::all ? "\"model\", \"loss\"" : "\"model\"");
+  }
   if (fp8(r)) {
     o += fmt::format(R"toml(
 [quantize.linear.float8]
@@ -1233,6 +1239,8 @@ dataset:
   o += fmt::format("fsdp_cpu_offload: {}\n",
                    l.offload_optimizer || l.offload_params ? "true" : "false");
   o += fmt::format("fsdp_reshard_after_forward: {}\n", l.zero >= 3 ? "true" : "false");
+  // torchtune's row is timed compiled; its memory counts the compiled loss
+  // only with compile: all (otherwise the eager loss, the larger).
   o += "compile: true\ndevice: cuda\n";
   return o;
 }

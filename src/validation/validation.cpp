@@ -217,6 +217,9 @@ void apply_memory_savers(const ValidationRow& r, Workload& w) {
   w.layout.activation_offload = r.activation_offload == "y";
   w.optimizer_in_backward = r.optimizer_in_backward == "y";
   w.loss_chunks = static_cast<int>(r.loss_chunks.value_or(1));
+  w.compile = r.compile == "model"                     ? Compile::model
+              : r.compile == "y" || r.compile == "all" ? Compile::all
+                                                       : Compile::none;
 }
 
 }  // namespace

@@ -52,6 +52,8 @@ struct ValidationRow {
   std::optional<long long> loss_chunks;  // 1 = off
   std::string optimizer_in_backward;     // y | n
   std::string lora_targets;              // all | attention | qkv | qv
+  // torch.compile: n (or empty) | model (layers only) | y or all (layers and loss).
+  std::string compile;
   // What a peak_mem_gib row measured: PyTorch's max_memory_allocated or
   // max_memory_reserved; empty: device memory in use (nvidia-smi).
   std::string peak_kind;

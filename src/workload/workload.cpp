@@ -18,6 +18,8 @@ const char* to_string(FinetuneMethod m) { return enum_name(m, {"full", "lora", "
 
 const char* to_string(Recompute r) { return enum_name(r, {"none", "selective", "full"}); }
 
+const char* to_string(Compile c) { return enum_name(c, {"none", "model", "all"}); }
+
 double recomputed_share(const Layout& ly, int stage_layers) {
   if (ly.recompute != Recompute::full || stage_layers <= 0) return 0.0;
   if (ly.recompute_layers <= 0) return 1.0;

@@ -20,6 +20,12 @@ enum class Task { pretrain, finetune, inference };
 enum class Optimizer { adam, adam8bit, sgd, adafactor, adam_bf16 };
 enum class FinetuneMethod { full, lora, qlora };
 enum class Recompute { none, selective, full };
+// torch.compile of the training step (PyTorch-native frameworks): nothing, the
+// model's layers only, or the layers and the loss (torchtitan >= v0.1.0
+// `[compile] enable` with components model + loss; torchtune `compile: True`,
+// which also compiles the loss). Only the loss's memory is modelled
+// (docs/model.md, "Logits and loss").
+enum class Compile { none, model, all };
 
 struct FinetuneSpec {
   FinetuneMethod method = FinetuneMethod::full;
@@ -145,6 +151,7 @@ struct Workload {
   // Each gradient is applied and freed in the backward pass (torchtune
   // optimizer_in_bwd): no whole-model gradient buffer.
   bool optimizer_in_backward = false;
+  Compile compile = Compile::none;  // `compile`
   ClusterSpec cluster;
   InferenceSpec inference;  // task: inference only
   // MoE training: max-rank / mean-rank load of the routed experts (>= 1;
@@ -217,6 +224,7 @@ const char* to_string(WeightFormat f);
 const char* to_string(Optimizer o);
 const char* to_string(FinetuneMethod m);
 const char* to_string(Recompute r);
+const char* to_string(Compile c);
 
 // The share of a pipeline stage's `stage_layers` layers that the backward
 // pass recomputes: 0 without full recompute, 1 with every layer, and with

@@ -268,7 +268,7 @@ TEST(Cli, ValidationCsvWrongHeader) {
 TEST(Cli, ValidationCsvNonNumericCell) {
   const std::string row =
       "r1,g,Tiny,twenty,1024,16,16,4096,32000,gelu,,,2048,8,1,1,1,8,1,1,n,1,none,0,full,,bf16,"
-      "h100-sxm,8,8,8,400,ib,megatron,peak_mem_gib,10,measured,test";
+      "h100-sxm,8,8,8,400,ib,megatron,peak_mem_gib,10,measured,test,";  // compile empty
   const std::string path = write_temp("bad-cell.csv", validation_header() + "\n" + row + "\n");
   expect_bad_input({"validate", path}, "scaleout: " + path +
                                            ":2: layers: expected a non-negative whole number, got "

@@ -202,6 +202,19 @@ TEST(FinetuneMemory, ChunkedLossDividesTheUpcastLogits) {
   EXPECT_NEAR(chunked / whole, (2.0 + 10.0 / 8.0) / 12.0, 1e-12);
 }
 
+TEST(FinetuneMemory, CompiledLossKeepsFourBytesPerLogit) {
+  Workload w = lora("llama3-8b", FinetuneMethod::full, Framework::torchtune);
+  w.task = Task::pretrain;
+  const Gpu& g = gpu("a100-sxm-80g");
+  const double eager = estimate_memory(w, g).peak.logits;
+  w.compile = Compile::model;  // the layers only: the loss stays eager
+  EXPECT_DOUBLE_EQ(estimate_memory(w, g).peak.logits, eager);
+  w.compile = Compile::all;
+  EXPECT_NEAR(estimate_memory(w, g).peak.logits / eager, 4.0 / 12.0, 1e-12);
+  w.loss_chunks = 8;  // chunks of the compiled loss: 2 + 2 / 8
+  EXPECT_NEAR(estimate_memory(w, g).peak.logits / eager, (2.0 + 2.0 / 8.0) / 12.0, 1e-12);
+}
+
 TEST(FinetuneMemory, OptimizerInBackwardKeepsOneLayersGradients) {
   Workload w = lora("llama3-8b", FinetuneMethod::full, Framework::torchtune);
   w.task = Task::pretrain;
@@ -355,6 +368,23 @@ TEST(FinetuneInput, BadValuesNameTheKeyAndTheAcceptedValues) {
                "targets", "qkv");
 }
 
+TEST(FinetuneInput, CompileKey) {
+  EXPECT_EQ(read(std::string(kBase) + "framework: torchtitan\n").workload.compile, Compile::none);
+  for (const auto& [v, want] : {std::pair<std::string, Compile>{"all", Compile::all},
+                                {"true", Compile::all},
+                                {"model", Compile::model},
+                                {"false", Compile::none},
+                                {"none", Compile::none}}) {
+    EXPECT_EQ(
+        read(std::string(kBase) + "framework: torchtune\ncompile: " + v + "\n").workload.compile,
+        want)
+        << v;
+  }
+  expect_error(std::string(kBase) + "framework: torchtune\ncompile: loss\n", "compile", "model");
+  expect_error(std::string(kBase) + "framework: megatron\ncompile: true\n", "compile",
+               "PyTorch-native");
+}
+
 std::string csv_with(const std::string& column, const std::string& value) {
   std::string header, row;
   for (const std::string& c : io::validation_csv_columns()) {
@@ -392,12 +422,23 @@ TEST(FinetuneInput, CsvColumnsAreReadByName) {
   EXPECT_EQ(io::read_validation_csv(csv_with("loss_chunks", "8"), "v.csv").at(0).loss_chunks, 8);
   EXPECT_EQ(io::read_validation_csv(csv_with("peak_kind", "reserved"), "v.csv").at(0).peak_kind,
             "reserved");
+  EXPECT_EQ(io::read_validation_csv(csv_with("compile", "model"), "v.csv").at(0).compile, "model");
+  // compile is the last column: a megatron row that says it compiles is refused.
+  std::string megatron = csv_with("framework", "megatron");
+  megatron.insert(megatron.size() - 1, "y");
+  try {
+    io::read_validation_csv(megatron, "v.csv");
+    FAIL() << "accepted compile on a megatron row";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("compile"), std::string::npos) << e.what();
+  }
   for (const auto& [col, bad] : {std::pair<std::string, std::string>{"optimizer", "adamw"},
                                  {"offload", "some"},
                                  {"activation_offload", "yes"},
                                  {"optimizer_in_backward", "x"},
                                  {"lora_targets", "mlp"},
                                  {"peak_kind", "active"},
+                                 {"compile", "yes"},
                                  {"loss_chunks", "0"},
                                  {"loss_chunks", "two"}}) {
     try {

@@ -213,7 +213,7 @@ TEST(FrameworkTable, ValidationCsvRefusesAnUnknownNameWithASuggestion) {
   auto row = [](const std::string& framework) {
     return "x1,g,m,24,2304,24,24,9216,51200,gelu,,,2048,512,,1,1,32,1,1,n,1,full,0,full,,,"
            "a100-sxm-80g,32,8,8,200,ib," +
-           framework + ",step_time_s,3.5,d,c\n";
+           framework + ",step_time_s,3.5,d,c,\n";  // compile empty
   };
   EXPECT_EQ(io::read_validation_csv(header + row("torchtitan"), "v.csv").at(0).framework,
             "torchtitan");

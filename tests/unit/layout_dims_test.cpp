@@ -187,7 +187,7 @@ TEST(ValidationCsvHeader, UnknownMissingAndRepeatedColumnsAreErrors) {
   EXPECT_NE(header_error(header).find("v.csv:1: pipeline: unknown column ("), std::string::npos);
   header.back() = "tp";
   EXPECT_EQ(header_error(header),
-            "v.csv:1: tp: column given twice (columns 16 and 39) (name each column once)");
+            "v.csv:1: tp: column given twice (columns 16 and 40) (name each column once)");
   header.pop_back();
   header.erase(header.begin() + 20);  // sp
   EXPECT_EQ(header_error(header),

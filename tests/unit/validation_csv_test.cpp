@@ -47,7 +47,7 @@ TEST(ValidationCsv, BadCellNamesLineAndColumn) {
   const std::string header = text.substr(0, text.find('\n') + 1);
   const std::string row =
       "x1,g,m,24,abc,24,24,9216,51200,gelu,,,2048,512,,1,1,32,1,1,n,1,full,0,full,,,"
-      "a100-sxm-80g,32,8,8,200,ib,megatron,step_time_s,3.5,d,c\n";
+      "a100-sxm-80g,32,8,8,200,ib,megatron,step_time_s,3.5,d,c,\n";
   try {
     read_validation_csv(header + row, "v.csv");
     FAIL();
@@ -65,13 +65,13 @@ TEST(ValidationCsv, ShapeCellContradictingTheNamedCatalogModelIsAnInputError) {
   // Llama 3 8B in the catalog: 32 layers, h 4096, 32 / 8 heads, ffn 14336, V 128256.
   const std::string agrees =
       "x1,g,Llama 3 8B,32,4096,32,8,14336,128256,swiglu,,,8192,512,,1,1,8,1,1,n,1,full,0,full,,"
-      "bf16,h100-sxm,8,8,8,400,ib,other,mfu,0.4,d,c\n";
+      "bf16,h100-sxm,8,8,8,400,ib,other,mfu,0.4,d,c,\n";
   const std::string shapeless =
       "x2,g,llama3-8b,,,,,,,,,,8192,512,,1,1,8,1,1,n,1,full,0,full,,"
-      "bf16,h100-sxm,8,8,8,400,ib,other,mfu,0.4,d,c\n";
+      "bf16,h100-sxm,8,8,8,400,ib,other,mfu,0.4,d,c,\n";
   const std::string contradicts =
       "x3,g,Llama 3 8B,,4096,32,8,14336,128000,swiglu,,,8192,512,,1,1,8,1,1,n,1,full,0,full,,"
-      "bf16,h100-sxm,8,8,8,400,ib,other,mfu,0.4,d,c\n";
+      "bf16,h100-sxm,8,8,8,400,ib,other,mfu,0.4,d,c,\n";
   const auto rows = read_validation_csv(header + agrees + shapeless, "v.csv");
   EXPECT_NO_THROW(check_catalog_models(rows, builtin_catalog(), "v.csv"));
   try {
@@ -98,7 +98,7 @@ TEST(ValidationCsv, TheDataFilesAgreeWithTheCatalogModelsTheyName) {
 
 // --- Issue 23: measured values per metric, decimal numbers, ids, cut messages ----------------
 
-// The header of the canonical schema and one good row (columns 0-37), a cell
+// The header of training.csv and one good row (columns 0-38), a cell
 // of which is replaced; the replacement is quoted when it needs to be.
 std::string header_line() {
   const std::string path = std::string(SCALEOUT_SOURCE_DIR) + "/data/validation/training.csv";
@@ -122,7 +122,7 @@ std::string row_with(std::size_t col, const std::string& value) {
   cells.at(col) = v;
   std::string out;
   for (std::size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + cells[i];
-  return out + "\n";
+  return out + ",\n";  // training.csv's optional compile column, empty
 }
 
 // The InputError of reading the one-row file; fails when none is thrown.
