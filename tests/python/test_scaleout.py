@@ -63,9 +63,10 @@ def test_simulate_is_the_cli_json():
 
 
 def test_validate_and_catalog_are_the_cli_json():
-    csv = os.path.join(ROOT, "data", "validation", "whole-runs.csv")
-    assert scaleout.validate(csv) == cli_json("validate", csv)
-    for kind in ("gpus", "servers", "models"):
+    for name in ("whole-runs.csv", "inference.csv"):  # a training and the serving CSV
+        csv = os.path.join(ROOT, "data", "validation", name)
+        assert scaleout.validate(csv) == cli_json("validate", csv)
+    for kind in ("gpus", "servers", "fabrics", "models", "prices", "economics"):
         assert scaleout.catalog(kind) == cli_json("catalog", kind)
 
 
