@@ -39,18 +39,19 @@ constexpr long long kMaxPlanCells = 8;
 
 // Keys whose value the estimate and plan writers write as null on purpose
 // (an optional figure: no fabric, no price, no constraint, no plan, a
-// reliability figure without failures). Any other null is a number that was
-// not finite.
+// reliability figure without failures, a GPU without a family). Any other
+// null is a number that was not finite. They are the keys the plan and
+// estimate schemas in docs/schemas mark nullable.
 const std::set<std::string>& nullable_keys() {
   static const std::set<std::string> keys = {
       "fabric", "cost_usd", "deadline_days", "budget_usd", "max_power_kw", "min_goodput",
-      "recommended", "single_node_best", "single_domain_best",
+      "recommended", "single_node_best", "single_domain_best", "family",
       // bill_of_materials: null without a recommended plan; its money when unpriced.
       "bill_of_materials", "purchase_usd", "unit_usd", "usd", "own", "depreciation", "colocation",
-      "operations", "energy", "best_multi_node", "min_nodes_fit", "min_nodes_deadline", "serving",
-      "ttft_s", "tpot_s", "usd_per_hour", "usd_per_mtok", "mtbf_hours", "checkpoint_interval_s",
-      "young_interval_s", "own_usd", "cloud_usd", "cloud_usd_per_hour", "breakeven_utilisation",
-      "capex_usd", "server_capex_usd", "network_capex_usd", "knee"};
+      "operations", "energy", "cloud", "breakeven_vs_cloud", "min_nodes_fit", "min_nodes_deadline",
+      "serving", "ttft_s", "tpot_s", "usd_per_hour", "usd_per_million_output_tokens", "mtbf_hours",
+      "checkpoint_interval_s", "young_interval_s", "own_usd", "cloud_usd", "cloud_usd_per_hour",
+      "breakeven_utilisation", "capex_usd", "server_capex_usd", "network_capex_usd"};
   return keys;
 }
 

@@ -63,9 +63,10 @@ def test_simulate_is_the_cli_json():
 
 
 def test_validate_and_catalog_are_the_cli_json():
-    csv = os.path.join(ROOT, "data", "validation", "whole-runs.csv")
-    assert scaleout.validate(csv) == cli_json("validate", csv)
-    for kind in ("gpus", "servers", "models"):
+    for name in ("whole-runs.csv", "inference.csv"):  # a training and the serving CSV
+        csv = os.path.join(ROOT, "data", "validation", name)
+        assert scaleout.validate(csv) == cli_json("validate", csv)
+    for kind in ("gpus", "servers", "fabrics", "models", "prices", "economics"):
         assert scaleout.catalog(kind) == cli_json("catalog", kind)
 
 
@@ -136,3 +137,36 @@ def test_calibrate_is_the_cli_json(tmp_path, monkeypatch):
     with pytest.raises(scaleout.InputError) as e:
         scaleout.calibrate("dgx-h10", gemm=os.path.join(data, "gemm-h100.csv"))
     assert str(e.value) == "--server: unknown server 'dgx-h10' (did you mean 'dgx-h100'?)"
+
+
+@pytest.fixture(scope="module")
+def schemas():
+    """scripts/check_schemas.py (its loader and checker) and the docs/schemas validators."""
+    pytest.importorskip("jsonschema")
+    sys.path.insert(0, os.path.join(ROOT, "scripts"))
+    try:
+        import check_schemas
+    finally:
+        sys.path.pop(0)
+    return check_schemas, check_schemas.load_validators()
+
+
+def test_results_match_the_schemas(schemas):
+    """Every plan, estimate, validate and catalog result (and simulate's)
+    matches its schema in docs/schemas, as the CLI's JSON does (ctest json_schemas)."""
+    check, validators = schemas
+    runs = [(["plan", example(n)], lambda p: scaleout.plan(p, threads=2)) for n in PLANS]
+    runs += [(["estimate", example(n)], scaleout.estimate) for n in ESTIMATES]
+    for csv in sorted(glob.glob(os.path.join(ROOT, "data", "validation", "*.csv"))):
+        if not csv.endswith(".gpu-overrides.csv"):
+            runs.append((["validate", csv], scaleout.validate))
+    runs += [(["catalog", k], scaleout.catalog) for k in check.CATALOG_KINDS]
+    runs.append((["simulate", example("simulate-team.yaml")],
+                 lambda p: scaleout.simulate(p, threads=2)))
+    seen = set()
+    for args, call in runs:
+        name = check.schema_for(args)
+        seen.add(name)
+        assert check.errors(validators[name], call(args[1])) == [], " ".join(args)
+    assert {"plan-training", "plan-serving", "estimate-training", "estimate-serving",
+            "validate-training", "validate-serving", "catalog-economics"} <= seen
