@@ -1,5 +1,5 @@
 // Written by scripts/fit_intervals.py; do not edit by hand (rerun the script).
-// fitted by scripts/fit_intervals.py on the even rows of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (held out: the odd rows), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (split-conformal order statistics); commit 0bd142f
+// fitted by scripts/fit_intervals.py on the even rows of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (held out: the odd rows), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (split-conformal order statistics); commit 85e9885
 #include "perf/intervals.hpp"
 
 namespace scaleout {
@@ -31,18 +31,25 @@ const std::vector<IntervalEntry>& interval_table() {
       {"memory", "hopper", "torchtitan", "pretrain", "*", "*", 11, -0.05473, 0.040898},
       {"memory", "hopper", "torchtitan", "pretrain", "dense", "*", 11, -0.05473, 0.040898},
       {"memory", "hopper", "torchtitan", "training", "*", "*", 11, -0.05473, 0.040898},
+      {"time", "ampere", "*", "finetune", "*", "*", 16, -0.244311, 2.133453},
+      {"time", "ampere", "*", "finetune", "dense", "*", 16, -0.244311, 2.133453},
+      {"time", "ampere", "*", "finetune", "dense", "1-node", 16, -0.244311, 2.133453},
       {"time", "ampere", "*", "pretrain", "*", "*", 818, -0.16667, 0.090975},
       {"time", "ampere", "*", "pretrain", "dense", "*", 818, -0.16667, 0.090975},
       {"time", "ampere", "*", "pretrain", "dense", "1-node", 730, -0.172865, 0.08689},
       {"time", "ampere", "*", "pretrain", "dense", "gt64", 67, -0.060953, 0.163937},
       {"time", "ampere", "*", "pretrain", "dense", "le64", 21, -0.10787, 0.124598},
-      {"time", "ampere", "*", "training", "*", "*", 819, -0.165749, 0.090916},
+      {"time", "ampere", "*", "training", "*", "*", 834, -0.167711, 0.091518},
       {"time", "ampere", "deepspeed", "pretrain", "*", "*", 779, -0.167803, 0.090151},
       {"time", "ampere", "deepspeed", "pretrain", "dense", "*", 779, -0.167803, 0.090151},
       {"time", "ampere", "deepspeed", "pretrain", "dense", "1-node", 720, -0.173988, 0.08689},
       {"time", "ampere", "deepspeed", "pretrain", "dense", "gt64", 46, -0.054727, 0.212485},
       {"time", "ampere", "deepspeed", "pretrain", "dense", "le64", 13, -0.042303, 0.355642},
       {"time", "ampere", "deepspeed", "training", "*", "*", 779, -0.167803, 0.090151},
+      {"time", "ampere", "hf", "finetune", "*", "*", 16, -0.244311, 2.133453},
+      {"time", "ampere", "hf", "finetune", "dense", "*", 16, -0.244311, 2.133453},
+      {"time", "ampere", "hf", "finetune", "dense", "1-node", 16, -0.244311, 2.133453},
+      {"time", "ampere", "hf", "training", "*", "*", 16, -0.244311, 2.133453},
       {"time", "ampere", "megatron", "pretrain", "*", "*", 22, -0.060231, 0.155131},
       {"time", "ampere", "megatron", "pretrain", "dense", "*", 22, -0.060231, 0.155131},
       {"time", "ampere", "megatron", "pretrain", "dense", "gt64", 17, -0.189659, 0.159065},
@@ -90,7 +97,7 @@ const std::vector<IntervalEntry>& interval_table() {
 }
 
 const char* interval_table_source() {
-  return "fitted by scripts/fit_intervals.py on the even rows of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (held out: the odd rows), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (split-conformal order statistics); commit 0bd142f";
+  return "fitted by scripts/fit_intervals.py on the even rows of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (held out: the odd rows), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (split-conformal order statistics); commit 85e9885";
 }
 
 }  // namespace scaleout

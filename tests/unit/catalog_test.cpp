@@ -141,7 +141,7 @@ TEST(Catalog, UserFileErrorsNameLineAndKey) {
 TEST(Catalog, HoldsTheNewestAndSmallestHardware) {
   // Issue 18: Blackwell Ultra, CDNA 4 and the single-node fine-tuning cards.
   for (const char* id : {"b300", "gb300", "mi355x", "rtx-4090", "rtx-5090", "l4", "a10g",
-                         "rtx-6000-ada", "rtx-pro-6000"}) {
+                         "rtx-6000-ada", "rtx-pro-6000", "rtx-3090", "rtx-a5000"}) {
     const Gpu* g = cat().find_gpu(id);
     ASSERT_NE(g, nullptr) << id;
     EXPECT_FALSE(g->source.empty()) << id;
@@ -190,6 +190,18 @@ TEST(Catalog, SpotChecksOfNewFigures) {
   EXPECT_DOUBLE_EQ(rtx.bf16_flops, 165.2e12);
   EXPECT_DOUBLE_EQ(rtx.hbm_bytes, 24 * units::kGiB);
   EXPECT_DOUBLE_EQ(rtx.scaleup_bw_Bps, 0);
+  // RTX 3090 (GeForce GA102): FP32-accumulate BF16 is half the FP16-accumulate
+  // 142, 71 dense; 936 GB/s; its NVLink bridge is not a scale-up domain.
+  const Gpu& r3090 = *cat().find_gpu("rtx-3090");
+  EXPECT_DOUBLE_EQ(r3090.bf16_flops, 71e12);
+  EXPECT_DOUBLE_EQ(r3090.hbm_bw_Bps, 936e9);
+  EXPECT_DOUBLE_EQ(r3090.scaleup_bw_Bps, 0);
+  EXPECT_DOUBLE_EQ(r3090.fp8_flops, 0);
+  // RTX A5000 (professional GA102): 222.2 sparse -> 111.1 dense, not halved; 230 W.
+  const Gpu& a5000 = *cat().find_gpu("rtx-a5000");
+  EXPECT_DOUBLE_EQ(a5000.bf16_flops, 111.1e12);
+  EXPECT_DOUBLE_EQ(a5000.tdp_W, 230);
+  EXPECT_EQ(a5000.family_data.id, "ampere");
   // L4: 242 sparse BF16 -> 121 dense, 300 GB/s, 72 W.
   EXPECT_DOUBLE_EQ(cat().find_gpu("l4")->bf16_flops, 121e12);
   EXPECT_DOUBLE_EQ(cat().find_gpu("l4")->tdp_W, 72);
