@@ -158,6 +158,7 @@ void BM_PlanGpt3TwoServers(benchmark::State& state) {
     r.hardware.push_back(h);
   }
   r.constraints.max_nodes = 512;
+  scaleout::add_slice_options(r);  // as plan does: 1, 2 and 4 GPUs of each server too
   r.threads = static_cast<int>(state.range(0));
   long long evaluated = 0;
   int divisible = 0;

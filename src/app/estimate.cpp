@@ -27,7 +27,8 @@ Output run_estimate(const Options& o) {
   }
   // The cluster's server, GPU (the server's own unless cluster.gpu names one) and fabric.
   const ClusterSpec& cs = wf.workload.cluster;
-  const Server& server = *catalog.find_server(cs.server_id);
+  // cluster.gpus: that many GPUs of one node (a slice of the server).
+  const Server server = slice_server(*catalog.find_server(cs.server_id), cs.gpus);
   const Gpu& gpu = *catalog.find_gpu(cs.gpu_id.empty() ? server.gpu_id : cs.gpu_id);
   const Fabric* fabric = cs.fabric_id.empty() ? nullptr : catalog.find_fabric(cs.fabric_id);
   const bool serving = wf.workload.task == Task::inference;
@@ -72,7 +73,7 @@ Output run_estimate(const Options& o) {
     const RunSettings settings = io::resolve_run_settings(catalog, wf.run, o.workload);
     r.run_settings = settings;
     r.run = evaluate_run(r.workload, r.server, r.gpu, fabric, r.workload.cluster.nodes, r.step,
-                         server_price(catalog, wf.run, r.server.id),
+                         server_price(catalog, wf.run, r.server.id) * server_share(r.server),
                          cloud_price(catalog, wf.run, settings, r.gpu.id), settings);
   }
   require_finite(r, report::check_estimate, files);

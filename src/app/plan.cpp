@@ -54,6 +54,7 @@ FixedLayout fixed_layout(const io::WorkloadFile& wf) {
   fx.values = wf.workload.layout;
   fx.keys = wf.plan.layout_keys;
   if (wf.plan.cluster_keys.count("nodes")) fx.nodes = wf.workload.cluster.nodes;
+  if (wf.workload.cluster.gpus > 0) fx.nodes = 1;
   return fx;
 }
 
@@ -154,6 +155,13 @@ PlanRequest plan_request(const Options& o, const Catalog& catalog, const report:
   req.run = io::resolve_run_settings(catalog, wf.run, o.workload);
   req.cost_basis = wf.run.cost_basis == "own" ? CostBasis::own : CostBasis::cloud;
   warnings = add_hardware(o, catalog, files, wf, req.run, serving, req.hardware);
+  // Plans below a node (training): cluster.gpus fixes the slice; else 1, 2
+  // and 4 GPUs of each server are searched beside whole nodes.
+  if (!serving && wf.workload.cluster.gpus > 0) {
+    for (HardwareOption& h : req.hardware) h = slice_option(h, wf.workload.cluster.gpus);
+  } else if (!serving) {
+    add_slice_options(req);
+  }
   set_constraints(wf, req);
   req.objective = o.objective;
   req.threads = thread_count(o);

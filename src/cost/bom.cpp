@@ -10,6 +10,7 @@ BillOfMaterials bill_of_materials(const BomInput& in) {
   b.nodes = in.nodes;
   b.gpus = static_cast<long long>(in.nodes) * s.gpus_per_node;
   b.server_id = s.id;
+  b.server_gpus = s.whole_gpus;
   b.gpu_id = in.gpu.id;
   b.server_unit_usd = in.server_usd;
   b.scale_out = in.scale_out;

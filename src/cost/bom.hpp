@@ -44,7 +44,10 @@ struct BillOfMaterials {
   int nodes = 0;
   long long gpus = 0;
   std::string server_id, gpu_id;
-  double server_unit_usd = 0;  // 0: not priced
+  // A plan below a node: the whole server's GPUs (the plan buys or rents
+  // gpus of them, at its share of the price); 0: whole servers.
+  int server_gpus = 0;
+  double server_unit_usd = 0;  // 0: not priced (a slice: its share of the server's)
   // Scale-out network (all 0 without one).
   bool scale_out = false;
   std::string fabric_id;    // "" : the server's own NICs

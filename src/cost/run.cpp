@@ -19,7 +19,9 @@ RunEconomics evaluate_run(const Workload& w, const Server& server, const Gpu& gp
   ri.ideal_time_s = ideal_s;
   ri.nodes = nodes;
   ri.gpus_per_node = server.gpus_per_node;
-  ri.failures_per_1000_node_days = settings.failures_per_1000_node_days;
+  // A slice of a server (plans below a node) fails at its share of the
+  // node's rate (docs/model.md, "Plans below a node").
+  ri.failures_per_1000_node_days = settings.failures_per_1000_node_days * server_share(server);
   ri.domains = scaleup_domains(server, nodes);
   ri.domain_failures_per_1000_days = server.scaleup_switch_failures_per_1000_days;
   ri.checkpoint_bytes = checkpoint_bytes(w);

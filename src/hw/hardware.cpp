@@ -27,6 +27,24 @@ int domain_gpus(const Server& s) {
                                                  : s.gpus_per_node;
 }
 
+Server slice_server(const Server& s, int gpus) {
+  if (gpus <= 0 || gpus >= s.gpus_per_node) return s;
+  Server out = s;
+  const double share = static_cast<double>(gpus) / s.gpus_per_node;
+  out.gpus_per_node = gpus;
+  out.whole_gpus = s.whole_gpus > 0 ? s.whole_gpus : s.gpus_per_node;
+  out.scaleup_domain_gpus = std::min(domain_gpus(s), gpus);
+  out.power_W = s.power_W * share;
+  out.host_mem_bytes = s.host_mem_bytes * share;
+  out.local_nvme_bytes = s.local_nvme_bytes * share;
+  out.nics_per_node = (s.nics_per_node * gpus + s.gpus_per_node - 1) / s.gpus_per_node;
+  return out;
+}
+
+double server_share(const Server& s) {
+  return s.whole_gpus > 0 ? static_cast<double>(s.gpus_per_node) / s.whole_gpus : 1.0;
+}
+
 int nodes_per_domain(const Server& s) {
   if (s.gpus_per_node <= 0) return 1;
   return std::max(1, domain_gpus(s) / s.gpus_per_node);

@@ -81,9 +81,22 @@ struct Server {
   // job spans, beside the per-node rate. 0 = none or not known.
   double scaleup_switch_failures_per_1000_days = 0;
   std::string source;
+  // A slice of a server (slice_server): the whole server's GPUs; 0: the
+  // whole server. Every figure above is then the slice's.
+  int whole_gpus = 0;
 
   bool operator==(const Server&) const = default;
 };
+
+// `gpus` GPUs of one server `s` (1 <= gpus <= s.gpus_per_node), as a server
+// of its own, for plans and jobs below a node (docs/model.md, "Plans below a
+// node"): gpus_per_node = gpus; the per-GPU links (NVLink/PCIe) unchanged; the
+// NVLink domain the slice's GPUs; power, host memory, local NVMe and NICs
+// (rounded up) its gpus / gpus_per_node share. The one place a slice is made.
+Server slice_server(const Server& s, int gpus);
+// The share of a whole server a (possibly sliced) server is: gpus_per_node /
+// whole_gpus; 1 for a whole server. Prices a slice's purchase.
+double server_share(const Server& s);
 
 // GPUs of one NVLink domain: an NVSwitch server's scaleup_domain_gpus where
 // the switched fabric spans chassis (72 for a GB200 NVL72 rack of 4-GPU

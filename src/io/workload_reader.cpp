@@ -324,6 +324,12 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
              suggestion(c.server_id, catalog.ids<Server>()));
     }
     c.nodes = static_cast<int>(f.integer("nodes", 1, kMaxGpus).value_or(1));
+    // GPUs of one node: from 1 to the server's GPUs, on one node only.
+    c.gpus = static_cast<int>(f.integer("gpus", 1, server->gpus_per_node).value_or(0));
+    if (c.gpus > 0 && c.nodes > 1) {
+      f.fail("gpus", fmt::format("gpus {} uses part of one node, but nodes is {}", c.gpus, c.nodes),
+             "use gpus with nodes: 1, or leave gpus out to use whole nodes");
+    }
     c.gpu_id = f.id("gpu").value_or("");
     if (!c.gpu_id.empty() && !catalog.find_gpu(c.gpu_id)) {
       f.fail("gpu", fmt::format("unknown GPU '{}'", c.gpu_id),
@@ -339,7 +345,7 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
       f.fail("nodes", fmt::format("server '{}' has no scale-out NICs in the catalog", c.server_id),
              "use nodes: 1, or add its NICs with a --catalog file");
     }
-    cluster_gpus = static_cast<long long>(c.nodes) * server->gpus_per_node;
+    cluster_gpus = c.gpus > 0 ? c.gpus : static_cast<long long>(c.nodes) * server->gpus_per_node;
     if (cluster_gpus > kMaxGpus) {
       top.fail("cluster",
                fmt::format("{} GPUs is more than the supported {}", cluster_gpus, kMaxGpus));
@@ -514,7 +520,9 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
     // mend (tp 3 for 32 heads) is the file's mistake, not an infeasible plan.
     FixedLayoutKeys fixed;
     fixed.keys = out.plan.layout_keys;
-    if (out.plan.cluster_keys.count("nodes") > 0) fixed.cluster_gpus = cluster_gpus;
+    if (out.plan.cluster_keys.count("nodes") > 0 || out.plan.cluster_keys.count("gpus") > 0) {
+      fixed.cluster_gpus = cluster_gpus;
+    }
     fixed.one_global_batch = out.plan.global_batches.size() <= 1;
     for (const Problem& p : check_fixed_layout(w, fixed)) {
       const auto it = lines.find(p.key);
@@ -532,7 +540,9 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
                        fmt::format("tp {} x pp {} x cp {} = {} does not divide the cluster's {} "
                                    "GPUs, so dp cannot be derived",
                                    ly.tp, ly.pp, ly.cp, ly.tp * ly.pp * ly.cp, cluster_gpus),
-                       "choose tp, pp and cp whose product divides nodes x GPUs per node");
+                       w.cluster.gpus > 0
+                           ? "choose tp, pp and cp whose product divides cluster.gpus"
+                           : "choose tp, pp and cp whose product divides nodes x GPUs per node");
     }
     throw InputError(file, line, p.key, p.message, p.hint);
   }

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "core/units.hpp"
 #include "report/format.hpp"
 #include "report/html_page.hpp"
@@ -62,12 +64,22 @@ BillOfMaterials serving_bom(const ServingPlanReport& r, const ServingCandidate& 
 std::string bom_text(const BillOfMaterials& b) {
   const std::string rest(13, ' ');
   std::string o;
-  o += wrap(
-      b.cost.own_priced
-          ? fmt::format("{} x {} at {} = {} ({} x {})", b.nodes, b.server_id,
-                        money(b.server_unit_usd), money(b.cost.server_capex_usd), b.gpus, b.gpu_id)
-          : fmt::format("{} x {} ({} x {}), unpriced", b.nodes, b.server_id, b.gpus, b.gpu_id),
-      "  servers    ", rest);
+  if (b.server_gpus > 0) {
+    // A plan below a node: its GPUs of one server, at their share of the price.
+    o += wrap(b.cost.own_priced
+                  ? fmt::format("{} of the {} GPUs of 1 x {} ({}), its share {}", b.gpus,
+                                b.server_gpus, b.server_id, b.gpu_id, money(b.server_unit_usd))
+                  : fmt::format("{} of the {} GPUs of 1 x {} ({}), unpriced", b.gpus, b.server_gpus,
+                                b.server_id, b.gpu_id),
+              "  servers    ", rest);
+  } else {
+    o += wrap(b.cost.own_priced ? fmt::format("{} x {} at {} = {} ({} x {})", b.nodes, b.server_id,
+                                              money(b.server_unit_usd),
+                                              money(b.cost.server_capex_usd), b.gpus, b.gpu_id)
+                                : fmt::format("{} x {} ({} x {}), unpriced", b.nodes, b.server_id,
+                                              b.gpus, b.gpu_id),
+              "  servers    ", rest);
+  }
   if (b.scale_out) {
     o += wrap(
         fmt::format(
@@ -142,6 +154,7 @@ ordered_json bom_json(const BillOfMaterials& b) {
             {"count", b.nodes},
             {"gpu", b.gpu_id},
             {"gpus", b.gpus},
+            {"server_gpus", b.server_gpus > 0 ? b.server_gpus : b.gpus / std::max(1, b.nodes)},
             {"unit_usd", usd_or_null(b.server_unit_usd, own)},
             {"usd", usd_or_null(b.cost.server_capex_usd, own)}}},
           {"network",

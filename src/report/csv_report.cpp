@@ -119,7 +119,7 @@ std::string estimate_csv(const EstimateResult& r) {
 
 std::string plan_csv(const PlanReport& r) {
   const PlanResult& p = r.result;
-  const std::vector<bool> knees = frontier_knees(p.frontier);
+  const std::vector<bool> knees = frontier_knees(p.frontier, kKneePremium, &r.request.hardware);
   std::string o;
   std::vector<std::string> header = {"server",
                                      "gpu",
@@ -160,7 +160,9 @@ std::string plan_csv(const PlanReport& r) {
                                      "scaleup_domains",
                                      "domain_gpus",
                                      "validation",
-                                     "needs_scaleout_fabric"};
+                                     "needs_scaleout_fabric",
+                                     "gpus_per_node",
+                                     "server_gpus"};
   // Each point's bill of materials (cost/bom.hpp).
   for (const std::string& h : bom_csv_header()) header.push_back(h);
   record(o, header);
@@ -208,7 +210,9 @@ std::string plan_csv(const PlanReport& r) {
         num(scaleup_domains(hw.server, c.nodes)),
         num(domain_gpus(hw.server)),
         validation_status(hw.gpu),
-        flag(scaleup_domains(hw.server, c.nodes) > 1)};
+        flag(scaleup_domains(hw.server, c.nodes) > 1),
+        num(hw.server.gpus_per_node),
+        num(server_gpus(hw.server))};
     for (const std::string& f : bom_csv_fields(plan_bom(r, c))) fields.push_back(f);
     record(o, fields);
   }

@@ -318,7 +318,7 @@ Str frontier_chart(const PlanReport& r, const Str& id, const Str& label, const S
                    const std::function<double(const PlanCandidate&)>& value, bool log_y,
                    const std::function<Str(double)>& tick, std::optional<Marker> limit) {
   const PlanResult& p = r.result;
-  const std::vector<bool> knees = frontier_knees(p.frontier);
+  const std::vector<bool> knees = frontier_knees(p.frontier, kKneePremium, &r.request.hardware);
   // The line runs through every point; markers only on the points the
   // frontier table shows.
   const std::vector<bool> shown = frontier_shown(p, r.request);
@@ -474,8 +474,7 @@ Str figures_table(const PlanReport& r) {
     return r.request.hardware[static_cast<std::size_t>(c.hardware)];
   };
   each("hardware", [&](const PlanCandidate& c) {
-    return fmt::format("{} x {} ({} x {}, {} GPUs)", c.nodes, hw(c).server.id,
-                       hw(c).server.gpus_per_node, hw(c).gpu.id, c.gpus());
+    return hardware_words(hw(c).server, hw(c).gpu, c.nodes);
   });
   each("scale-out network", [&](const PlanCandidate& c) { return scale_out_name(hw(c), c); });
   each("scale-up domains", [&](const PlanCandidate& c) { return domains_text(hw(c), c); });
@@ -595,7 +594,7 @@ Str economics_table(const PlanReport& r) {
 
 Str frontier_table(const PlanReport& r) {
   const PlanResult& p = r.result;
-  const std::vector<bool> knees = frontier_knees(p.frontier);
+  const std::vector<bool> knees = frontier_knees(p.frontier, kKneePremium, &r.request.hardware);
   const std::vector<bool> shown = frontier_shown(p, r.request);
   Str o =
       "<table class=\"frontier\"><thead><tr><th scope=\"col\">server</th><th "

@@ -76,6 +76,7 @@ std::string estimate_json(const EstimateResult& r) {
                   {"gpu", r.gpu.id},
                   {"nodes", w.cluster.nodes},
                   {"gpus", static_cast<long long>(w.cluster.nodes) * r.server.gpus_per_node},
+                  {"server_gpus", server_gpus(r.server)},
                   {"fabric", r.fabric_id}};
   j["layout"] = layout_json(w.layout);
   j["memory"] = {{"total_bytes", mem.total()},

@@ -758,12 +758,13 @@ std::string slurm_script(const PlanReport& r, const PlanCandidate& c) {
 #SBATCH --nodes={}
 #SBATCH --ntasks-per-node=1
 #SBATCH --gpus-per-node={}
-#SBATCH --exclusive
-# CHANGE-ME: the partition and account of this cluster (remove the second '#').
+{}# CHANGE-ME: the partition and account of this cluster (remove the second '#').
 ##SBATCH --partition=CHANGE-ME
 ##SBATCH --account=CHANGE-ME
 )sh",
-                              job_name(r), c.nodes, hw.server.gpus_per_node);
+                              job_name(r), c.nodes, hw.server.gpus_per_node,
+                              // A plan below a node shares the node with other jobs.
+                              hw.server.whole_gpus > 0 ? "" : "#SBATCH --exclusive\n");
   if (capped) {
     o += fmt::format(
         "# Time: predicted {} + {:.0f} % band = {}, capped at {}: resubmit from the last\n"

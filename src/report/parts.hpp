@@ -68,6 +68,11 @@ std::string nic_cap_words(const HardwareOption& hw);
 std::string scale_out_name(const HardwareOption& hw, const PlanCandidate& c);
 // Whether the server's scale-up domain spans several nodes (an NVL72 rack).
 bool domain_spans_nodes(const Server& s);
+// GPUs of the whole server (of a slice: the server it is part of).
+int server_gpus(const Server& s);
+// "2 x dgx-h100 (8 x h100-sxm, 16 GPUs)"; of a slice "1 x dgx-h100 (2 of 8
+// GPUs, h100-sxm)".
+std::string hardware_words(const Server& s, const Gpu& gpu, int nodes);
 // "1 NVLink domain of 72 GPUs (18 nodes)": the scale-up domains a plan spans.
 std::string domains_text(const HardwareOption& hw, const PlanCandidate& c);
 // "validated" or "unvalidated": whether data/validation has rows on the GPU's family.

@@ -69,9 +69,13 @@ std::string fabric_name(const HardwareOption& hw) {
 
 bool several_fabrics(const std::vector<HardwareOption>& hw) {
   // Fabric ids only: servers that differ in their own NICs are one "fabric".
+  // Plans below a node need no fabric: left out.
   auto id = [](const HardwareOption& h) { return h.fabric ? h.fabric->id : std::string(); };
+  const HardwareOption* first = nullptr;
   for (const HardwareOption& h : hw) {
-    if (id(h) != id(hw.front())) return true;
+    if (h.is_slice()) continue;
+    if (!first) first = &h;
+    if (id(h) != id(*first)) return true;
   }
   return false;
 }
@@ -87,6 +91,17 @@ std::string nic_cap_words(const HardwareOption& hw) {
 std::string scale_out_name(const HardwareOption& hw, const PlanCandidate& c) {
   return scaleup_domains(hw.server, c.nodes) > 1 ? fabric_name(hw)
                                                  : std::string("no scale-out network");
+}
+
+int server_gpus(const Server& s) { return s.whole_gpus > 0 ? s.whole_gpus : s.gpus_per_node; }
+
+std::string hardware_words(const Server& s, const Gpu& gpu, int nodes) {
+  if (s.whole_gpus > 0) {
+    return fmt::format("{} x {} ({} of {} GPUs, {})", nodes, s.id, s.gpus_per_node, s.whole_gpus,
+                       gpu.id);
+  }
+  return fmt::format("{} x {} ({} x {}, {} GPUs)", nodes, s.id, s.gpus_per_node, gpu.id,
+                     static_cast<long long>(nodes) * s.gpus_per_node);
 }
 
 bool domain_spans_nodes(const Server& s) { return domain_gpus(s) > s.gpus_per_node; }
@@ -134,8 +149,7 @@ void plan_block(std::string& o, const PlanReport& r, const PlanCandidate& c) {
   const HardwareOption& hw = r.request.hardware[c.hardware];
   // The scale-out fabric only where the plan uses one (several scale-up domains).
   const bool scale_out = scaleup_domains(hw.server, c.nodes) > 1;
-  o += fmt::format("  hardware   {} x {} ({} x {}, {} GPUs){}\n", c.nodes, hw.server.id,
-                   hw.server.gpus_per_node, hw.gpu.id, c.gpus(),
+  o += fmt::format("  hardware   {}{}\n", hardware_words(hw.server, hw.gpu, c.nodes),
                    scale_out ? ", " + fabric_name(hw) : std::string());
   if (const std::string cap = nic_cap_words(hw); scale_out && !cap.empty()) {
     o += wrap(cap, "  warning    ", std::string(13, ' '));
@@ -208,6 +222,8 @@ ordered_json candidate_json(const PlanReport& r, const PlanCandidate& c) {
                     {"gpu", hw.gpu.id},
                     {"nodes", c.nodes},
                     {"gpus", c.gpus()},
+                    {"gpus_per_node", hw.server.gpus_per_node},
+                    {"server_gpus", server_gpus(hw.server)},
                     {"global_batch", c.global_batch},
                     {"fabric", fabric_json(hw, c)},
                     {"scaleup_domains", scaleup_domains(hw.server, c.nodes)},
@@ -271,10 +287,10 @@ std::string plan_text(const PlanReport& r) {
   const std::size_t server_w = fabrics ? 24 : 28;
   o += fmt::format("  {:<{}} {:>5} {:>6} {:>11} {:>8} {:>6}{}\n", "server", server_w, "nodes",
                    "GPUs", "time", "cost", "MFU", fabrics ? "     fabric" : "");
-  const std::vector<bool> knees = frontier_knees(p.frontier);
+  const std::vector<bool> knees = frontier_knees(p.frontier, kKneePremium, &r.request.hardware);
   std::vector<bool> shown = frontier_shown(p, r.request, kKneePremium, true);
   if (r.full_frontier) shown.assign(p.frontier.size(), true);
-  bool any_tight = false;
+  bool any_tight = false, any_slice = false;
   for (std::size_t i = 0; i < p.frontier.size(); ++i) {
     const PlanCandidate& c = p.frontier[i];
     if (!shown[i]) continue;
@@ -285,8 +301,13 @@ std::string plan_text(const PlanReport& r) {
     if (!feasible(c)) marks += "x";
     if (!c.memory_safe) marks += "m";
     any_tight = any_tight || !c.memory_safe;
+    // A plan below a node: its GPUs of the node's ("2/8").
+    const std::string nodes = hw.server.whole_gpus > 0
+                                  ? fmt::format("{}/{}", c.gpus(), hw.server.whole_gpus)
+                                  : std::to_string(c.nodes);
+    any_slice = any_slice || hw.server.whole_gpus > 0;
     std::string row =
-        fmt::format("  {:<{}} {:>5} {:>6} {:>11} {:>8} {:>5.1f}%", hw.server.id, server_w, c.nodes,
+        fmt::format("  {:<{}} {:>5} {:>6} {:>11} {:>8} {:>5.1f}%", hw.server.id, server_w, nodes,
                     c.gpus(), duration(c.time_to_train_s), cost(c.cost_usd), 100 * c.step.mfu);
     if (fabrics) {
       // "-": no scale-out network (one node or one NVLink domain).
@@ -304,6 +325,7 @@ std::string plan_text(const PlanReport& r) {
                   100 * kKneePremium);
   if (any_tight)
     o += "  (m: fits in memory at the prediction, not at the high end of its interval)\n";
+  if (any_slice) o += "  (nodes 2/8: 2 of one node's 8 GPUs, priced by the GPU-hour)\n";
   o += frontier_counts_text(
            p, static_cast<std::size_t>(std::count(shown.begin(), shown.end(), true))) +
        "\n";
@@ -329,7 +351,7 @@ std::string plan_json(const PlanReport& r) {
       p.single_domain_best ? candidate_json(r, *p.single_domain_best) : ordered_json(nullptr);
   j["min_nodes_deadline"] = nullable(p.min_nodes_deadline);
   ordered_json frontier = ordered_json::array();
-  const std::vector<bool> knees = frontier_knees(p.frontier);
+  const std::vector<bool> knees = frontier_knees(p.frontier, kKneePremium, &r.request.hardware);
   for (std::size_t i = 0; i < p.frontier.size(); ++i) {
     const PlanCandidate& c = p.frontier[i];
     const HardwareOption& hw = r.request.hardware[c.hardware];
@@ -337,6 +359,8 @@ std::string plan_json(const PlanReport& r) {
         {"server", hw.server.id},
         {"nodes", c.nodes},
         {"gpus", c.gpus()},
+        {"gpus_per_node", hw.server.gpus_per_node},
+        {"server_gpus", server_gpus(hw.server)},
         {"time_to_train_days", days(c.time_to_train_s)},
         {"cost_usd", c.cost_usd > 0 ? ordered_json(c.cost_usd) : ordered_json(nullptr)},
         {"mfu", c.step.mfu},

@@ -120,6 +120,11 @@ std::string single_node_clause(const ServingReason& r) {
   }
 }
 
+// "2 GPUs" (of a slice: the plan's GPUs of one node).
+std::string slice_words(const PlanReason& r) {
+  return fmt::format("{} GPU{}", r.gpus, r.gpus == 1 ? "" : "s");
+}
+
 }  // namespace
 
 std::string sentence(const PlanReason& r) {
@@ -128,10 +133,25 @@ std::string sentence(const PlanReason& r) {
   }
   switch (r.kind) {
     case PK::one_node_fits:
+      if (r.whole_gpus > 0) {
+        return fmt::format(
+            "{} of one {} node fit{}: {} of {} per GPU, and it trains in {}{}.", slice_words(r),
+            r.server, r.gpus == 1 ? "s" : "", gib(r.bytes), gib(r.capacity_bytes),
+            duration(r.time_s),
+            r.deadline_s ? fmt::format(" (deadline {})", duration(*r.deadline_s)) : std::string());
+      }
       return fmt::format(
           "One {} node fits: {} of {} per GPU, and trains in {}{}.", r.server, gib(r.bytes),
           gib(r.capacity_bytes), duration(r.time_s),
           r.deadline_s ? fmt::format(" (deadline {})", duration(*r.deadline_s)) : std::string());
+    case PK::cheapest_deadline:
+      return fmt::format("{} {} the {} deadline at the lowest cost: {} in {}.",
+                         r.whole_gpus > 0 ? fmt::format("{} of one {}", slice_words(r), r.server)
+                                          : fmt::format("{} {} node{} ({} GPUs)", r.nodes, r.server,
+                                                        r.nodes == 1 ? "" : "s", r.gpus),
+                         (r.whole_gpus > 0 ? r.gpus : r.nodes) == 1 ? "meets" : "meet",
+                         deadline_words(r.deadline_s),
+                         r.usd > 0 ? money(r.usd) : std::string("unpriced"), duration(r.time_s));
     case PK::scale_out_faster:
       return fmt::format(
           "Scaling out to {} nodes{} would finish in {} ({:.1f}x faster){}.", r.nodes,

@@ -52,9 +52,7 @@ std::string estimate_text(const EstimateResult& r) {
   task += fmt::format(", seq {} tokens, micro-batch {}, {} / {} / {}", w.seq_len, l.micro_batch,
                       to_string(w.precision), to_string(w.optimizer), to_string(w.framework));
   o += wrap(task, "Task      ", "          ", ", ");
-  o += fmt::format("Cluster   {} x {} ({} x {}, {} GPUs)\n", w.cluster.nodes, r.server.id,
-                   r.server.gpus_per_node, r.gpu.id,
-                   static_cast<long long>(w.cluster.nodes) * r.server.gpus_per_node);
+  o += fmt::format("Cluster   {}\n", hardware_words(r.server, r.gpu, w.cluster.nodes));
   o += wrap(
       fmt::format("tp {} pp {} dp {} cp {} ep {}{}{}, zero {}, recompute {}{}{}", l.tp, l.pp, l.dp,
                   l.cp, l.ep, l.etp > 0 && l.etp != l.tp ? fmt::format(" etp {}", l.etp) : "",

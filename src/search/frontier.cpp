@@ -8,7 +8,7 @@ namespace scaleout {
 std::vector<bool> frontier_shown(const PlanResult& p, const PlanRequest& r, double knee_premium,
                                  bool compact) {
   const std::vector<PlanCandidate>& f = p.frontier;
-  std::vector<bool> shown = frontier_knees(f, knee_premium);
+  std::vector<bool> shown = frontier_knees(f, knee_premium, &r.hardware);
   const int max_nodes = std::max(1, r.constraints.max_nodes);
   std::vector<int> ladder;
   if (compact) {

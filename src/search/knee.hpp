@@ -14,8 +14,11 @@ namespace scaleout {
 inline constexpr double kKneePremium = 0.10;
 
 // For each point of `frontier`, whether it is its hardware option's knee.
-// Exactly one point per hardware option with frontier points is a knee.
+// Exactly one point per hardware option with frontier points is a knee. With
+// `hardware` (the request's options), a server's slices (plans below a node)
+// count as its whole-node option: one knee for all.
 std::vector<bool> frontier_knees(const std::vector<PlanCandidate>& frontier,
-                                 double premium = kKneePremium);
+                                 double premium = kKneePremium,
+                                 const std::vector<HardwareOption>* hardware = nullptr);
 
 }  // namespace scaleout

@@ -42,6 +42,40 @@ std::vector<int> ladder_node_counts(int max_nodes) {
   return out;
 }
 
+HardwareOption slice_option(const HardwareOption& hw, int gpus) {
+  HardwareOption out = hw;
+  out.server = slice_server(hw.server, gpus);
+  out.server_usd = hw.server_usd * server_share(out.server);
+  out.fabric.reset();
+  return out;
+}
+
+void add_slice_options(PlanRequest& r) {
+  if (r.fixed.nodes && *r.fixed.nodes != 1) return;
+  std::vector<HardwareOption> out;
+  out.reserve(r.hardware.size() * (kSliceGpus.size() + 1));
+  for (size_t i = 0; i < r.hardware.size(); ++i) {
+    const HardwareOption& hw = r.hardware[i];
+    const bool first = !hw.is_slice() &&
+                       std::none_of(r.hardware.begin(), r.hardware.begin() + static_cast<long>(i),
+                                    [&](const HardwareOption& h) {
+                                      return h.server.id == hw.server.id && h.gpu.id == hw.gpu.id;
+                                    });
+    if (first) {
+      const int whole = static_cast<int>(
+          out.size() + std::count_if(kSliceGpus.begin(), kSliceGpus.end(),
+                                     [&](int g) { return g < hw.server.gpus_per_node; }));
+      for (int g : kSliceGpus) {
+        if (g >= hw.server.gpus_per_node) continue;
+        out.push_back(slice_option(hw, g));
+        out.back().whole = whole;
+      }
+    }
+    out.push_back(hw);
+  }
+  r.hardware = std::move(out);
+}
+
 RegimeKey regime_of(const Workload& w, const HardwareOption& hw, int nodes, IntervalMetric metric) {
   // A full fine-tune runs the step of a pre-training: only adapters are the
   // finetune regime (the rule of src/validation).
@@ -619,7 +653,12 @@ std::optional<PlanReason> why_not_single_node(const PlanRequest& r, const Picks&
 void explain_single_node(const PlanRequest& r, const Picks& k, PlanResult& res) {
   const PlanCandidate& s = *k.best_single;
   PlanReason fits{.kind = PlanReasonKind::one_node_fits};
-  fits.server = r.hardware[s.hardware].server.id;
+  const Server& server = r.hardware[s.hardware].server;
+  fits.server = server.id;
+  if (server.whole_gpus > 0) {
+    fits.gpus = s.gpus();
+    fits.whole_gpus = server.whole_gpus;
+  }
   fits.bytes = s.memory.total();
   fits.capacity_bytes = s.memory.capacity_bytes;
   fits.time_s = s.time_to_train_s;
@@ -733,6 +772,38 @@ void explain_multi_node(const PlanRequest& r, const Picks& k, PlanResult& res) {
   }
 }
 
+// A single-node verdict with plans below a node searched and a deadline
+// given: the cheapest plan that
+// meets it and every other constraint (the recommended plan may differ by
+// the objective's 0.1 % tie, going to the faster); none when no plan is
+// priced or none meets the constraints.
+std::optional<PlanReason> cheapest_for_deadline(const PlanRequest& r, const Picks& k,
+                                                const PlanResult& res) {
+  const bool slices = std::any_of(r.hardware.begin(), r.hardware.end(),
+                                  [](const HardwareOption& h) { return h.is_slice(); });
+  if (!slices || !r.constraints.deadline_s) return std::nullopt;
+  const PlanCandidate* best = nullptr;
+  for (const PlanCandidate& p : res.frontier) {
+    if (!feasible(p) || (k.any_safe && !p.memory_safe) || p.cost_usd <= 0) continue;
+    // Strictly the lowest cost (not the objective's 0.1 % tie): this names
+    // the cheapest; on an exact tie, fewer GPUs.
+    if (!best || p.cost_usd < best->cost_usd ||
+        (p.cost_usd == best->cost_usd && p.gpus() < best->gpus())) {
+      best = &p;
+    }
+  }
+  if (!best) return std::nullopt;
+  const Server& server = r.hardware[best->hardware].server;
+  PlanReason why{.kind = PlanReasonKind::cheapest_deadline, .server = server.id};
+  why.nodes = best->nodes;
+  why.gpus = best->gpus();
+  why.whole_gpus = server.whole_gpus;
+  why.usd = best->cost_usd;
+  why.time_s = best->time_to_train_s;
+  why.deadline_s = r.constraints.deadline_s;
+  return why;
+}
+
 // Nothing meets the constraints: the closest plan (the fastest that fits,
 // whatever it costs) and every constraint it misses.
 void explain_infeasible(const PlanRequest& r, bool single_legal, PlanResult& res) {
@@ -819,7 +890,9 @@ void add_interval_reasons(const PlanRequest& r, PlanResult& res) {
 std::vector<int> searched_node_counts(const PlanRequest& r, int hardware, long long batch) {
   if (r.fixed.nodes) return {*r.fixed.nodes};
   const HardwareOption& hw = r.hardware[static_cast<size_t>(hardware)];
-  return divisible_counts(r, dimensions(r, hw), hw.server.gpus_per_node, batch);
+  std::vector<int> out = divisible_counts(r, dimensions(r, hw), hw.server.gpus_per_node, batch);
+  if (hw.is_slice()) std::erase_if(out, [](int n) { return n != 1; });
+  return out;
 }
 
 PlanResult plan(const PlanRequest& r) {
@@ -835,9 +908,11 @@ PlanResult plan(const PlanRequest& r) {
   std::vector<char> divisible(static_cast<size_t>(std::max(1, r.constraints.max_nodes)) + 1, 0);
   for (size_t h = 0; h < r.hardware.size(); ++h) {
     for (long long b : batches) {
-      const std::vector<int> counts =
+      // A slice of a server: one node only.
+      std::vector<int> counts =
           r.fixed.nodes ? std::vector<int>{*r.fixed.nodes}
                         : divisible_counts(r, dims[h], r.hardware[h].server.gpus_per_node, b);
+      if (r.hardware[h].is_slice()) std::erase_if(counts, [](int n) { return n != 1; });
       for (int n : counts) {
         work.push_back({static_cast<int>(h), n, b});
         if (n < static_cast<int>(divisible.size())) divisible[static_cast<size_t>(n)] = 1;
@@ -933,6 +1008,11 @@ PlanResult plan(const PlanRequest& r) {
   } else {
     res.verdict = Verdict::infeasible;
     explain_infeasible(r, one.legal, res);
+  }
+  if (res.verdict == Verdict::single_node) {
+    if (const std::optional<PlanReason> c = cheapest_for_deadline(r, k, res)) {
+      res.reasons.push_back(*c);
+    }
   }
   add_interval_reasons(r, res);
   if (horizon && res.verdict != Verdict::infeasible) res.reasons.push_back(*horizon);

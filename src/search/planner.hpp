@@ -5,6 +5,7 @@
 // (docs/model.md, "Plan").
 #pragma once
 
+#include <array>
 #include <functional>
 #include <optional>
 #include <string>
@@ -41,7 +42,20 @@ struct HardwareOption {
   std::optional<Fabric> fabric;
   double usd_per_gpu_hour = 0;  // 0: no price in the catalog
   double server_usd = 0;        // purchase price of one server; 0: not priced
+  // A plan below a node (slice_option): the index in PlanRequest::hardware of
+  // the whole server's option it is a slice of; -1: whole nodes.
+  int whole = -1;
+  bool is_slice() const { return server.whole_gpus > 0; }
 };
+
+// GPUs of one server a plan below a node may use (those fewer than the server's).
+inline constexpr std::array<int, 3> kSliceGpus = {1, 2, 4};
+
+// `gpus` GPUs of `hw`'s server (slice_server) on one node, priced by the
+// GPU-hour: the cloud price per GPU-hour unchanged, the purchase price the
+// slice's share of the server's; no scale-out fabric (docs/model.md, "Plans
+// below a node").
+HardwareOption slice_option(const HardwareOption& hw, int gpus);
 
 // Layout fields the user fixed, by row of the layout-dimension table
 // (workload/layout_dims.hpp: `get(LayoutKey::tp)`, `has`, `values`); the
@@ -135,6 +149,13 @@ struct PlanResult {
   std::vector<PlanCandidate> frontier;    // per hardware and node count, the fastest fit
   SearchStats stats;
 };
+
+// Adds the plans below a node to a training request: for each server of
+// `r.hardware` (once, whatever its fabrics), its slices of kSliceGpus GPUs
+// fewer than the server's, placed before the server's whole-node options.
+// None when the file fixes more than one node. The search tries a slice on
+// one node only; a slice no layout fits never reaches the frontier.
+void add_slice_options(PlanRequest& r);
 
 // The node counts the search visits: every count from 1 to max_nodes.
 std::vector<int> node_counts(int max_nodes);

@@ -54,7 +54,11 @@ enum class PlanReasonKind {
   // nodes exists): bytes (central), high_bytes (high end), capacity_bytes.
   single_node_margin,
   // Single-node verdict.
-  one_node_fits,     // server, bytes, capacity_bytes, time_s, deadline_s (optional)
+  one_node_fits,  // server, bytes, capacity_bytes, time_s, deadline_s (optional);
+                  // gpus, whole_gpus when the plan uses part of the node (a slice)
+  // The cheapest plan that meets the deadline (plans below a node searched,
+  // a deadline given): server, nodes, gpus, whole_gpus (0: whole nodes), usd, time_s, deadline_s.
+  cheapest_deadline,
   scale_out_faster,  // nodes, time_s, speedup, usd (multi-node), other_usd (single-node); 0:
                      // unpriced; server (single-domain verdict only)
   // Single-domain verdict: several nodes of one NVLink domain hold the job.
@@ -97,6 +101,7 @@ struct PlanReason {
   std::string server{};  // a server id (no_price on the cloud basis: a GPU id)
   int nodes = 0;
   int gpus = 0;                           // one_domain_fits: GPUs of the plan
+  int whole_gpus = 0;                     // a slice: the whole server's GPUs (0: whole nodes)
   int domain_gpus = 0, domain_nodes = 0;  // one NVLink domain: GPUs, nodes
   double bytes = 0, capacity_bytes = 0;   // per GPU
   double high_bytes = 0;                  // per GPU: the high end of the memory interval

@@ -40,6 +40,9 @@ Sizing size_job(const JobSpec& spec, const CandidateCluster& cluster, int thread
   h.fabric = cluster.fabric;
   h.usd_per_gpu_hour = cluster.usd_per_gpu_hour;
   req.hardware.push_back(std::move(h));
+  // Plans below a node: a job may take 1, 2 or 4 of a node's GPUs, and the
+  // scheduler packs such jobs onto the nodes' free GPUs.
+  add_slice_options(req);
   req.constraints.max_nodes = cluster.nodes;
   req.run = spec.run.value_or_default();
   req.objective = spec.size_by == SizeBy::time ? Objective::time : Objective::cost;
@@ -49,10 +52,17 @@ Sizing size_job(const JobSpec& spec, const CandidateCluster& cluster, int thread
   auto gpu_hours = [](const PlanCandidate& c) { return c.gpus() * c.time_to_train_s; };
   for (const PlanCandidate& c : r.frontier) {
     if (c.nodes > cluster.nodes) continue;
-    // The frontier is in node-count order, so a tie keeps the smaller plan.
-    const bool better =
-        !best || (spec.size_by == SizeBy::time ? c.time_to_train_s < best->time_to_train_s
-                                               : gpu_hours(c) < gpu_hours(*best));
+    // The frontier is in (hardware, node count) order, a server's slices
+    // first, so a tie keeps the smaller plan. By cost, GPU-hours within 0.1 %
+    // count as equal (the planner's rule) and the plan with fewer GPUs is
+    // kept: it packs beside other jobs.
+    bool better = !best;
+    if (best && spec.size_by == SizeBy::time) {
+      better = c.time_to_train_s < best->time_to_train_s;
+    } else if (best) {
+      const double a = gpu_hours(c), b = gpu_hours(*best);
+      better = std::fabs(a - b) <= 1e-3 * std::max(a, b) ? c.gpus() < best->gpus() : a < b;
+    }
     if (better) best = &c;
   }
   if (!best) {

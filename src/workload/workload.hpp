@@ -103,6 +103,8 @@ struct ClusterSpec {
   std::string gpu_id;     // optional GPU override (PCIe servers take several kinds)
   std::string fabric_id;  // optional scale-out fabric
   int nodes = 1;
+  // GPUs used of one node (a slice, slice_server); 0: whole nodes.
+  int gpus = 0;
 };
 
 // How the weights are stored for serving (docs/model.md, "Inference"): 16-bit,

@@ -56,6 +56,7 @@ NOT_TRAINING = {
     "plan-llama3.1-405b-inference-bf16-h100": "serving workload",
     "plan-llama3.1-405b-inference-fp8-h200": "serving workload",
     "simulate-team": "a simulate input, not a plan",
+    "simulate-lora-team": "a simulate input, not a plan",
 }
 
 # Problems the checker reports today that belong to the generators (issue 22):

@@ -266,6 +266,24 @@ const std::vector<BadCase> kBadCases = {
     {"LayoutGpusNotClusterGpus", with(kBase, "  micro_batch: 1\n", "  dp: 2\n"),
      "w.yaml:8: layout: tp 2 x pp 1 x dp 2 x cp 1 = 4 GPUs, but the cluster has 8 (make the "
      "parallel sizes multiply to nodes x GPUs per node, or leave dp out to derive it)"},
+    // --- cluster.gpus: part of one node -------------------------------------------------------
+    {"ClusterGpusZero", kBase + "  gpus: 0\n",
+     "w.yaml:14: cluster.gpus: 0 is out of range (expected a whole number from 1 to 8)"},
+    {"ClusterGpusNegative", kBase + "  gpus: -2\n",
+     "w.yaml:14: cluster.gpus: -2 is out of range (expected a whole number from 1 to 8)"},
+    {"ClusterGpusAboveTheNode", kBase + "  gpus: 16\n",
+     "w.yaml:14: cluster.gpus: 16 is out of range (expected a whole number from 1 to 8)"},
+    {"ClusterGpusNotAWholeNumber", kBase + "  gpus: 2.5\n",
+     "w.yaml:14: cluster.gpus: expected a whole number, got 2.5"},
+    {"ClusterGpusWithSeveralNodes", with(kBase, "nodes: 1", "nodes: 2") + "  gpus: 2\n",
+     "w.yaml:14: cluster.gpus: gpus 2 uses part of one node, but nodes is 2 (use gpus with nodes: "
+     "1, or leave gpus out to use whole nodes)"},
+    {"ClusterGpusLayoutDoesNotDivide", kBase + "  gpus: 3\n",
+     "w.yaml:8: layout: tp 2 x pp 1 x cp 1 = 2 does not divide the cluster's 3 GPUs, so dp cannot "
+     "be derived (choose tp, pp and cp whose product divides cluster.gpus)"},
+    {"ClusterGpusLayoutOtherSize", with(kBase, "  micro_batch: 1\n", "  dp: 2\n") + "  gpus: 2\n",
+     "w.yaml:8: layout: tp 2 x pp 1 x dp 2 x cp 1 = 4 GPUs, but the cluster has 2 (make the "
+     "parallel sizes multiply to nodes x GPUs per node, or leave dp out to derive it)"},
     {"DpCannotBeDerived", with(with(kBase, "llama3-8b", "gpt-18.4b"), "tp: 2", "tp: 3"),
      "w.yaml:8: layout: tp 3 x pp 1 x cp 1 = 3 does not divide the cluster's 8 GPUs, so dp cannot "
      "be derived (choose tp, pp and cp whose product divides nodes x GPUs per node)"},
@@ -488,6 +506,15 @@ TEST(WorkloadReader, ErrorFieldsAreFilledIn) {
     EXPECT_EQ(e.message, "unknown key");
     EXPECT_EQ(e.hint, "did you mean 'seq_len'?");
   }
+}
+
+TEST(WorkloadReader, ClusterGpusIsPartOfOneNode) {
+  // 2 of the 8 GPUs of a dgx-h100 with tp 2: dp is derived as 2 / 2 = 1.
+  const WorkloadFile wf = read(kBase + "  gpus: 2\n");
+  EXPECT_EQ(wf.workload.cluster.gpus, 2);
+  EXPECT_EQ(wf.workload.cluster.nodes, 1);
+  EXPECT_EQ(wf.workload.layout.dp, 1);
+  EXPECT_EQ(read(kBase).workload.cluster.gpus, 0);  // absent: whole nodes
 }
 
 }  // namespace

@@ -1,0 +1,1 @@
+estimate tests/golden/estimate-slice.yaml

@@ -1,0 +1,1 @@
+simulate examples/simulate-lora-team.yaml
