@@ -1,7 +1,5 @@
 #include "workload/workload.hpp"
 
-#include <algorithm>
-
 #include "core/enum_names.hpp"
 
 namespace scaleout {
@@ -17,15 +15,6 @@ const char* to_string(Optimizer o) {
 const char* to_string(FinetuneMethod m) { return enum_name(m, {"full", "lora", "qlora"}); }
 
 const char* to_string(Recompute r) { return enum_name(r, {"none", "selective", "full"}); }
-
-double recomputed_share(const Layout& ly, int stage_layers) {
-  if (ly.recompute != Recompute::full || stage_layers <= 0) return 0.0;
-  if (ly.recompute_layers <= 0) return 1.0;
-  const int chunks = ly.pp > 1 ? std::max(1, ly.interleave) : 1;
-  const int per_chunk = (stage_layers + chunks - 1) / chunks;
-  const int recomputed = std::min(ly.recompute_layers, per_chunk) * chunks;
-  return std::min(1.0, static_cast<double>(recomputed) / stage_layers);
-}
 
 const char* to_string(AdapterTargets t) { return enum_name(t, {"all", "attention", "qkv", "qv"}); }
 
