@@ -420,21 +420,20 @@ StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstant
     StageTime dense, moe;
   };
   std::array<ShareTimes, 4> timed;  // the few shares a pipeline's stages have
-  auto times_at = [&](double share) {
-    for (const ShareTimes& x : timed) {
+  ShareTimes spare;                 // a fifth share (not expected), timed each time
+  auto times_at = [&](double share) -> const ShareTimes& {
+    ShareTimes* slot = &spare;
+    for (ShareTimes& x : timed) {
       if (x.share == share) return x;
-    }
-    ShareTimes x;
-    x.share = share;
-    if (moe_first > 0) x.dense = layer_time(false, share);
-    if (moe_first < m.layers) x.moe = layer_time(true, share);
-    for (ShareTimes& slot : timed) {
-      if (slot.share < 0) {
-        slot = x;
+      if (x.share < 0) {
+        slot = &x;
         break;
       }
     }
-    return x;
+    slot->share = share;
+    if (moe_first > 0) slot->dense = layer_time(false, share);
+    if (moe_first < m.layers) slot->moe = layer_time(true, share);
+    return *slot;
   };
   // MTP depths run on the last stage, each a layer of the last layer's kind
   // (Megatron-Core's default placement, multi_token_prediction.py).
@@ -444,19 +443,33 @@ StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstant
     dense_n = here.dense;
     moe_n = here.moe;
     if (here.output) (moe_first < m.layers ? moe_n : dense_n) += mtp;
-    return recomputed_share(ly, here);
+    return ly.recompute == Recompute::full ? recomputed_share(ly, here) : 0.0;
   };
   // Totals first (one multiply-add per stage), then the slowest stage's parts.
   double stage_sum = 0;  // one micro-batch through every stage
   double slowest_total = -1;
   int slowest_s = 0;
+  // Middle stages of one layer count cost the same unless the model mixes
+  // dense and MoE layers (their placement differs): timed once per run of them.
+  const bool mixed = moe_first > 0 && moe_first < m.layers;
+  int previous_layers = -1;
+  double previous_t = 0;
   for (int s = 0; s < p; ++s) {
+    if (!mixed && s > 0 && s < p - 1) {
+      const int n = rank_layer_count(m.layers, ly, s);
+      if (n == previous_layers) {
+        stage_sum += previous_t;
+        continue;  // not slower than the stage before it
+      }
+      previous_layers = n;
+    }
     int dense_n = 0, moe_n = 0;
-    const ShareTimes one = times_at(stage_counts(s, dense_n, moe_n));
+    const ShareTimes& one = times_at(stage_counts(s, dense_n, moe_n));
     double t = dense_n * one.dense.total() + moe_n * one.moe.total();
     if (s == 0) t += lt.embedding.total();
     if (s == p - 1) t += lt.logits.total() + lt.mtp.total();
     stage_sum += t;
+    previous_t = t;
     if (t > slowest_total) {
       slowest_total = t;
       slowest_s = s;
@@ -465,7 +478,7 @@ StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstant
   StageTime slowest;
   {
     int dense_n = 0, moe_n = 0;
-    const ShareTimes one = times_at(stage_counts(slowest_s, dense_n, moe_n));
+    const ShareTimes& one = times_at(stage_counts(slowest_s, dense_n, moe_n));
     for (const auto& [x, n] : {std::pair{&one.dense, dense_n}, std::pair{&one.moe, moe_n}}) {
       slowest.compute += n * x->compute;
       slowest.flops += n * x->flops;

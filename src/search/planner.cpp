@@ -57,6 +57,13 @@ RegimeKey regime_of(const Workload& w, const HardwareOption& hw, int nodes, Inte
 
 namespace {
 
+// The balanced stage split moves a few layers between stages, so it is
+// tried only where the even split's least memory over its settings is
+// within this factor of capacity (or fits): a search bound, not a model
+// constant (moving one layer off the first stage of a p-stage pipeline
+// changes its memory by about 1/(L/p) of its layers' share).
+constexpr double kBalancedSplitReach = 1.15;
+
 struct Work {
   int hardware;
   int nodes;
@@ -372,7 +379,9 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
                     out.fastest->memory_safe = safe;
                   }
                 };
-                // The memory-saving settings of one stage split.
+                // The memory-saving settings of one stage split; least_here:
+                // the least memory of the settings tried, over capacity.
+                double least_here = 1e300;
                 auto try_settings = [&] {
                   // Layers per model chunk of the heaviest stage: the most that
                   // partial recompute can leave out.
@@ -393,6 +402,7 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
                         ly.offload_optimizer = off;
                         ++out.evaluated;
                         const MemoryEstimate mem = estimate_memory(w, hw.gpu, {}, layers);
+                        least_here = std::min(least_here, mem.total() / mem.capacity_bytes);
                         if (mem.total() < out.least_memory) {
                           out.least_memory = mem.total();
                           out.least = mem.peak;
@@ -443,7 +453,7 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
                 // for the embedding and the output layer and loss, when that
                 // evens the stages' time (workload/pipeline.hpp); kept where
                 // it is faster or fits where the even split does not.
-                if (search_split && pp > 1) {
+                if (search_split && pp > 1 && least_here <= kBalancedSplitReach) {
                   if (!times) times = layout_times(w, hw.server, hw.gpu, fabric, perf, layers);
                   if (const auto split = balanced_stage_split(w, *times)) {
                     ly.first_stage_layers = split->first;

@@ -5,21 +5,6 @@
 
 namespace scaleout {
 
-int rank_layer_count(int layers, const Layout& ly, int s) {
-  const int p = std::max(1, ly.pp);
-  if (s < 0 || s >= p) return 0;
-  const int first = p > 1 ? std::max(0, ly.first_stage_layers) : 0;
-  const int last = p > 1 ? std::max(0, ly.last_stage_layers) : 0;
-  if (first == 0 && last == 0) return layers / p + (s < layers % p ? 1 : 0);
-  if (s == 0 && first > 0) return first;
-  if (s == p - 1 && last > 0) return last;
-  // The middle ranks (and a first or last rank without its own size) split
-  // the rest evenly; checks.cpp rejects a rest they do not divide.
-  const int ranks_left = p - (first > 0 ? 1 : 0) - (last > 0 ? 1 : 0);
-  const int rest = std::max(0, layers - first - last);
-  return ranks_left > 0 ? rest / ranks_left : 0;
-}
-
 int chunk_layer_count(int layers, const Layout& ly, int s, int c) {
   const int chunks = pipeline_chunks(ly);
   if (c < 0 || c >= chunks) return 0;

@@ -21,7 +21,20 @@ inline int pipeline_chunks(const Layout& ly) { return ly.pp > 1 ? std::max(1, ly
 // transformer_block.py `get_num_layers_to_build`), the first (last) rank
 // takes first_stage_layers (last_stage_layers) and the ranks left split the
 // rest evenly; a size of 0 leaves its rank with the others.
-int rank_layer_count(int layers, const Layout& ly, int s);
+inline int rank_layer_count(int layers, const Layout& ly, int s) {
+  const int p = std::max(1, ly.pp);
+  if (s < 0 || s >= p) return 0;
+  const int first = p > 1 ? std::max(0, ly.first_stage_layers) : 0;
+  const int last = p > 1 ? std::max(0, ly.last_stage_layers) : 0;
+  if (first == 0 && last == 0) return layers / p + (s < layers % p ? 1 : 0);
+  if (s == 0 && first > 0) return first;
+  if (s == p - 1 && last > 0) return last;
+  // The middle ranks (and a first or last rank without its own size) split
+  // the rest evenly; checks.cpp rejects a rest they do not divide.
+  const int ranks_left = p - (first > 0 ? 1 : 0) - (last > 0 ? 1 : 0);
+  const int rest = std::max(0, layers - first - last);
+  return ranks_left > 0 ? rest / ranks_left : 0;
+}
 
 // Layers of model chunk c of rank s: the rank's layers over its chunks, the
 // first (rank layers mod chunks) chunks one more.
