@@ -112,6 +112,8 @@ class Plan:
         self.zero = lay.get("zero", 0)
         self.recompute = lay.get("recompute", "none")
         self.recompute_layers = int(lay.get("recompute_layers", 0) or 0)
+        self.first_stage_layers = int(lay.get("first_stage_layers", 0) or 0)
+        self.last_stage_layers = int(lay.get("last_stage_layers", 0) or 0)
         self.offload = bool(lay.get("offload", lay.get("offload_optimizer", False)))
         self.fp8_param_gather = bool(lay.get("fp8_param_gather", False))
         w = dict(workload or {})
@@ -404,6 +406,11 @@ class Checker:
             layers = int(o.get("--recompute-num-layers") or 0)
             got = layers if method == "block" else 0
             self.agree(name, ln("--recompute-num-layers"), "recompute_layers", got, pl.recompute_layers)
+        # Uneven first/last stages: --decoder-first/last-pipeline-num-layers
+        # as the plan's layout gives them (0: the option is absent).
+        for opt, key, want in (("--decoder-first-pipeline-num-layers", "first_stage_layers", pl.first_stage_layers),
+                               ("--decoder-last-pipeline-num-layers", "last_stage_layers", pl.last_stage_layers)):
+            self.agree(name, ln(opt), f"{key} ({opt})", as_int(o.get(opt, 0)), want)
         if "--fp8-format" in o:
             prec = "fp8"
         elif "--bf16" in o:

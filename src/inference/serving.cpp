@@ -7,6 +7,7 @@
 #include "model/params.hpp"
 #include "network/topology.hpp"
 #include "perf/compute.hpp"
+#include "workload/pipeline.hpp"
 
 namespace scaleout {
 
@@ -43,7 +44,12 @@ double kv_bytes_per_token(const ModelShape& m, double value_bytes) {
 
 namespace {
 
-int stage_layers(const ModelShape& m, int pp) { return (m.layers + pp - 1) / pp; }
+// The layers of the replica's most loaded pipeline stage (workload/pipeline.hpp).
+int most_stage_layers(const ModelShape& m, int pp) {
+  Layout ly;
+  ly.pp = std::max(1, pp);
+  return heaviest_stage_layers(m, ly);
+}
 
 // Matmuls run in FP8 when the weights are FP8 and the GPU has FP8 units;
 // weight-only INT8/INT4 dequantise to 16-bit (docs/model.md, "Inference").
@@ -69,7 +75,7 @@ ClusterLinks replica_links(const Workload& w, const Server& server, const Gpu& g
 }  // namespace
 
 double kv_bytes_per_token_per_gpu(const ModelShape& m, double value_bytes, int tp, int pp) {
-  const double layers = stage_layers(m, pp);
+  const double layers = most_stage_layers(m, pp);
   if (m.is_mla()) {
     return static_cast<double>(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) * layers * value_bytes;
   }
@@ -98,7 +104,7 @@ ServingMemory serving_memory(const Workload& w, const Gpu& gpu, int batch,
       (m.layers - moe_layers) * local_layer_params(describe_layer(m, false, split));
   if (moe_layers > 0)
     layer_params += moe_layers * local_layer_params(describe_layer(m, true, split));
-  const double share = static_cast<double>(stage_layers(m, pp)) / m.layers;
+  const double share = static_cast<double>(most_stage_layers(m, pp)) / m.layers;
   const double ends = pp == 1 ? pc.embedding + pc.output : std::max(pc.embedding, pc.output);
   const double h = static_cast<double>(m.hidden);
   const double final_norm = m.norm == NormKind::layernorm ? 2.0 * h : h;  // whole on every rank
@@ -151,7 +157,7 @@ DecodeStep decode_step(const Workload& w, const Server& server, const Gpu& gpu,
   // PP: the batch runs as pp micro-batches, one per stage, so a step is pp
   // stage times at batch / pp (docs/model.md, "Inference").
   const double mb = std::ceil(static_cast<double>(std::max(1, batch)) / pp);
-  const double layers = stage_layers(m, pp);
+  const double layers = most_stage_layers(m, pp);
 
   struct Tally {
     double s = 0, bytes = 0, flops = 0;

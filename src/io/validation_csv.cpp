@@ -69,6 +69,8 @@ const std::vector<std::string> kColumns = {"id",
                                            "optimizer_in_backward",
                                            "lora_targets",
                                            "peak_kind",
+                                           "first_stage_layers",
+                                           "last_stage_layers",
                                            "compile"};
 
 // The whole-number columns, in column order, with the largest value each accepts.
@@ -97,6 +99,8 @@ const WholeColumn kWholeColumns[] = {
     {"etp", &ValidationRow::etp, 1000000},
     {"mtp_layers", &ValidationRow::mtp_layers, 16},
     {"interleave", &ValidationRow::interleave, 1000},
+    {"first_stage_layers", &ValidationRow::first_stage_layers, 1000000},
+    {"last_stage_layers", &ValidationRow::last_stage_layers, 1000000},
     {"zero", &ValidationRow::zero, 3},
     {"lora_rank", &ValidationRow::lora_rank, 1000000},
     {"num_gpus", &ValidationRow::num_gpus, 10000000},
@@ -138,7 +142,8 @@ bool is_memory_saver_column(std::string_view name);
 // row then has the empty cell, the default).
 bool is_optional_column(std::string_view name) {
   return name == "etp" || name == "scaleup_domain_gpus" || name == "moe_load_imbalance" ||
-         name == "mtp_layers" || name == "train_tokens" || is_memory_saver_column(name);
+         name == "mtp_layers" || name == "train_tokens" || name == "first_stage_layers" ||
+         name == "last_stage_layers" || is_memory_saver_column(name);
 }
 
 // The fine-tuning recipe's memory savers (issue 19), each optional.

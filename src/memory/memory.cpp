@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "model/params.hpp"
+#include "workload/pipeline.hpp"
 
 namespace scaleout {
 
@@ -281,18 +282,16 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
   auto stage_memory = [&](int s) {
     StageMemory st;
     st.stage = s;
-    // Layers split evenly; the first L mod p stages take one more.
-    const int base = m.layers / p;
-    const int extra = m.layers % p;
-    const int first_layer = s * base + std::min(s, extra);
-    st.layers = base + (s < extra ? 1 : 0);
-    st.has_embedding = s == 0;
-    st.has_output = s == p - 1;
+    // The stage's layers (workload/pipeline.hpp: even, or the layout's
+    // first/last sizes).
+    const StageLayers here = stage_layers(m, ly, s);
+    st.layers = here.layers;
+    st.has_embedding = here.embedding;
+    st.has_output = here.output;
 
     // Parameters held by one GPU of this stage, split into frozen/trainable and expert/dense.
-    double moe_layers_here =
-        std::max(0, first_layer + st.layers - std::max(first_layer, moe_first));
-    double dense_layers_here = st.layers - moe_layers_here;
+    double moe_layers_here = here.moe;
+    double dense_layers_here = here.dense;
     // MTP depths sit on the last stage (Megatron-Core's default placement):
     // each a layer of the last layer's kind, the projection 2h -> h and three
     // norms; a stage without the embedding holds a copy for the shifted tokens.
@@ -385,18 +384,24 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
       st.expert_state = 0;
     }
 
-    // Activations: 1F1B keeps min(p - s, m) micro-batches on stage s;
-    // interleaving keeps L/p * (p + (p-1)/v) layers' worth on the first stage
-    // (Korthikanti et al. 2022 §4.2.3).
+    // Activations: 1F1B keeps min(p - s, m) micro-batches on stage s.
+    // Interleaved, rank s runs 2 (p - s - 1) + (v - 1) p forward chunks
+    // before its first backward (Megatron-Core schedules.py
+    // get_pp_rank_microbatches, micro-batch groups of p), so
+    // min(m v, that + 1) chunks of its layers are in flight: in stage
+    // micro-batches p + (p - 1 - 2 s) / v, on the first stage the
+    // L/p (p + (p-1)/v) layers of Korthikanti et al. 2022 §4.2.3. Each
+    // stage counts its own layers.
     double in_flight = std::min(static_cast<double>(p - s), m_steps);
     if (ly.interleave > 1 && p > 1) {
-      in_flight = std::min(static_cast<double>(p - s) + static_cast<double>(p - 1) / ly.interleave,
-                           m_steps * 1.0 + static_cast<double>(p - 1) / ly.interleave);
+      const double v = ly.interleave;
+      const double warmup = 2.0 * (p - s - 1) + (v - 1.0) * p;
+      in_flight = std::min(m_steps * v, warmup + 1.0) / v;
     }
     st.microbatches_in_flight = in_flight;
     // Partial recompute (recompute_layers): the recomputed share of the
     // stage's layers keeps its input only, the rest their whole working set.
-    const double share = full ? recomputed_share(ly, st.layers) : 1.0;
+    const double share = full ? recomputed_share(ly, here) : 1.0;
     const double per_dense = share * act_dense + (1.0 - share) * full_dense;
     const double per_moe = share * act_moe + (1.0 - share) * full_moe;
     st.activations = in_flight * (dense_layers_here * per_dense + moe_layers_here * per_moe);

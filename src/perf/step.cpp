@@ -1,11 +1,13 @@
 #include "perf/step.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <utility>
 
 #include "memory/memory.hpp"
 #include "model/params.hpp"
+#include "workload/pipeline.hpp"
 
 namespace scaleout {
 
@@ -168,7 +170,7 @@ double host_offload_exposed_s(const Workload& w, const MemoryEstimate& mem, doub
   const StageMemory& st = mem.peak;
   double bytes = 0;
   if (ly.offload_params) {
-    const double passes = 2.0 + recomputed_share(ly, st.layers);
+    const double passes = 2.0 + recomputed_share(ly, stage_layers(w.model, ly, st.stage));
     const double shard = ly.zero >= 3 ? static_cast<double>(ly.dp) * ly.cp : 1.0;
     // The weights as held on the host: NF4 under QLoRA, 16-bit frozen LoRA
     // bases, the state policy's weight bytes otherwise.
@@ -324,9 +326,8 @@ StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstant
   const double mb = std::max(1.0, global_batch / (static_cast<double>(ly.micro_batch) * ly.dp));
 
   // Full recompute runs the forward again for every layer, partial recompute
-  // (recompute_layers) for its share of the heaviest stage's layers.
-  const double rc_share = recomputed_share(ly, (m.layers + p - 1) / p);
-  auto layer_time = [&](bool moe_layer) {
+  // (recompute_layers) for its share `rc_share` of the stage's layers.
+  auto layer_time = [&](bool moe_layer, double rc_share) {
     const LayerOps& ops = moe_layer ? layers.moe : layers.dense;
     const LayoutTimes::Layer& one = moe_layer ? lt.moe : lt.dense;
     const OpTimes& f = one.times.forward;
@@ -407,39 +408,68 @@ StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstant
     return st;
   };
 
-  // Stages: layers split evenly, the first L mod p stages one more; the
-  // first holds the embedding, the last the output layer and loss. Layers of
-  // one kind cost the same, so one of each is timed and every stage is summed
-  // from counts (a middle stage of MoE layers can be the slowest).
+  // Stages (workload/pipeline.hpp: split evenly, or the layout's first/last
+  // sizes): the first holds the embedding, the last the output layer and
+  // loss. Layers of one kind cost the same under one recompute share, so one
+  // of each is timed per share (partial recompute differs between stages
+  // only when their layer counts do) and every stage is summed from counts
+  // (a middle stage of MoE layers can be the slowest).
   const int moe_first = m.is_moe() ? m.moe.dense_layers : m.layers;
-  StageTime dense_one, moe_one;
-  if (moe_first > 0) dense_one = layer_time(false);
-  if (moe_first < m.layers) moe_one = layer_time(true);
-  // Stage s's layers: dense first (moe_first of them in the model), then MoE.
-  const int base = m.layers / p;
-  const int extra = m.layers % p;
+  struct ShareTimes {
+    double share = -1;
+    StageTime dense, moe;
+  };
+  std::array<ShareTimes, 4> timed;  // the few shares a pipeline's stages have
+  ShareTimes spare;                 // a fifth share (not expected), timed each time
+  auto times_at = [&](double share) -> const ShareTimes& {
+    ShareTimes* slot = &spare;
+    for (ShareTimes& x : timed) {
+      if (x.share == share) return x;
+      if (x.share < 0) {
+        slot = &x;
+        break;
+      }
+    }
+    slot->share = share;
+    if (moe_first > 0) slot->dense = layer_time(false, share);
+    if (moe_first < m.layers) slot->moe = layer_time(true, share);
+    return *slot;
+  };
   // MTP depths run on the last stage, each a layer of the last layer's kind
   // (Megatron-Core's default placement, multi_token_prediction.py).
   const int mtp = trained_mtp_layers(w);
   auto stage_counts = [&](int s, int& dense_n, int& moe_n) {
-    const int first = s * base + std::min(s, extra);
-    const int count = base + (s < extra ? 1 : 0);
-    moe_n = std::max(0, first + count - std::max(first, moe_first));
-    dense_n = count - moe_n;
-    if (s == p - 1) (moe_first < m.layers ? moe_n : dense_n) += mtp;
+    const StageLayers here = stage_layers(m, ly, s);
+    dense_n = here.dense;
+    moe_n = here.moe;
+    if (here.output) (moe_first < m.layers ? moe_n : dense_n) += mtp;
+    return ly.recompute == Recompute::full ? recomputed_share(ly, here) : 0.0;
   };
   // Totals first (one multiply-add per stage), then the slowest stage's parts.
-  const double dense_total = dense_one.total(), moe_total = moe_one.total();
   double stage_sum = 0;  // one micro-batch through every stage
   double slowest_total = -1;
   int slowest_s = 0;
+  // Middle stages of one layer count cost the same unless the model mixes
+  // dense and MoE layers (their placement differs): timed once per run of them.
+  const bool mixed = moe_first > 0 && moe_first < m.layers;
+  int previous_layers = -1;
+  double previous_t = 0;
   for (int s = 0; s < p; ++s) {
+    if (!mixed && s > 0 && s < p - 1) {
+      const int n = rank_layer_count(m.layers, ly, s);
+      if (n == previous_layers) {
+        stage_sum += previous_t;
+        continue;  // not slower than the stage before it
+      }
+      previous_layers = n;
+    }
     int dense_n = 0, moe_n = 0;
-    stage_counts(s, dense_n, moe_n);
-    double t = dense_n * dense_total + moe_n * moe_total;
+    const ShareTimes& one = times_at(stage_counts(s, dense_n, moe_n));
+    double t = dense_n * one.dense.total() + moe_n * one.moe.total();
     if (s == 0) t += lt.embedding.total();
     if (s == p - 1) t += lt.logits.total() + lt.mtp.total();
     stage_sum += t;
+    previous_t = t;
     if (t > slowest_total) {
       slowest_total = t;
       slowest_s = s;
@@ -448,14 +478,14 @@ StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstant
   StageTime slowest;
   {
     int dense_n = 0, moe_n = 0;
-    stage_counts(slowest_s, dense_n, moe_n);
-    for (const auto& [one, n] : {std::pair{&dense_one, dense_n}, std::pair{&moe_one, moe_n}}) {
-      slowest.compute += n * one->compute;
-      slowest.flops += n * one->flops;
-      slowest.tp += n * one->tp;
-      slowest.ep += n * one->ep;
-      slowest.cp += n * one->cp;
-      slowest.fsdp_exposed += n * one->fsdp_exposed;
+    const ShareTimes& one = times_at(stage_counts(slowest_s, dense_n, moe_n));
+    for (const auto& [x, n] : {std::pair{&one.dense, dense_n}, std::pair{&one.moe, moe_n}}) {
+      slowest.compute += n * x->compute;
+      slowest.flops += n * x->flops;
+      slowest.tp += n * x->tp;
+      slowest.ep += n * x->ep;
+      slowest.cp += n * x->cp;
+      slowest.fsdp_exposed += n * x->fsdp_exposed;
     }
     if (slowest_s == 0) slowest.compute += lt.embedding.total();
     if (slowest_s == p - 1) {
@@ -529,6 +559,16 @@ StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstant
   out.network_wait_fraction =
       (br.tp_comm + br.cp_comm + br.ep_comm + br.pp_comm + br.dp_comm) / out.step_s;
   return out;
+}
+
+std::optional<StageSplit> balanced_stage_split(const Workload& w, const LayoutTimes& lt) {
+  const ModelShape& m = w.model;
+  const LayoutTimes::Layer& one = moe_layer_count(m) > 0 ? lt.moe : lt.dense;
+  const double layer_s = one.times.forward.total() + one.times.backward.total();
+  if (!(layer_s > 0)) return std::nullopt;
+  const double first_extra = lt.embedding.total() / layer_s;
+  const double last_extra = (lt.logits.total() + lt.mtp.total()) / layer_s + trained_mtp_layers(w);
+  return balanced_stage_split(m.layers, w.layout, first_extra, last_extra);
 }
 
 }  // namespace scaleout

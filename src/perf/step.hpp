@@ -3,10 +3,13 @@
 // optimizer; tokens/s, MFU, HFU and time-to-train (docs/model.md, "Step time").
 #pragma once
 
+#include <optional>
+
 #include "hw/hardware.hpp"
 #include "memory/memory.hpp"
 #include "network/topology.hpp"
 #include "perf/compute.hpp"
+#include "workload/pipeline.hpp"
 #include "workload/workload.hpp"
 
 namespace scaleout {
@@ -143,5 +146,12 @@ LayoutTimes layout_times(const Workload& w, const Server& server, const Gpu& gpu
 StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstants& k,
                            const MemoryEstimate& memory, const DescribedLayers& layers,
                            const LayoutTimes& times);
+
+// The first/last stage sizes that even the pipeline's stages for the
+// workload's layout (workload/pipeline.hpp, balanced_stage_split): the
+// embedding, and the output layer, loss and MTP depths, counted in times of
+// one layer (forward and backward compute of the model's main layer kind).
+// None when pp < 2 or the even split is already as fast.
+std::optional<StageSplit> balanced_stage_split(const Workload& w, const LayoutTimes& times);
 
 }  // namespace scaleout

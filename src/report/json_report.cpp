@@ -290,6 +290,8 @@ ordered_json layout_json(const Layout& l) {
           {"sp", l.sp},
           {"micro_batch", l.micro_batch},
           {"interleave", l.interleave},
+          {"first_stage_layers", l.first_stage_layers},
+          {"last_stage_layers", l.last_stage_layers},
           {"zero", l.zero},
           {"recompute", to_string(l.recompute)},
           {"recompute_layers", l.recompute_layers},

@@ -65,6 +65,7 @@
 #include "core/ids.hpp"
 #include "report/format.hpp"
 #include "report/json_parts.hpp"
+#include "workload/pipeline.hpp"
 
 namespace scaleout::report {
 
@@ -142,50 +143,39 @@ long long grad_accum(const PlanCandidate& c) {
   return c.global_batch / (static_cast<long long>(c.layout.micro_batch) * c.layout.dp);
 }
 
-// How the pipeline split is written: nothing (pp 1 or even without
-// interleaving), layers per virtual stage, first/last stage sizes, or a layout string.
+// How the pipeline split the plan was evaluated with (workload/pipeline.hpp)
+// is written: nothing (pp 1, or even without interleaving), layers per
+// virtual stage (even), the layout's first/last stage sizes, or, for the even
+// split with the first layers mod pp ranks one layer more, a layout string.
 void pipeline_args(const ModelShape& m, const Layout& l, std::vector<std::string>& a) {
   const int layers = m.layers;
   const int pp = l.pp;
-  const int v = std::max(1, l.interleave);
+  const int v = pipeline_chunks(l);
   if (pp <= 1) return;
+  if (l.first_stage_layers > 0 || l.last_stage_layers > 0) {
+    if (v > 1) a.push_back(fmt::format("--num-virtual-stages-per-pipeline-rank {}", v));
+    if (l.first_stage_layers > 0)
+      a.push_back(fmt::format("--decoder-first-pipeline-num-layers {}", l.first_stage_layers));
+    if (l.last_stage_layers > 0)
+      a.push_back(fmt::format("--decoder-last-pipeline-num-layers {}", l.last_stage_layers));
+    return;
+  }
   if (layers % pp == 0 && (layers / pp) % v == 0) {
     if (v > 1)
       a.push_back(fmt::format("--num-layers-per-virtual-pipeline-stage {}", layers / (pp * v)));
     return;
   }
-  if (layers % v == 0) {
-    // Middle ranks take a multiple of v layers; the first and last ranks (which
-    // also hold the embedding and the loss) take the rest, at least v each.
-    const int chunks = pp * v;
-    int mid = v * ((layers + chunks - 1) / chunks);
-    if (pp > 2 && layers - (pp - 2) * mid < 2 * v) mid = v * (layers / chunks);
-    const int rest = layers - (pp - 2) * mid;
-    const int first = v * (rest / (2 * v));
-    const int last = rest - first;
-    if (first >= v && last >= v && (pp == 2 || mid >= v)) {
-      if (v > 1) a.push_back(fmt::format("--num-virtual-stages-per-pipeline-rank {}", v));
-      a.push_back(fmt::format("--decoder-first-pipeline-num-layers {}", first));
-      a.push_back(fmt::format("--decoder-last-pipeline-num-layers {}", last));
-      return;
-    }
-  }
-  // General case: one stage per (virtual stage, rank), listed virtual stage
-  // by virtual stage; the first and last stages get the smaller share.
-  const int chunks = pp * v;
-  std::vector<int> n(static_cast<std::size_t>(chunks), layers / chunks);
-  int extra = layers % chunks;
-  for (int i = 1; i + 1 < chunks && extra > 0; ++i, --extra) ++n[static_cast<std::size_t>(i)];
-  if (extra > 0) ++n.front(), --extra;
-  if (extra > 0) ++n.back();
+  // One stage per (virtual stage, rank), listed virtual stage by virtual stage.
   std::string s;
-  for (int i = 0; i < chunks; ++i) {
-    if (i > 0) s += '|';
-    if (i == 0) s += 'E';
-    const int k = n[static_cast<std::size_t>(i)];
-    if (k == 1) s += 't';
-    if (k > 1) s += fmt::format("t*{}", k);
-    if (i == chunks - 1) s += 'L';
+  for (int c = 0; c < v; ++c) {
+    for (int r = 0; r < pp; ++r) {
+      if (c > 0 || r > 0) s += '|';
+      if (c == 0 && r == 0) s += 'E';
+      const int k = chunk_layer_count(layers, l, r, c);
+      if (k == 1) s += 't';
+      if (k > 1) s += fmt::format("t*{}", k);
+      if (c == v - 1 && r == pp - 1) s += 'L';
+    }
   }
   a.push_back(fmt::format("--pipeline-model-parallel-layout {}", s));
 }

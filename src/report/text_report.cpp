@@ -54,11 +54,15 @@ std::string estimate_text(const EstimateResult& r) {
   o += wrap(task, "Task      ", "          ", ", ");
   o += fmt::format("Cluster   {}\n", hardware_words(r.server, r.gpu, w.cluster.nodes));
   o += wrap(
-      fmt::format("tp {} pp {} dp {} cp {} ep {}{}{}, zero {}, recompute {}{}{}", l.tp, l.pp, l.dp,
-                  l.cp, l.ep, l.etp > 0 && l.etp != l.tp ? fmt::format(" etp {}", l.etp) : "",
+      fmt::format("tp {} pp {} dp {} cp {} ep {}{}{}, zero {}, recompute {}{}{}{}", l.tp, l.pp,
+                  l.dp, l.cp, l.ep, l.etp > 0 && l.etp != l.tp ? fmt::format(" etp {}", l.etp) : "",
                   l.sp && l.tp > 1 ? " +sp" : "", l.zero, recompute_label(l),
                   l.flash_attention ? ", flash-attn" : "",
-                  l.interleave > 1 ? fmt::format(", interleave {}", l.interleave) : ""),
+                  l.interleave > 1 ? fmt::format(", interleave {}", l.interleave) : "",
+                  l.first_stage_layers > 0 || l.last_stage_layers > 0
+                      ? fmt::format(", first/last stage {}/{} layers", l.first_stage_layers,
+                                    l.last_stage_layers)
+                      : ""),
       "Layout    ", "          ", ", ");
   o += "\n";
   std::string where = mem.stages == 1

@@ -9,6 +9,7 @@
 #include "core/enum_names.hpp"
 #include "memory/memory.hpp"
 #include "workload/checks.hpp"
+#include "workload/pipeline.hpp"
 
 namespace scaleout {
 
@@ -89,6 +90,13 @@ RegimeKey regime_of(const Workload& w, const HardwareOption& hw, int nodes, Inte
 }
 
 namespace {
+
+// The balanced stage split moves a few layers between stages, so it is
+// tried only where the even split's least memory over its settings is
+// within this factor of capacity (or fits): a search bound, not a model
+// constant (moving one layer off the first stage of a p-stage pipeline
+// changes its memory by about 1/(L/p) of its layers' share).
+constexpr double kBalancedSplitReach = 1.15;
 
 struct Work {
   int hardware;
@@ -279,6 +287,12 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
   const int fixed_rc_layers = fx.has(LayoutKey::recompute_layers) ? fx.values.recompute_layers : 0;
   const bool search_rc_layers =
       !fx.has(LayoutKey::recompute_layers) && !fx.has(LayoutKey::recompute);
+  // Stage split: the file's first/last sizes, or searched (even, balanced)
+  // when it gives neither.
+  const int fixed_first = fx.has(LayoutKey::first_stage_layers) ? fx.values.first_stage_layers : 0;
+  const int fixed_last = fx.has(LayoutKey::last_stage_layers) ? fx.values.last_stage_layers : 0;
+  const bool search_split =
+      !fx.has(LayoutKey::first_stage_layers) && !fx.has(LayoutKey::last_stage_layers);
   std::array<bool, 2> offloads = {false, true};
   size_t n_offloads = 2;
   if (fx.has(LayoutKey::offload)) {
@@ -347,6 +361,10 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
               for (int v : dims[LayoutKey::interleave]) {
                 if (pp == 1 && v > 1) continue;
                 ly.interleave = v;
+                // The file's first/last stage sizes, or the even split
+                // (the balanced one is tried below).
+                ly.first_stage_layers = fixed_first;
+                ly.last_stage_layers = fixed_last;
                 // Overlapping the MoE all-to-all hides it wherever it is allowed.
                 ly.ep_overlap =
                     fx.has(LayoutKey::ep_overlap) ? fx.values.ep_overlap : ep_overlap_allowed(w);
@@ -354,7 +372,14 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
                 ly.zero = zeros.front();
                 ly.fp8_param_gather = fp8_gather_at(ly.zero);
                 ++out.candidates;
-                if (batch % (static_cast<long long>(mb) * dp) != 0 || !layout_legal(w, gpus)) {
+                // Megatron-Core's interleaved schedule runs micro-batches in
+                // groups of at least pp (schedules.py
+                // forward_backward_pipelining_with_interleaving): fewer per
+                // step than stages is refused.
+                const bool too_few_for_interleave =
+                    v > 1 && batch < static_cast<long long>(mb) * dp * pp;
+                if (batch % (static_cast<long long>(mb) * dp) != 0 || too_few_for_interleave ||
+                    !layout_legal(w, gpus)) {
                   out.rejected.add(Rejection::divisibility);
                   continue;
                 }
@@ -388,66 +413,88 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
                     out.fastest->memory_safe = safe;
                   }
                 };
-                // Layers per model chunk of the heaviest stage: the most that
-                // partial recompute can leave out.
-                const int chunks = pp > 1 ? std::max(1, ly.interleave) : 1;
-                const int chunk_layers = ((w.model.layers + pp - 1) / pp + chunks - 1) / chunks;
-                for (size_t zi = 0; zi < n_zeros; ++zi) {
-                  const int z = zeros[zi];
-                  bool none_fits = false;
-                  for (size_t ri = 0; ri < n_recomputes; ++ri) {
-                    const Recompute rc = recomputes[ri];
-                    for (size_t oi = 0; oi < n_offloads; ++oi) {
-                      const bool off = offloads[oi];
-                      ly.zero = z;
-                      ly.fp8_param_gather = fp8_gather_at(z);
-                      ly.recompute = rc;
-                      ly.recompute_layers = rc == Recompute::full ? fixed_rc_layers : 0;
-                      ly.offload_optimizer = off;
-                      ++out.evaluated;
-                      const MemoryEstimate mem = estimate_memory(w, hw.gpu, {}, layers);
-                      if (mem.total() < out.least_memory) {
-                        out.least_memory = mem.total();
-                        out.least = mem.peak;
-                      }
-                      if (!mem.fits) {
-                        out.rejected.add(Rejection::memory);
-                        continue;
-                      }
-                      const bool safe = is_safe(mem);
-                      if (rc == Recompute::none && !off && safe) none_fits = true;
-                      keep_if_faster(mem, safe);
-                      // Full recompute fits but none does not fit safely:
-                      // the fewest layers per chunk to recompute that still
-                      // fit (safely, where every layer recomputed does;
-                      // memory falls as N grows), found by bisection.
-                      if (rc == Recompute::full && search_rc_layers && !none_fits &&
-                          chunk_layers > 1) {
-                        auto good = [&](const MemoryEstimate& x) {
-                          return safe ? is_safe(x) : x.fits;
-                        };
-                        int lo = 1, hi = chunk_layers;  // hi: every layer, known to be good
-                        std::optional<MemoryEstimate> best;
-                        while (lo < hi) {
-                          const int mid = lo + (hi - lo) / 2;
-                          ly.recompute_layers = mid;
-                          ++out.evaluated;
-                          MemoryEstimate trial = estimate_memory(w, hw.gpu, {}, layers);
-                          if (good(trial)) {
-                            hi = mid;
-                            best = std::move(trial);
-                          } else {
-                            lo = mid + 1;
+                // The memory-saving settings of one stage split; least_here:
+                // the least memory of the settings tried, over capacity.
+                double least_here = 1e300;
+                auto try_settings = [&] {
+                  // Layers per model chunk of the heaviest stage: the most that
+                  // partial recompute can leave out.
+                  const int chunks = pipeline_chunks(ly);
+                  const int chunk_layers =
+                      (heaviest_stage_layers(w.model, ly) + chunks - 1) / chunks;
+                  for (size_t zi = 0; zi < n_zeros; ++zi) {
+                    const int z = zeros[zi];
+                    bool none_fits = false;
+                    for (size_t ri = 0; ri < n_recomputes; ++ri) {
+                      const Recompute rc = recomputes[ri];
+                      for (size_t oi = 0; oi < n_offloads; ++oi) {
+                        const bool off = offloads[oi];
+                        ly.zero = z;
+                        ly.fp8_param_gather = fp8_gather_at(z);
+                        ly.recompute = rc;
+                        ly.recompute_layers = rc == Recompute::full ? fixed_rc_layers : 0;
+                        ly.offload_optimizer = off;
+                        ++out.evaluated;
+                        const MemoryEstimate mem = estimate_memory(w, hw.gpu, {}, layers);
+                        least_here = std::min(least_here, mem.total() / mem.capacity_bytes);
+                        if (mem.total() < out.least_memory) {
+                          out.least_memory = mem.total();
+                          out.least = mem.peak;
+                        }
+                        if (!mem.fits) {
+                          out.rejected.add(Rejection::memory);
+                          continue;
+                        }
+                        const bool safe = is_safe(mem);
+                        if (rc == Recompute::none && !off && safe) none_fits = true;
+                        keep_if_faster(mem, safe);
+                        // Full recompute fits but none does not fit safely:
+                        // the fewest layers per chunk to recompute that still
+                        // fit (safely, where every layer recomputed does;
+                        // memory falls as N grows), found by bisection.
+                        if (rc == Recompute::full && search_rc_layers && !none_fits &&
+                            chunk_layers > 1) {
+                          auto good = [&](const MemoryEstimate& x) {
+                            return safe ? is_safe(x) : x.fits;
+                          };
+                          int lo = 1, hi = chunk_layers;  // hi: every layer, known to be good
+                          std::optional<MemoryEstimate> best;
+                          while (lo < hi) {
+                            const int mid = lo + (hi - lo) / 2;
+                            ly.recompute_layers = mid;
+                            ++out.evaluated;
+                            MemoryEstimate trial = estimate_memory(w, hw.gpu, {}, layers);
+                            if (good(trial)) {
+                              hi = mid;
+                              best = std::move(trial);
+                            } else {
+                              lo = mid + 1;
+                            }
                           }
+                          if (best && hi < chunk_layers) {
+                            ly.recompute_layers = hi;
+                            keep_if_faster(*best, is_safe(*best));
+                          }
+                          ly.recompute_layers = 0;
                         }
-                        if (best && hi < chunk_layers) {
-                          ly.recompute_layers = hi;
-                          keep_if_faster(*best, is_safe(*best));
-                        }
-                        ly.recompute_layers = 0;
+                        if (!off && safe) break;  // offload only when nothing else fits safely
                       }
-                      if (!off && safe) break;  // offload only when nothing else fits safely
                     }
+                  }
+                };
+                try_settings();
+                // Balanced stages: the first and last stages give up layers
+                // for the embedding and the output layer and loss, when that
+                // evens the stages' time (workload/pipeline.hpp); kept where
+                // it is faster or fits where the even split does not.
+                if (search_split && pp > 1 && least_here <= kBalancedSplitReach) {
+                  if (!times) times = layout_times(w, hw.server, hw.gpu, fabric, perf, layers);
+                  if (const auto split = balanced_stage_split(w, *times)) {
+                    ly.first_stage_layers = split->first;
+                    ly.last_stage_layers = split->last;
+                    if (layout_legal(w, gpus)) try_settings();
+                    ly.first_stage_layers = 0;
+                    ly.last_stage_layers = 0;
                   }
                 }
               }

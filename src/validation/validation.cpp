@@ -390,6 +390,13 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
                    : r.recompute == "selective" ? Recompute::selective
                                                 : Recompute::none;
   }
+  if (r.first_stage_layers) ly.first_stage_layers = static_cast<int>(*r.first_stage_layers);
+  if (r.last_stage_layers) ly.last_stage_layers = static_cast<int>(*r.last_stage_layers);
+  // Stage sizes not given where the row leaves its pipeline recipe open
+  // (recompute or interleave unknown): the even split or the balanced one,
+  // as the planner tries (added below, once the layout's times can be had).
+  const bool stages_unknown = !r.first_stage_layers && !r.last_stage_layers &&
+                              (!r.pp || *r.pp > 1) && (r.recompute.empty() || !r.interleave);
   if (r.interleave) {
     ly.interleave = static_cast<int>(*r.interleave);
   } else {
@@ -456,6 +463,30 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
     filled.push_back(
         "global_batch: 8 micro-batches per pipeline stage (planner's choice; the bubble "
         "(p-1)/m stays under 1/8)");
+  }
+  if (stages_unknown) {
+    Unknown u{"stages", {}, {}};
+    u.options.push_back([](Workload& x) {
+      x.layout.first_stage_layers = 0;
+      x.layout.last_stage_layers = 0;
+    });
+    u.labels.push_back("stages=even");
+    u.options.push_back([&](Workload& x) {
+      x.layout.first_stage_layers = 0;
+      x.layout.last_stage_layers = 0;
+      if (x.layout.pp < 2) return;
+      Workload timed = x;
+      timed.cluster.nodes =
+          static_cast<int>((gpus + server.gpus_per_node - 1) / server.gpus_per_node);
+      const LayoutTimes lt = layout_times(timed, server, *gpu, fabric ? &*fabric : nullptr, perf,
+                                          describe_layers(timed));
+      if (const auto split = balanced_stage_split(timed, lt)) {
+        x.layout.first_stage_layers = split->first;
+        x.layout.last_stage_layers = split->last;
+      }
+    });
+    u.labels.push_back("stages=balanced (first/last stages fewer layers)");
+    unknowns.push_back(std::move(u));
   }
   auto step_of = [&](Workload x) {
     x.cluster.nodes = static_cast<int>((gpus + server.gpus_per_node - 1) / server.gpus_per_node);

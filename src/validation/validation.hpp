@@ -32,6 +32,8 @@ struct ValidationRow {
   std::optional<long long> mtp_layers;  // MTP depths trained; empty: the model's
   std::string sp;                       // "y" | "n" | ""
   std::optional<long long> interleave;
+  // Layers on the first and last pipeline stage; empty: not given.
+  std::optional<long long> first_stage_layers, last_stage_layers;
   std::string recompute;
   std::optional<long long> zero;
   std::string finetune;

@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
+
+#include "workload/pipeline.hpp"
+
 namespace scaleout {
 
 namespace {
@@ -88,6 +92,76 @@ Problem recompute_layers_without_full(Recompute r) {
                       "recompute is {}",
                       to_string(r)),
           "set recompute: full, or leave recompute_layers out"};
+}
+
+// Megatron-Core's rules for uneven first/last stages (transformer_config.py,
+// "Uneven PP"; transformer_block.py get_num_layers_to_build): each given size
+// is a multiple of the chunks, and the ranks left split the layers left
+// evenly, a multiple of the chunks each. `chunks` 0: interleave not known yet.
+enum class SplitRule : std::uint8_t { ok, needs_pp, first_chunks, last_chunks, leftover, middle };
+
+SplitRule stage_split_rule(const ModelShape& m, const Layout& ly, bool pp_known, int chunks) {
+  const int first = ly.first_stage_layers, last = ly.last_stage_layers;
+  if (first <= 0 && last <= 0) return SplitRule::ok;
+  if (!pp_known) {
+    return static_cast<long long>(first) + last > m.layers ? SplitRule::leftover : SplitRule::ok;
+  }
+  if (ly.pp <= 1) return SplitRule::needs_pp;
+  if (chunks > 1 && first % chunks != 0) return SplitRule::first_chunks;
+  if (chunks > 1 && last % chunks != 0) return SplitRule::last_chunks;
+  const int ranks_left = ly.pp - (first > 0 ? 1 : 0) - (last > 0 ? 1 : 0);
+  const long long rest = static_cast<long long>(m.layers) - first - last;
+  if (rest < 0 || (ranks_left == 0) != (rest == 0) || (ranks_left > 0 && rest < ranks_left)) {
+    return SplitRule::leftover;
+  }
+  if (ranks_left > 0 && rest % ranks_left != 0) return SplitRule::middle;
+  if (ranks_left > 0 && chunks > 1 && (rest / ranks_left) % chunks != 0) return SplitRule::middle;
+  return SplitRule::ok;
+}
+
+Problem stage_split(const ModelShape& m, const Layout& ly, SplitRule rule, int chunks) {
+  const int first = ly.first_stage_layers, last = ly.last_stage_layers;
+  const char* key = first > 0 ? "layout.first_stage_layers" : "layout.last_stage_layers";
+  const int ranks_left = ly.pp - (first > 0 ? 1 : 0) - (last > 0 ? 1 : 0);
+  const long long rest = static_cast<long long>(m.layers) - first - last;
+  switch (rule) {
+    case SplitRule::needs_pp:
+      return {key, "first_stage_layers and last_stage_layers size pipeline stages, but pp is 1",
+              "set layout.pp > 1, or leave first_stage_layers and last_stage_layers out"};
+    case SplitRule::first_chunks:
+    case SplitRule::last_chunks: {
+      const bool is_first = rule == SplitRule::first_chunks;
+      return {is_first ? "layout.first_stage_layers" : "layout.last_stage_layers",
+              fmt::format("{} {} is not a multiple of interleave {}: every model chunk of a "
+                          "stage holds the same number of layers (Megatron-LM)",
+                          is_first ? "first_stage_layers" : "last_stage_layers",
+                          is_first ? first : last, chunks),
+              fmt::format("use a multiple of {}", chunks)};
+    }
+    case SplitRule::leftover:
+      return {key,
+              rest < 0
+                  ? fmt::format("first_stage_layers {} + last_stage_layers {} exceed the model's "
+                                "{} layers",
+                                first, last, m.layers)
+                  : fmt::format("first_stage_layers {} + last_stage_layers {} leave {} of the "
+                                "model's {} layers for the {} other stage(s) of pp {}",
+                                first, last, rest, m.layers, ranks_left, ly.pp),
+              "leave every other stage at least one layer (with pp 2, give sizes that add up to "
+              "the layer count)"};
+    case SplitRule::middle:
+      return {key,
+              fmt::format("the {} layers left after first_stage_layers {} and last_stage_layers "
+                          "{} do not split evenly over the {} other stage(s){}",
+                          rest, first, last, ranks_left,
+                          chunks > 1 ? fmt::format(" in multiples of interleave {}", chunks) : ""),
+              fmt::format("choose sizes that leave a multiple of {} layers: Megatron-LM splits "
+                          "the rest evenly",
+                          ranks_left * std::max(1, chunks))};
+    case SplitRule::ok:
+      break;
+  }
+  return {key, "internal: no problem", ""};
 }
 
 Problem qlora_fp8() {
@@ -182,6 +256,14 @@ std::vector<Problem> check_fixed_layout(const Workload& w, const FixedLayoutKeys
       is_fixed(LayoutKey::recompute) && ly.recompute != Recompute::full) {
     out.push_back(recompute_layers_without_full(ly.recompute));
   }
+  if (is_fixed(LayoutKey::first_stage_layers) || is_fixed(LayoutKey::last_stage_layers)) {
+    Layout split = ly;
+    if (!is_fixed(LayoutKey::first_stage_layers)) split.first_stage_layers = 0;
+    if (!is_fixed(LayoutKey::last_stage_layers)) split.last_stage_layers = 0;
+    const int chunks = is_fixed(LayoutKey::interleave) ? pipeline_chunks(split) : 0;
+    const SplitRule rule = stage_split_rule(m, split, is_fixed(LayoutKey::pp), chunks);
+    if (rule != SplitRule::ok) out.push_back(stage_split(m, split, rule, chunks));
+  }
   if (w.task == Task::finetune && w.finetune.method == FinetuneMethod::qlora &&
       w.precision == Precision::fp8) {
     out.push_back(qlora_fp8());
@@ -213,6 +295,11 @@ void each_layout_problem(const Workload& w, long long gpus_in_cluster, Broken&& 
       // first and last stages); every chunk needs at least one layer.
       if (broken([&] { return interleave_chunks(m, ly.pp, ly.interleave); })) return;
     }
+  }
+  if (ly.first_stage_layers > 0 || ly.last_stage_layers > 0) {
+    const int chunks = pipeline_chunks(ly);
+    const SplitRule rule = stage_split_rule(m, ly, true, chunks);
+    if (rule != SplitRule::ok && broken([&] { return stage_split(m, ly, rule, chunks); })) return;
   }
   if (ly.cp > 1 && w.seq_len % (2LL * ly.cp) != 0 &&
       broken([&] { return cp_seq_len(w.seq_len, ly.cp); })) {

@@ -88,6 +88,14 @@ const std::array<LayoutDim, kLayoutKeys> kDims = {{
    get<&Layout::recompute_layers>, set<&Layout::recompute_layers>,
    "with recompute: full, the layers of each model chunk recomputed (Megatron-LM "
    "--recompute-method block --recompute-num-layers); 0 or absent: all; plan: searched"},
+  {K::first_stage_layers, "first_stage_layers", kInt, 0, kMaxDegree, {}, S::derived, false, true,
+   get<&Layout::first_stage_layers>, set<&Layout::first_stage_layers>,
+   "layers on the first pipeline stage (Megatron-LM --decoder-first-pipeline-num-layers); "
+   "0 or absent: with the others; plan: even or balanced"},
+  {K::last_stage_layers, "last_stage_layers", kInt, 0, kMaxDegree, {}, S::derived, false, true,
+   get<&Layout::last_stage_layers>, set<&Layout::last_stage_layers>,
+   "layers on the last pipeline stage (Megatron-LM --decoder-last-pipeline-num-layers); "
+   "0 or absent: with the others; plan: even or balanced"},
 }};
 // clang-format on
 

@@ -40,8 +40,10 @@ enum class LayoutKey : std::uint8_t {
   order,
   activation_offload,
   recompute_layers,
+  first_stage_layers,
+  last_stage_layers,
 };
-inline constexpr std::size_t kLayoutKeys = 18;
+inline constexpr std::size_t kLayoutKeys = 20;
 
 enum class DimKind : std::uint8_t {
   integer,  // a whole number in [min, max] (a parallel degree, micro-batch, ZeRO stage)

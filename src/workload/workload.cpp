@@ -1,7 +1,5 @@
 #include "workload/workload.hpp"
 
-#include <algorithm>
-
 #include "core/enum_names.hpp"
 
 namespace scaleout {
@@ -19,15 +17,6 @@ const char* to_string(FinetuneMethod m) { return enum_name(m, {"full", "lora", "
 const char* to_string(Recompute r) { return enum_name(r, {"none", "selective", "full"}); }
 
 const char* to_string(Compile c) { return enum_name(c, {"none", "model", "all"}); }
-
-double recomputed_share(const Layout& ly, int stage_layers) {
-  if (ly.recompute != Recompute::full || stage_layers <= 0) return 0.0;
-  if (ly.recompute_layers <= 0) return 1.0;
-  const int chunks = ly.pp > 1 ? std::max(1, ly.interleave) : 1;
-  const int per_chunk = (stage_layers + chunks - 1) / chunks;
-  const int recomputed = std::min(ly.recompute_layers, per_chunk) * chunks;
-  return std::min(1.0, static_cast<double>(recomputed) / stage_layers);
-}
 
 const char* to_string(AdapterTargets t) { return enum_name(t, {"all", "attention", "qkv", "qv"}); }
 

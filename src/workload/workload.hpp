@@ -53,7 +53,13 @@ struct Layout {
   bool sp = false;      // Megatron sequence parallelism (with tp > 1)
   int micro_batch = 1;  // sequences per micro-batch
   int interleave = 1;   // virtual pipeline stages per rank
-  int zero = 0;         // 0 none, 1 optimizer, 2 + gradients, 3 + weights (FSDP)
+  // Transformer layers on the first and on the last pipeline stage, all of
+  // its model chunks together (Megatron-LM --decoder-first-pipeline-num-layers
+  // / --decoder-last-pipeline-num-layers); the other stages split the rest
+  // evenly. 0: not given (workload/pipeline.hpp, `stage_layers`).
+  int first_stage_layers = 0;
+  int last_stage_layers = 0;
+  int zero = 0;  // 0 none, 1 optimizer, 2 + gradients, 3 + weights (FSDP)
   Recompute recompute = Recompute::none;
   // recompute: full only: the layers of each model chunk recomputed, the
   // first N of the chunk (Megatron-LM --recompute-method block
@@ -228,11 +234,6 @@ const char* to_string(FinetuneMethod m);
 const char* to_string(Recompute r);
 const char* to_string(Compile c);
 
-// The share of a pipeline stage's `stage_layers` layers that the backward
-// pass recomputes: 0 without full recompute, 1 with every layer, and with
-// recompute_layers N the first N of each of the stage's model chunks
-// (interleave chunks with pp > 1).
-double recomputed_share(const Layout& ly, int stage_layers);
 const char* to_string(AdapterTargets t);
 const char* to_string(Dim d);
 // "tp-cp-dp-pp"

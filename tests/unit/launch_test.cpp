@@ -267,7 +267,7 @@ TEST(Launch, NoRecommendedPlanExits2) {
 }
 
 // A PlanReport with one hardware option and a candidate of the given layout.
-std::vector<std::string> args_for(int layers, int pp, int interleave) {
+std::vector<std::string> args_for(int layers, int pp, int interleave, int first = 0, int last = 0) {
   report::PlanReport r;
   r.request.workload.model.id = "test";
   r.request.workload.model.layers = layers;
@@ -282,6 +282,8 @@ std::vector<std::string> args_for(int layers, int pp, int interleave) {
   c.layout.pp = pp;
   c.layout.dp = 2;
   c.layout.interleave = interleave;
+  c.layout.first_stage_layers = first;
+  c.layout.last_stage_layers = last;
   c.global_batch = 64;
   c.nodes = 1;
   return report::megatron_args(r, c);
@@ -313,44 +315,53 @@ TEST(Launch, Fp8ParamGatherFlag) {
   EXPECT_TRUE(has(report::megatron_args(r, c), "--fp8-param-gather"));
 }
 
-TEST(Launch, PipelineSplits) {
+// The layers of each pipeline-model-parallel-layout stage ('|'-separated,
+// "t" one layer, "t*n" n layers), or empty when the args have none.
+std::vector<int> layout_stages(const std::vector<std::string>& a) {
+  std::vector<int> stages;
+  for (const std::string& s : a) {
+    if (s.rfind("--pipeline-model-parallel-layout ", 0) != 0) continue;
+    const std::string v = s.substr(s.find(' ') + 1);
+    EXPECT_EQ(v.front(), 'E');
+    EXPECT_EQ(v.back(), 'L');
+    stages.push_back(0);
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if (v[i] == '|') stages.push_back(0);
+      if (v[i] != 't') continue;
+      stages.back() += i + 1 < v.size() && v[i + 1] == '*' ? std::stoi(v.substr(i + 2)) : 1;
+    }
+  }
+  return stages;
+}
+
+TEST(Launch, PipelineSplitsAreTheSplitThePlanWasEvaluatedWith) {
   // Even split: layers per virtual stage.
   auto a = args_for(80, 2, 4);
   EXPECT_TRUE(has(a, "--num-layers-per-virtual-pipeline-stage 10"));
   a = args_for(80, 4, 1);
   for (const std::string& s : a) EXPECT_EQ(s.find("pipeline-num-layers"), std::string::npos);
-  // 126 layers on 8 stages: first and last take fewer (15), middle ranks 16.
+  EXPECT_TRUE(layout_stages(a).empty());
+  // 126 layers on 8 stages, split as the model splits them
+  // (workload/pipeline.hpp): 126 = 8 x 15 + 6, ranks 0-5 take 16, 6-7 15.
   a = args_for(126, 8, 1);
-  EXPECT_TRUE(has(a, "--decoder-first-pipeline-num-layers 15"));
-  EXPECT_TRUE(has(a, "--decoder-last-pipeline-num-layers 15"));
-  // 126 layers, pp 4, interleave 2: multiples of 2 everywhere.
+  EXPECT_EQ(layout_stages(a), (std::vector<int>{16, 16, 16, 16, 16, 16, 15, 15}));
+  // Interleaved, pp 4, v 2: ranks 32, 32, 31, 31; chunks listed virtual
+  // stage by virtual stage (chunk 0 of every rank, then chunk 1).
   a = args_for(126, 4, 2);
+  EXPECT_EQ(layout_stages(a), (std::vector<int>{16, 16, 16, 16, 16, 16, 15, 15}));
+  // The layout's own first/last sizes are written as they are.
+  a = args_for(126, 16, 1, 7, 7);
+  EXPECT_TRUE(has(a, "--decoder-first-pipeline-num-layers 7"));
+  EXPECT_TRUE(has(a, "--decoder-last-pipeline-num-layers 7"));
+  EXPECT_TRUE(layout_stages(a).empty());
+  a = args_for(60, 4, 2, 14, 14);
   EXPECT_TRUE(has(a, "--num-virtual-stages-per-pipeline-rank 2"));
-  EXPECT_TRUE(has(a, "--decoder-first-pipeline-num-layers 30"));
-  EXPECT_TRUE(has(a, "--decoder-last-pipeline-num-layers 32"));
-  // 30 + 32 + 2 x 32 = 126.
-  // 126 layers, pp 4, interleave 4: 126 % 4 != 0, so a layout string.
-  a = args_for(126, 4, 4);
-  bool layout = false;
-  for (const std::string& s : a) {
-    if (s.rfind("--pipeline-model-parallel-layout ", 0) != 0) continue;
-    layout = true;
-    const std::string v = s.substr(s.find(' ') + 1);
-    EXPECT_EQ(v.front(), 'E');
-    EXPECT_EQ(v.back(), 'L');
-    EXPECT_EQ(std::count(v.begin(), v.end(), '|'), 15);
-    int total = 0;  // t*n and lone t
-    for (std::size_t i = 0; i < v.size(); ++i) {
-      if (v[i] != 't') continue;
-      if (i + 1 < v.size() && v[i + 1] == '*') {
-        total += std::stoi(v.substr(i + 2));
-      } else {
-        total += 1;
-      }
-    }
-    EXPECT_EQ(total, 126);
-  }
-  EXPECT_TRUE(layout);
+  EXPECT_TRUE(has(a, "--decoder-first-pipeline-num-layers 14"));
+  EXPECT_TRUE(has(a, "--decoder-last-pipeline-num-layers 14"));
+  // Only the first given: no last-stage option (Megatron-LM's default).
+  a = args_for(30, 4, 1, 6, 0);
+  EXPECT_TRUE(has(a, "--decoder-first-pipeline-num-layers 6"));
+  for (const std::string& s : a) EXPECT_EQ(s.find("--decoder-last"), std::string::npos);
 }
 
 // A plan report of fixed figures (2 nodes x 4 GPUs, tp 2 pp 2 dp 2) whose

@@ -5,6 +5,7 @@
 #include "io/catalog_reader.hpp"
 #include "model/layer.hpp"
 #include "model/params.hpp"
+#include "workload/pipeline.hpp"
 
 namespace scaleout {
 namespace {
@@ -139,18 +140,24 @@ TEST(Activations, TorchtitanOpLevelSelectiveKeepsEverySecondMatmul) {
 TEST(PartialRecompute, TheRecomputedShareCountsLayersPerModelChunk) {
   Layout ly;
   ly.recompute = Recompute::full;
-  EXPECT_DOUBLE_EQ(recomputed_share(ly, 16), 1.0);  // 0: every layer
+  StageLayers st;
+  st.layers = 16;
+  EXPECT_DOUBLE_EQ(recomputed_share(ly, st), 1.0);  // 0: every layer
   ly.recompute_layers = 4;
-  EXPECT_DOUBLE_EQ(recomputed_share(ly, 16), 0.25);
+  EXPECT_DOUBLE_EQ(recomputed_share(ly, st), 0.25);
   ly.recompute_layers = 40;
-  EXPECT_DOUBLE_EQ(recomputed_share(ly, 16), 1.0);
+  EXPECT_DOUBLE_EQ(recomputed_share(ly, st), 1.0);
   // Interleaved pipeline: 16 layers in 4 chunks of 4; 2 of each chunk.
-  ly.pp = 8;
-  ly.interleave = 4;
+  st.chunks = 4;
   ly.recompute_layers = 2;
-  EXPECT_DOUBLE_EQ(recomputed_share(ly, 16), 0.5);
+  EXPECT_DOUBLE_EQ(recomputed_share(ly, st), 0.5);
+  // Uneven chunks: 7 layers in chunks of 4 and 3; 3 of each: 3 + 3 = 6 of 7.
+  st.layers = 7;
+  st.chunks = 2;
+  ly.recompute_layers = 3;
+  EXPECT_DOUBLE_EQ(recomputed_share(ly, st), 6.0 / 7.0);
   ly.recompute = Recompute::selective;
-  EXPECT_DOUBLE_EQ(recomputed_share(ly, 16), 0.0);
+  EXPECT_DOUBLE_EQ(recomputed_share(ly, st), 0.0);
 }
 
 TEST(PartialRecompute, MemoryLiesBetweenNoneAndFullAndFallsAsMoreLayersAreRecomputed) {
@@ -338,6 +345,40 @@ TEST(Pipeline, FirstStageHoldsPMicrobatches) {
   w.layout.interleave = 2;
   const MemoryEstimate ei = estimate_memory(w, gpu);
   EXPECT_DOUBLE_EQ(ei.peak.microbatches_in_flight, 4.0 * 1.375);
+  // Megatron-Core's interleaved warm-up: rank s runs 2 (p - s - 1) + (v - 1) p
+  // forward chunks first. With v = 4, p = 4: stage 0 holds 6 + 12 + 1 = 19
+  // chunks (4.75 stage micro-batches); with only m = 4 micro-batches every
+  // forward runs first: m v = 16 chunks, 4 stage micro-batches.
+  w.layout.interleave = 4;
+  EXPECT_DOUBLE_EQ(estimate_memory(w, gpu).peak.microbatches_in_flight, 19.0 / 4.0);
+  w.global_batch = 4LL * w.layout.micro_batch * w.layout.dp;
+  EXPECT_DOUBLE_EQ(estimate_memory(w, gpu).peak.microbatches_in_flight, 4.0);
+}
+
+TEST(Pipeline, FewerLayersOnTheFirstStageMoveThePeakToTheSecond) {
+  // 32 layers on pp 4 under 1F1B: stage 0 keeps 4 micro-batches of 8 layers
+  // (32 layer-micro-batches), stage 1 3 of 8 (24). With first_stage_layers 5
+  // and last_stage_layers 5 the middle stages take 11 each: stage 0 holds
+  // 4 x 5 = 20, stage 1 3 x 11 = 33, the peak.
+  Workload w = korthikanti(8, true, Recompute::selective);
+  w.model.layers = 32;
+  w.layout.pp = 4;
+  w.global_batch = 64;
+  const Gpu& gpu = *io::builtin_catalog().find_gpu("a100-sxm-80g");
+  const MemoryEstimate even = estimate_memory(w, gpu);
+  EXPECT_EQ(even.peak.stage, 0);
+  EXPECT_EQ(even.peak.layers, 8);
+  w.layout.first_stage_layers = 5;
+  w.layout.last_stage_layers = 5;
+  const MemoryEstimate uneven = estimate_memory(w, gpu);
+  EXPECT_EQ(uneven.peak.stage, 1);
+  EXPECT_EQ(uneven.peak.layers, 11);
+  EXPECT_DOUBLE_EQ(uneven.peak.microbatches_in_flight, 3.0);
+  // Activations per layer and micro-batch are the same: 33 / 32 of stage 0's
+  // with the even split (the first stage's embedding dropout mask aside).
+  const double per_layer = activation_bytes_per_layer(w, false);
+  EXPECT_DOUBLE_EQ(uneven.peak.activations, 33 * per_layer);
+  EXPECT_GT(even.peak.activations, 32 * per_layer);  // + the embedding's dropout masks
 }
 
 TEST(Properties, MoreShardingNeverRaisesModelState) {

@@ -396,6 +396,42 @@ TEST(Search, PartialRecomputeFillsTheGapBetweenNoneAndFull) {
   EXPECT_GT(all.frontier.front().step.step_s, best.step.step_s);
 }
 
+TEST(Search, BalancedStagesOffsetTheEmbeddingAndTheOutputLayer) {
+  // Llama 3 8B on pp 4: the output layer (4096 x 128256 weights, about 2.4
+  // layers' FLOPs) and the loss make the last stage of the even split (8
+  // layers each) pace the pipeline; the planner moves layers off the first
+  // and last stages (workload/pipeline.hpp, balanced_stage_split).
+  PlanRequest r = request("llama3-8b", {"dgx-h100"}, 1e11);
+  r.workload.seq_len = 4096;
+  r.workload.global_batch = 256;
+  r.constraints.max_nodes = 1;
+  r.fixed.set(LayoutKey::tp, 1);
+  r.fixed.set(LayoutKey::pp, 4);
+  r.fixed.set(LayoutKey::interleave, 1);
+  r.fixed.set(LayoutKey::micro_batch, 1);
+  const PlanResult p = plan(r);
+  ASSERT_FALSE(p.frontier.empty());
+  const PlanCandidate& best = p.frontier.front();
+  EXPECT_GT(best.layout.first_stage_layers, 0);
+  EXPECT_GT(best.layout.last_stage_layers, 0);
+  EXPECT_LT(best.layout.last_stage_layers, 8);
+  // The even split (both fixed at 0) is slower.
+  r.fixed.set(LayoutKey::first_stage_layers, 0);
+  r.fixed.set(LayoutKey::last_stage_layers, 0);
+  const PlanResult even = plan(r);
+  ASSERT_FALSE(even.frontier.empty());
+  EXPECT_EQ(even.frontier.front().layout.first_stage_layers, 0);
+  EXPECT_EQ(even.frontier.front().layout.last_stage_layers, 0);
+  EXPECT_LT(best.step.step_s, even.frontier.front().step.step_s);
+  // Fixed sizes are kept.
+  r.fixed.set(LayoutKey::first_stage_layers, 6);
+  r.fixed.set(LayoutKey::last_stage_layers, 6);
+  const PlanResult fixed = plan(r);
+  ASSERT_FALSE(fixed.frontier.empty());
+  EXPECT_EQ(fixed.frontier.front().layout.first_stage_layers, 6);
+  EXPECT_EQ(fixed.frontier.front().layout.last_stage_layers, 6);
+}
+
 TEST(Search, Fp8ParamGatherKeepsTheDistributedOptimizer) {
   // Megatron-LM refuses --fp8-param-gather without the distributed optimizer:
   // every plan keeps zero >= 1, and it needs less memory than without the option.

@@ -250,6 +250,16 @@ const std::vector<BadCase> kBadCases = {
     {"InterleaveMoreChunksThanLayers", with(kBase, "  tp: 2\n", "  pp: 4\n  interleave: 9\n"),
      "w.yaml:9: layout.interleave: 32 layers are fewer than pp 4 x interleave 9 pipeline chunks "
      "(lower interleave or pp so that every chunk holds at least one layer)"},
+    {"FirstStageLayersLeaveAnUnevenRest",
+     with(kBase, "  tp: 2\n", "  pp: 4\n  first_stage_layers: 7\n"),
+     "w.yaml:9: layout.first_stage_layers: the 25 layers left after first_stage_layers 7 and "
+     "last_stage_layers 0 do not split evenly over the 3 other stage(s) (choose sizes that leave "
+     "a multiple of 3 layers: Megatron-LM splits the rest evenly)"},
+    {"LastStageLayersWithoutPp",
+     with(kBase, "  tp: 2\n", "  tp: 2\n  pp: 1\n  last_stage_layers: 4\n"),
+     "w.yaml:10: layout.last_stage_layers: first_stage_layers and last_stage_layers size pipeline "
+     "stages, but pp is 1 (set layout.pp > 1, or leave first_stage_layers and last_stage_layers "
+     "out)"},
     {"CpDoesNotDivideSeqLen", with(with(kBase, "seq_len: 4096", "seq_len: 1000"), "tp: 2", "cp: 8"),
      "w.yaml:8: layout.cp: seq_len 1000 is not divisible by 2 * cp = 16 (context parallelism "
      "splits each sequence into 2*cp load-balanced chunks)"},

@@ -1,0 +1,85 @@
+// Pipeline stages: which transformer layers each stage of a layout holds,
+// and each of its model chunks (virtual stages). The one rule that memory,
+// step time, recompute, serving and the launch files read
+// (docs/model.md, "Pipeline stages").
+#pragma once
+
+#include <algorithm>
+#include <optional>
+
+#include "model/transformer.hpp"
+#include "workload/workload.hpp"
+
+namespace scaleout {
+
+// Model chunks per pipeline rank: interleave with pp > 1, else 1.
+inline int pipeline_chunks(const Layout& ly) { return ly.pp > 1 ? std::max(1, ly.interleave) : 1; }
+
+// Transformer layers on rank s, all its chunks, of a `layers`-layer model.
+// Without first/last sizes the layers split evenly and the first
+// layers mod pp ranks take one more. With them (Megatron-Core
+// transformer_block.py `get_num_layers_to_build`), the first (last) rank
+// takes first_stage_layers (last_stage_layers) and the ranks left split the
+// rest evenly; a size of 0 leaves its rank with the others.
+inline int rank_layer_count(int layers, const Layout& ly, int s) {
+  const int p = std::max(1, ly.pp);
+  if (s < 0 || s >= p) return 0;
+  const int first = p > 1 ? std::max(0, ly.first_stage_layers) : 0;
+  const int last = p > 1 ? std::max(0, ly.last_stage_layers) : 0;
+  if (first == 0 && last == 0) return layers / p + (s < layers % p ? 1 : 0);
+  if (s == 0 && first > 0) return first;
+  if (s == p - 1 && last > 0) return last;
+  // The middle ranks (and a first or last rank without its own size) split
+  // the rest evenly; checks.cpp rejects a rest they do not divide.
+  const int ranks_left = p - (first > 0 ? 1 : 0) - (last > 0 ? 1 : 0);
+  const int rest = std::max(0, layers - first - last);
+  return ranks_left > 0 ? rest / ranks_left : 0;
+}
+
+// Layers of model chunk c of rank s: the rank's layers over its chunks, the
+// first (rank layers mod chunks) chunks one more.
+int chunk_layer_count(int layers, const Layout& ly, int s, int c);
+
+// The layers of pipeline stage s (a rank with all its chunks).
+struct StageLayers {
+  int layers = 0;          // transformer layers (MTP depths not counted)
+  int dense = 0;           // of which dense
+  int moe = 0;             // of which MoE (the model's layers from moe.dense_layers on)
+  int chunks = 1;          // model chunks on the rank
+  bool embedding = false;  // the first stage: token embedding
+  bool output = false;     // the last stage: final norm, output layer and loss (and MTP)
+  // Layers of the stage's largest chunk.
+  int largest_chunk() const { return (layers + chunks - 1) / chunks; }
+};
+
+// Stage s of the workload's model under layout `ly`. Chunk c of rank s holds
+// the layers after chunk c's predecessors in the order Megatron-Core builds
+// them (every rank's chunk 0, then every rank's chunk 1, ...), so the dense
+// and MoE counts follow the real interleaved placement.
+StageLayers stage_layers(const ModelShape& m, const Layout& ly, int s);
+
+// The most transformer layers any stage holds.
+int heaviest_stage_layers(const ModelShape& m, const Layout& ly);
+
+// The share of stage `st`'s layers that the backward pass recomputes: 0
+// without full recompute, 1 with every layer, and with recompute_layers N the
+// first N of each of its chunks.
+double recomputed_share(const Layout& ly, const StageLayers& st);
+
+// First and last stage sizes (first_stage_layers, last_stage_layers).
+struct StageSplit {
+  int first = 0;
+  int last = 0;
+};
+
+// The first/last sizes that even the stages' time when the first stage also
+// runs the embedding (`first_extra`) and the last the output layer and loss
+// (`last_extra`), both in units of one layer's time: the split (legal under
+// Megatron-LM's rules: the middle ranks split the rest evenly, every size a
+// multiple of the chunks, every chunk at least one layer) whose slowest stage
+// is least, and among those the one that moves the fewest layers. None when
+// pp < 2 or no such split is faster than the even one.
+std::optional<StageSplit> balanced_stage_split(int layers, const Layout& ly, double first_extra,
+                                               double last_extra);
+
+}  // namespace scaleout
