@@ -331,12 +331,18 @@ TEST(ModelState, QloraStoresNf4WithItsScales) {
   EXPECT_LT(e.peak.weights, 40.0 * 1024 * 1024 * 1024);
 }
 
-TEST(Pipeline, FirstStageHoldsPMicrobatches) {
-  // 1F1B: stage 0 keeps p micro-batches of L/p layers in flight (Korthikanti §4.2.3).
+// 32 layers of the Korthikanti GPT on pp 4, 64 sequences per step.
+Workload pp4_32_layers() {
   Workload w = korthikanti(8, true, Recompute::selective);
   w.model.layers = 32;
   w.layout.pp = 4;
   w.global_batch = 64;
+  return w;
+}
+
+TEST(Pipeline, FirstStageHoldsPMicrobatches) {
+  // 1F1B: stage 0 keeps p micro-batches of L/p layers in flight (Korthikanti §4.2.3).
+  Workload w = pp4_32_layers();
   const Gpu& gpu = *io::builtin_catalog().find_gpu("a100-sxm-80g");
   const MemoryEstimate e = estimate_memory(w, gpu);
   EXPECT_EQ(e.peak.stage, 0);
@@ -360,10 +366,7 @@ TEST(Pipeline, FewerLayersOnTheFirstStageMoveThePeakToTheSecond) {
   // (32 layer-micro-batches), stage 1 3 of 8 (24). With first_stage_layers 5
   // and last_stage_layers 5 the middle stages take 11 each: stage 0 holds
   // 4 x 5 = 20, stage 1 3 x 11 = 33, the peak.
-  Workload w = korthikanti(8, true, Recompute::selective);
-  w.model.layers = 32;
-  w.layout.pp = 4;
-  w.global_batch = 64;
+  Workload w = pp4_32_layers();
   const Gpu& gpu = *io::builtin_catalog().find_gpu("a100-sxm-80g");
   const MemoryEstimate even = estimate_memory(w, gpu);
   EXPECT_EQ(even.peak.stage, 0);
