@@ -425,7 +425,7 @@ std::vector<ValidationRow> read_validation_csv(const std::string& text, const st
     r.framework = c.choice("framework", framework_names());
     r.compile = c.choice("compile", {"y", "n", "model", "all"});
     if (r.compile != "" && r.compile != "n" && !r.framework.empty() &&
-        framework_traits(*framework_from_name(r.framework)).megatron_family) {
+        !takes_torch_compile(*framework_from_name(r.framework))) {
       throw InputError(file, line, "compile",
                        fmt::format("{} does not torch.compile its model or loss", r.framework),
                        "leave compile empty or n for megatron, nemo and deepspeed rows");

@@ -163,7 +163,7 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
     w.compile = *c == "model"                 ? Compile::model
                 : *c == "all" || *c == "true" ? Compile::all
                                               : Compile::none;
-    if (w.compile != Compile::none && framework_traits(w.framework).megatron_family) {
+    if (w.compile != Compile::none && !takes_torch_compile(w.framework)) {
       top.fail("compile",
                fmt::format("{} does not torch.compile its model or loss",
                            framework_traits(w.framework).display),

@@ -319,6 +319,10 @@ std::optional<Framework> framework_from_name(std::string_view name);
 // readers and their spelling suggestions).
 const std::vector<std::string>& framework_names();
 
+// Whether the workload key `compile` (torch.compile) applies: PyTorch-native
+// frameworks; Megatron-LM, NeMo and DeepSpeed do not compile model or loss.
+inline bool takes_torch_compile(Framework f) { return !framework_traits(f).megatron_family; }
+
 const char* to_string(Framework f);
 
 // The names of the frameworks that run FP8 through Transformer Engine, joined
