@@ -2,8 +2,9 @@
 // model's predictions, by regime (GPU family, task, MoE or dense, scale band,
 // metric), as a central 80 % interval of measured / predicted. The table
 // (interval_table.cpp) is written by scripts/fit_intervals.py from the
-// validation residuals of data/validation (even rows fitted, odd rows held
-// out); docs/model.md, "Prediction intervals", and docs/validation.md.
+// validation residuals of every row of data/validation (coverage estimated by
+// 5-fold cross-validation); docs/model.md, "Prediction intervals", and
+// docs/validation.md.
 #pragma once
 
 #include <string>
@@ -46,7 +47,7 @@ struct IntervalEntry {
   const char* task;
   const char* moe;    // "moe" | "dense" | "*"
   const char* scale;  // "1-node" | "le64" | "gt64" | "*"
-  int rows;           // fitting rows behind it (even rows of data/validation)
+  int rows;           // fitting rows behind it (rows of data/validation)
   double low_log;     // 10th percentile of ln(measured / predicted)
   double high_log;    // 90th percentile
 };

@@ -223,9 +223,10 @@ MixResult simulate_mix(const JobMix& mix, int threads, const Progress& progress)
       for (size_t k = 0; k < r.schedule.jobs.size(); ++k) {
         if (r.schedule.jobs[k].wait_s() > r.schedule.jobs[worst].wait_s()) worst = k;
       }
-      out.reasons.push_back(
-          fmt::format("Its longest wait is {} ({}, {} GPUs).", duration_words(r.metrics.wait_max_s),
-                      job_name(mix, out.jobs[worst]), r.sizing[out.jobs[worst].spec].gpus));
+      const int gpus = r.sizing[out.jobs[worst].spec].gpus;
+      out.reasons.push_back(fmt::format(
+          "Its longest wait is {} ({}, {} GPU{}).", duration_words(r.metrics.wait_max_s),
+          job_name(mix, out.jobs[worst]), gpus, gpus == 1 ? "" : "s"));
     }
     int small = rec, big = rec;
     for (int i : eligible) {

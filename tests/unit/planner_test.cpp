@@ -679,6 +679,28 @@ TEST(Intervals, AFamilyWithoutRowsIsUnvalidatedAndWide) {
   EXPECT_GT(h.high, 1.0);
 }
 
+TEST(Intervals, MoeIsKeptBeforeTheFrameworkIsPooled) {
+  // A framework with no rows of its own takes the MoE regime of its family
+  // (every framework pooled), not its family's dense-dominated pool.
+  bool checked = false;
+  for (const IntervalEntry& e : interval_table()) {
+    if (std::string_view(e.metric) != "time" || std::string_view(e.framework) != "*" ||
+        std::string_view(e.task) != "pretrain" || std::string_view(e.moe) != "moe" ||
+        std::string_view(e.scale) != "*" || e.rows < kMinIntervalRows)
+      continue;
+    const PredictionInterval i = prediction_interval({.metric = IntervalMetric::time,
+                                                      .family = e.family,
+                                                      .framework = "no-such-framework",
+                                                      .task = IntervalTask::pretrain,
+                                                      .moe = true,
+                                                      .scale = ScaleBand::up_to_64});
+    EXPECT_TRUE(i.validated) << e.family;
+    EXPECT_NE(i.regime.find("/pretrain/moe/"), std::string::npos) << i.regime;
+    checked = true;
+  }
+  EXPECT_TRUE(checked) << "no pooled MoE pre-training regime in the interval table";
+}
+
 TEST(Intervals, ScaleBands) {
   EXPECT_EQ(scale_band(8, 8), ScaleBand::one_node);
   EXPECT_EQ(scale_band(1, 8), ScaleBand::one_node);
