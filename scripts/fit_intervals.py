@@ -145,6 +145,38 @@ def cpp_table(table, source):
     return "\n".join(lines)
 
 
+DOC_PATH = os.path.join(ROOT, "docs", "validation.md")
+
+
+def doc_tables(report, table):
+    """The two generated tables of docs/validation.md, by marker name."""
+    cov = ["| data set | held-out rows | inside | coverage | median width | unvalidated rows |",
+           "|---|---:|---:|---:|---:|---:|"]
+    for r in report:
+        cov.append("| {} | {} | {} | {} | {} | {} |".format(
+            r["data_set"], r["held_out_rows"], r["inside"],
+            "-" if r["coverage"] is None else f"{100 * r['coverage']:.1f} %",
+            "-" if r["median_width"] is None else f"{100 * r['median_width']:.0f} %",
+            r["unvalidated_rows"]))
+    reg = ["| metric | family | framework | task | moe | scale | rows | low | high |",
+           "|---|---|---|---|---|---|---:|---:|---:|"]
+    for e in table:
+        reg.append("| {metric} | {family} | {framework} | {task} | {moe} | {scale} | {rows} | ".format(**e)
+                   + f"{math.exp(e['low_log']):.2f} | {math.exp(e['high_log']):.2f} |")
+    return {"coverage": cov, "regimes": reg}
+
+
+def with_doc_tables(text, tables):
+    """text with each <!-- intervals:NAME:begin/end --> span replaced."""
+    for name, rows in tables.items():
+        begin, end = f"<!-- intervals:{name}:begin -->", f"<!-- intervals:{name}:end -->"
+        i, j = text.find(begin), text.find(end)
+        if i < 0 or j < i:
+            sys.exit(f"{DOC_PATH}: markers {begin} / {end} missing")
+        text = text[:i + len(begin)] + "\n" + "\n".join(rows) + "\n" + text[j:]
+    return text
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
@@ -186,11 +218,18 @@ def main():
     json_path = os.path.join(ROOT, "data", "catalog", "intervals.json")
     cpp_path = os.path.join(ROOT, "src", "perf", "interval_table.cpp")
     new_cpp = cpp_table(table, source)
+    doc_text = open(DOC_PATH).read()
+    new_doc = with_doc_tables(doc_text, doc_tables(report, table))
     if check:
         old = json.load(open(json_path))
         same = old["regimes"] == table
         print("table matches" if same else "table DIFFERS from data/catalog/intervals.json")
-        sys.exit(0 if same else 1)
+        doc_same = new_doc == doc_text
+        print("docs/validation.md tables match" if doc_same else
+              "docs/validation.md interval tables DIFFER (rerun the script)")
+        sys.exit(0 if same and doc_same else 1)
+    with open(DOC_PATH, "w") as f:
+        f.write(new_doc)
     with open(json_path, "w") as f:
         json.dump(doc, f, indent=2)
         f.write("\n")
