@@ -83,13 +83,16 @@ def rows_of(binary, name):
 
 def parents(key):
     """The regime and its parents, most specific first (prediction_interval):
-    MoE or dense is kept before the framework is pooled, because an MoE
-    step errs unlike a dense one more than one framework unlike another."""
+    scale pooled, then for an MoE regime the MoE regime of every framework
+    (an MoE step errs unlike a dense one more than one framework unlike
+    another), then MoE and dense pooled, then pretrain and finetune pooled;
+    then the same with every framework pooled."""
     metric, family, framework, task, moe, scale = key.split("/")
     out = []
     for fw in (framework, "*"):
         out += [(metric, family, fw, task, moe, scale), (metric, family, fw, task, moe, "*")]
-    for fw in (framework, "*"):
+        if moe == "moe" and fw != "*":
+            out += [(metric, family, "*", task, moe, scale), (metric, family, "*", task, moe, "*")]
         out.append((metric, family, fw, task, "*", "*"))
         if task != "serving":
             out.append((metric, family, fw, "training", "*", "*"))

@@ -1,5 +1,5 @@
 // Written by scripts/fit_intervals.py; do not edit by hand (rerun the script).
-// fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (split-conformal order statistics); commit 7b5b71b
+// fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (split-conformal order statistics); commit 4c681de
 #include "perf/intervals.hpp"
 
 namespace scaleout {
@@ -85,8 +85,9 @@ const std::vector<IntervalEntry>& interval_table() {
       {"time", "blackwell", "*", "pretrain", "dense", "*", 72, -0.251433, 0.105661},
       {"time", "blackwell", "*", "pretrain", "dense", "gt64", 30, -0.243318, 0.083626},
       {"time", "blackwell", "*", "pretrain", "dense", "le64", 37, -0.415935, 0.114198},
-      {"time", "blackwell", "*", "pretrain", "moe", "*", 16, -0.763832, 0.692467},
-      {"time", "blackwell", "*", "pretrain", "moe", "gt64", 9, -0.763832, 0.4238},
+      {"time", "blackwell", "*", "pretrain", "moe", "*", 32, -0.1347, 0.499118},
+      {"time", "blackwell", "*", "pretrain", "moe", "gt64", 18, -0.763832, 0.4238},
+      {"time", "blackwell", "*", "pretrain", "moe", "le64", 12, -0.1347, 0.692467},
       {"time", "blackwell", "*", "training", "*", "*", 96, -0.267553, 0.177538},
       {"time", "blackwell", "nemo", "finetune", "*", "*", 8, -0.293952, -0.006992},
       {"time", "blackwell", "nemo", "finetune", "dense", "*", 8, -0.293952, -0.006992},
@@ -106,14 +107,14 @@ const std::vector<IntervalEntry>& interval_table() {
       {"time", "hopper", "*", "pretrain", "dense", "1-node", 22, -0.133917, 0.138821},
       {"time", "hopper", "*", "pretrain", "dense", "gt64", 11, -0.447394, 0.114595},
       {"time", "hopper", "*", "pretrain", "dense", "le64", 17, -0.335028, 0.102525},
-      {"time", "hopper", "*", "pretrain", "moe", "*", 30, -0.285443, 0.159861},
-      {"time", "hopper", "*", "pretrain", "moe", "gt64", 18, -0.446929, 0.155666},
-      {"time", "hopper", "*", "pretrain", "moe", "le64", 10, -0.111597, 0.893656},
+      {"time", "hopper", "*", "pretrain", "moe", "*", 60, -0.285443, 0.159861},
+      {"time", "hopper", "*", "pretrain", "moe", "gt64", 36, -0.285443, 0.143326},
+      {"time", "hopper", "*", "pretrain", "moe", "le64", 20, -0.111597, 0.893656},
       {"time", "hopper", "*", "serving", "*", "*", 99, -0.153618, 0.208337},
       {"time", "hopper", "*", "serving", "dense", "*", 82, -0.105754, 0.208337},
       {"time", "hopper", "*", "serving", "dense", "1-node", 82, -0.105754, 0.208337},
-      {"time", "hopper", "*", "serving", "moe", "*", 17, -0.355604, 0.283833},
-      {"time", "hopper", "*", "serving", "moe", "1-node", 17, -0.355604, 0.283833},
+      {"time", "hopper", "*", "serving", "moe", "*", 34, -0.313793, 0.268316},
+      {"time", "hopper", "*", "serving", "moe", "1-node", 34, -0.313793, 0.268316},
       {"time", "hopper", "*", "training", "*", "*", 100, -0.198149, 0.155666},
       {"time", "hopper", "automodel", "finetune", "*", "*", 14, 0.044598, 0.957364},
       {"time", "hopper", "automodel", "finetune", "dense", "*", 14, 0.044598, 0.957364},
@@ -145,7 +146,7 @@ const std::vector<IntervalEntry>& interval_table() {
 }
 
 const char* interval_table_source() {
-  return "fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (split-conformal order statistics); commit 7b5b71b";
+  return "fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (split-conformal order statistics); commit 4c681de";
 }
 
 }  // namespace scaleout

@@ -71,14 +71,14 @@ PredictionInterval prediction_interval(const RegimeKey& k) {
   const std::string moe = k.moe ? "moe" : "dense", scale = to_string(k.scale);
   const std::string framework = k.framework.empty() ? "other" : k.framework;
   const IntervalEntry* e = nullptr;
-  // MoE or dense is kept before the framework is pooled: an MoE step errs
-  // unlike a dense one more than one framework's unlike another's.
-  const std::string frameworks[] = {framework, "*"};
-  for (const std::string& fw : frameworks) {
+  // An MoE regime takes the MoE regime of every framework before MoE and
+  // dense are pooled: an MoE step errs unlike a dense one more than one
+  // framework's unlike another's.
+  for (const std::string& fw : {framework, std::string("*")}) {
     if (!e) e = find(metric, family, fw, task, moe, scale);
     if (!e) e = find(metric, family, fw, task, moe, "*");
-  }
-  for (const std::string& fw : frameworks) {
+    if (!e && k.moe && fw != "*") e = find(metric, family, "*", task, moe, scale);
+    if (!e && k.moe && fw != "*") e = find(metric, family, "*", task, moe, "*");
     if (!e) e = find(metric, family, fw, task, "*", "*");
     if (!e && k.task != IntervalTask::serving) e = find(metric, family, fw, "training", "*", "*");
   }
