@@ -40,7 +40,7 @@ COLUMNS = ("id,group,model,layers,hidden,heads,kv_heads,ffn_hidden,vocab,mlp,moe
            "zero,finetune,lora_rank,precision,gpu,num_gpus,gpus_per_node,scaleup_domain_gpus,"
            "nics_per_node,nic_gbps,fabric,framework,metric,value,etp,train_tokens,derivation,"
            "cite,optimizer,offload,activation_offload,loss_chunks,optimizer_in_backward,"
-           "lora_targets,peak_kind").split(",")
+           "lora_targets,peak_kind,compile").split(",")
 
 # Catalog models by the Hugging Face name the research rows give.
 CATALOG_MODELS = {
@@ -229,12 +229,14 @@ def main():
             o["offload"] = "optimizer"
             paged = (" Paged 8-bit AdamW: states in CUDA unified memory outside PyTorch's "
                      "allocator, evicted to host under pressure; modelled as offload: optimizer "
-                     "(host-resident state; the model then times a CPU optimizer step where the "
-                     "run migrates pages over PCIe).")
+                     "with adam8bit (host-resident state, updated by the GPU kernel; the model "
+                     "times the pages that do not fit beside the step's peak migrating in and "
+                     "out over the host link).")
         o["activation_offload"] = r["activation_offload"]
         o["loss_chunks"] = r["loss_chunks"]
         o["optimizer_in_backward"] = r["optimizer_in_backward"]
         o["peak_kind"] = r["peak_kind"] if r["peak_kind"] in ("allocated", "reserved") else ""
+        o["compile"] = r["compile"]
         settings = (f"framework {r['framework']}, parallelism {r['parallelism'] or '?'}, "
                     f"base weights {r['base_weight_format']}, packing {r['packing']}, "
                     f"compile {r['compile'] or '?'}")

@@ -1,18 +1,18 @@
 // Written by scripts/fit_intervals.py; do not edit by hand (rerun the script).
-// fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (split-conformal order statistics); commit 4c681de
+// fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (split-conformal order statistics); commit 1425fd2
 #include "perf/intervals.hpp"
 
 namespace scaleout {
 
 const std::vector<IntervalEntry>& interval_table() {
   static const std::vector<IntervalEntry> table = {
-      {"memory", "ampere", "*", "finetune", "*", "*", 57, -0.215011, 0.438862},
-      {"memory", "ampere", "*", "finetune", "dense", "*", 57, -0.215011, 0.438862},
-      {"memory", "ampere", "*", "finetune", "dense", "1-node", 57, -0.215011, 0.438862},
-      {"memory", "ampere", "*", "pretrain", "*", "*", 12, -0.224541, 0.656938},
-      {"memory", "ampere", "*", "pretrain", "dense", "*", 12, -0.224541, 0.656938},
-      {"memory", "ampere", "*", "pretrain", "dense", "1-node", 12, -0.224541, 0.656938},
-      {"memory", "ampere", "*", "training", "*", "*", 69, -0.213871, 0.438862},
+      {"memory", "ampere", "*", "finetune", "*", "*", 57, -0.215011, 0.426054},
+      {"memory", "ampere", "*", "finetune", "dense", "*", 57, -0.215011, 0.426054},
+      {"memory", "ampere", "*", "finetune", "dense", "1-node", 57, -0.215011, 0.426054},
+      {"memory", "ampere", "*", "pretrain", "*", "*", 12, -0.224541, 0.561778},
+      {"memory", "ampere", "*", "pretrain", "dense", "*", 12, -0.224541, 0.561778},
+      {"memory", "ampere", "*", "pretrain", "dense", "1-node", 12, -0.224541, 0.561778},
+      {"memory", "ampere", "*", "training", "*", "*", 69, -0.213871, 0.40661},
       {"memory", "ampere", "hf", "finetune", "*", "*", 29, -0.173589, 0.218172},
       {"memory", "ampere", "hf", "finetune", "dense", "*", 29, -0.173589, 0.218172},
       {"memory", "ampere", "hf", "finetune", "dense", "1-node", 29, -0.173589, 0.218172},
@@ -21,10 +21,10 @@ const std::vector<IntervalEntry>& interval_table() {
       {"memory", "ampere", "litgpt", "finetune", "dense", "*", 20, -0.001701, 0.917479},
       {"memory", "ampere", "litgpt", "finetune", "dense", "1-node", 20, -0.001701, 0.917479},
       {"memory", "ampere", "litgpt", "training", "*", "*", 20, -0.001701, 0.917479},
-      {"memory", "ampere", "torchtune", "pretrain", "*", "*", 9, -0.224541, 0.656938},
-      {"memory", "ampere", "torchtune", "pretrain", "dense", "*", 9, -0.224541, 0.656938},
-      {"memory", "ampere", "torchtune", "pretrain", "dense", "1-node", 9, -0.224541, 0.656938},
-      {"memory", "ampere", "torchtune", "training", "*", "*", 14, -0.372758, 0.656938},
+      {"memory", "ampere", "torchtune", "pretrain", "*", "*", 9, -0.224541, 0.561778},
+      {"memory", "ampere", "torchtune", "pretrain", "dense", "*", 9, -0.224541, 0.561778},
+      {"memory", "ampere", "torchtune", "pretrain", "dense", "1-node", 9, -0.224541, 0.561778},
+      {"memory", "ampere", "torchtune", "training", "*", "*", 14, -0.372758, 0.561778},
       {"memory", "hopper", "*", "pretrain", "*", "*", 12, -0.05473, 0.040898},
       {"memory", "hopper", "*", "pretrain", "dense", "*", 12, -0.05473, 0.040898},
       {"memory", "hopper", "*", "training", "*", "*", 14, -0.05473, 0.325052},
@@ -38,7 +38,7 @@ const std::vector<IntervalEntry>& interval_table() {
       {"time", "ada", "*", "finetune", "*", "*", 15, -0.529915, 0.675239},
       {"time", "ada", "*", "finetune", "dense", "*", 15, -0.529915, 0.675239},
       {"time", "ada", "*", "finetune", "dense", "1-node", 15, -0.529915, 0.675239},
-      {"time", "ada", "*", "training", "*", "*", 16, -1.192886, 0.675239},
+      {"time", "ada", "*", "training", "*", "*", 16, -0.529915, 0.675239},
       {"time", "ada", "hf", "finetune", "*", "*", 13, -0.529915, 0.675239},
       {"time", "ada", "hf", "finetune", "dense", "*", 13, -0.529915, 0.675239},
       {"time", "ada", "hf", "finetune", "dense", "1-node", 13, -0.529915, 0.675239},
@@ -46,12 +46,12 @@ const std::vector<IntervalEntry>& interval_table() {
       {"time", "ampere", "*", "finetune", "*", "*", 40, -0.173278, 0.493101},
       {"time", "ampere", "*", "finetune", "dense", "*", 40, -0.173278, 0.493101},
       {"time", "ampere", "*", "finetune", "dense", "1-node", 40, -0.173278, 0.493101},
-      {"time", "ampere", "*", "pretrain", "*", "*", 1646, -0.159207, 0.093316},
-      {"time", "ampere", "*", "pretrain", "dense", "*", 1646, -0.159207, 0.093316},
-      {"time", "ampere", "*", "pretrain", "dense", "1-node", 1474, -0.167803, 0.089075},
+      {"time", "ampere", "*", "pretrain", "*", "*", 1646, -0.158664, 0.093316},
+      {"time", "ampere", "*", "pretrain", "dense", "*", 1646, -0.158664, 0.093316},
+      {"time", "ampere", "*", "pretrain", "dense", "1-node", 1474, -0.167711, 0.089075},
       {"time", "ampere", "*", "pretrain", "dense", "gt64", 129, -0.049305, 0.182894},
       {"time", "ampere", "*", "pretrain", "dense", "le64", 43, -0.055553, 0.260082},
-      {"time", "ampere", "*", "training", "*", "*", 1686, -0.159207, 0.097844},
+      {"time", "ampere", "*", "training", "*", "*", 1686, -0.158664, 0.097844},
       {"time", "ampere", "deepspeed", "pretrain", "*", "*", 1559, -0.161912, 0.09137},
       {"time", "ampere", "deepspeed", "pretrain", "dense", "*", 1559, -0.161912, 0.09137},
       {"time", "ampere", "deepspeed", "pretrain", "dense", "1-node", 1440, -0.169409, 0.08724},
@@ -74,10 +74,10 @@ const std::vector<IntervalEntry>& interval_table() {
       {"time", "ampere", "torchtitan", "pretrain", "dense", "*", 8, -0.056792, 0.061909},
       {"time", "ampere", "torchtitan", "pretrain", "dense", "le64", 8, -0.056792, 0.061909},
       {"time", "ampere", "torchtitan", "training", "*", "*", 8, -0.056792, 0.061909},
-      {"time", "ampere", "torchtune", "pretrain", "*", "*", 9, -1.665592, 0.255468},
-      {"time", "ampere", "torchtune", "pretrain", "dense", "*", 9, -1.665592, 0.255468},
-      {"time", "ampere", "torchtune", "pretrain", "dense", "1-node", 9, -1.665592, 0.255468},
-      {"time", "ampere", "torchtune", "training", "*", "*", 14, -1.665592, 0.255468},
+      {"time", "ampere", "torchtune", "pretrain", "*", "*", 9, -0.263879, 0.255468},
+      {"time", "ampere", "torchtune", "pretrain", "dense", "*", 9, -0.263879, 0.255468},
+      {"time", "ampere", "torchtune", "pretrain", "dense", "1-node", 9, -0.263879, 0.255468},
+      {"time", "ampere", "torchtune", "training", "*", "*", 14, -0.410792, 0.255468},
       {"time", "blackwell", "*", "finetune", "*", "*", 8, -0.293952, -0.006992},
       {"time", "blackwell", "*", "finetune", "dense", "*", 8, -0.293952, -0.006992},
       {"time", "blackwell", "*", "finetune", "dense", "le64", 8, -0.293952, -0.006992},
@@ -146,7 +146,7 @@ const std::vector<IntervalEntry>& interval_table() {
 }
 
 const char* interval_table_source() {
-  return "fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (split-conformal order statistics); commit 4c681de";
+  return "fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (split-conformal order statistics); commit 1425fd2";
 }
 
 }  // namespace scaleout

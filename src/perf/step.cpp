@@ -536,7 +536,15 @@ StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstant
   const double shard = ly.zero >= 1 ? static_cast<double>(ly.dp) * ly.cp : 1.0;
   br.optimizer = trainable / shard * optimizer_bytes_per_param(w.optimizer) /
                  (gpu.hbm_bw_Bps * k.compute.hbm_efficiency);
-  if (ly.offload_optimizer) {
+  if (ly.offload_optimizer && w.optimizer == Optimizer::adam8bit) {
+    // bitsandbytes' 8-bit AdamW has no CPU step: "offloaded" 8-bit state is
+    // its paged state, in CUDA unified memory, updated by the GPU kernel. The
+    // GPU keeps what the step's peak leaves free; the rest migrates in for
+    // the step and the pages it displaces go back out, both over the host link.
+    const double state = mem.host_offload_bytes - mem.peak.host_bytes;
+    const double overflow = std::max(0.0, state - std::max(0.0, mem.headroom_bytes));
+    br.optimizer += 2.0 * overflow / std::max(1.0, gpu.host_link_Bps);
+  } else if (ly.offload_optimizer) {
     // Gradients down and weights up over PCIe, then Adam on the host CPU.
     br.optimizer = trainable / shard * (4.0 + 2.0) / std::max(1.0, gpu.host_link_Bps) +
                    trainable / shard / kHostAdamParamsPerSecPerGpu;
