@@ -42,6 +42,7 @@ const std::vector<std::string> kColumns = {"id",
                                            "etp",
                                            "moe_load_imbalance",
                                            "mtp_layers",
+                                           "ep_overlap",
                                            "sp",
                                            "interleave",
                                            "recompute",
@@ -143,7 +144,7 @@ bool is_memory_saver_column(std::string_view name);
 bool is_optional_column(std::string_view name) {
   return name == "etp" || name == "scaleup_domain_gpus" || name == "moe_load_imbalance" ||
          name == "mtp_layers" || name == "train_tokens" || name == "first_stage_layers" ||
-         name == "last_stage_layers" || is_memory_saver_column(name);
+         name == "last_stage_layers" || name == "ep_overlap" || is_memory_saver_column(name);
 }
 
 // The fine-tuning recipe's memory savers (issue 19), each optional.
@@ -392,6 +393,11 @@ std::vector<ValidationRow> read_validation_csv(const std::string& text, const st
     for (const WholeColumn& col : kWholeColumns) r.*col.value = c.integer(col.name, col.max);
     r.mlp = c.choice("mlp", {"gelu", "swiglu"});
     r.sp = c.choice("sp", {"y", "n"});
+    r.ep_overlap = c.choice("ep_overlap", {"y", "n"});
+    if (r.ep_overlap == "y" && r.ep.value_or(1) < 2) {
+      throw InputError(file, line, "ep_overlap", "the all-to-all overlap needs ep > 1",
+                       "give ep (expert-parallel degree, at least 2) or leave ep_overlap empty");
+    }
     r.recompute = c.choice("recompute", layout_choices(LayoutKey::recompute));
     r.finetune = c.choice("finetune", {"full", "lora", "qlora"});
     r.precision = c.choice("precision", {"bf16", "fp16", "fp8", "fp32"});

@@ -426,8 +426,12 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
     u.labels.push_back("etp=1");
     unknowns.push_back(std::move(u));
   }
-  if (w.model.is_moe() && ly.ep > 1) {
-    // No column says whether the run overlapped its all-to-all: either.
+  if (!r.ep_overlap.empty()) {
+    // Stated (a recipe's moe_a2a_overlap); where the framework or the pipeline
+    // does not allow it, the row is left unpredicted by check_layout.
+    ly.ep_overlap = r.ep_overlap == "y";
+  } else if (w.model.is_moe() && ly.ep > 1) {
+    // Not stated: either.
     Unknown u{"ep_overlap", {}, {}};
     for (bool o : {false, true}) {
       u.options.push_back([o](Workload& x) { x.layout.ep_overlap = o && ep_overlap_allowed(x); });

@@ -31,6 +31,9 @@ struct ValidationRow {
   std::optional<double> moe_load_imbalance;
   std::optional<long long> mtp_layers;  // MTP depths trained; empty: the model's
   std::string sp;                       // "y" | "n" | ""
+  // MoE all-to-all overlapped with another micro-batch's compute (Megatron-Core
+  // --overlap-moe-expert-parallel-comm): "y" | "n"; "": not stated, both tried.
+  std::string ep_overlap;
   std::optional<long long> interleave;
   // Layers on the first and last pipeline stage; empty: not given.
   std::optional<long long> first_stage_layers, last_stage_layers;

@@ -75,7 +75,7 @@ const std::array<LayoutDim, kLayoutKeys> kDims = {{
   {K::fp8_param_gather, "fp8_param_gather", kFlag, 0, 1, {}, S::derived, false, false,
    get<&Layout::fp8_param_gather>, set<&Layout::fp8_param_gather>,
    "Megatron-LM --fp8-param-gather; plan: on with FP8 and ZeRO >= 1 unless fixed"},
-  {K::ep_overlap, "ep_overlap", kFlag, 0, 1, {}, S::derived, false, false,
+  {K::ep_overlap, "ep_overlap", kFlag, 0, 1, {}, S::derived, false, true,
    get<&Layout::ep_overlap>, set<&Layout::ep_overlap>,
    "MoE all-to-all overlapped with another micro-batch's compute (Megatron-Core "
    "--overlap-moe-expert-parallel-comm, DualPipe); megatron/nemo need pp 1 or interleave > 1"},

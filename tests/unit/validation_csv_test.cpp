@@ -275,6 +275,35 @@ TEST(ValidationCsv, FabricIsIbRoceOrEth) {
   EXPECT_EQ(error_of(32, "omnipath").message, "unknown value 'omnipath'");
 }
 
+// The optional ep_overlap column: y or n, and y only with expert parallelism.
+TEST(ValidationCsv, EpOverlapIsYOrNAndNeedsExpertParallelism) {
+  const std::string head = header_line();
+  const std::string header = head.substr(0, head.size() - 1) + ",ep_overlap\n";
+  auto read = [&](const std::string& ep, const std::string& overlap) {
+    std::string row = row_with(19, ep);  // column 19: ep
+    row.insert(row.size() - 1, "," + overlap);
+    return read_validation_csv(header + row, "v.csv");
+  };
+  EXPECT_EQ(read("8", "y").at(0).ep_overlap, "y");
+  EXPECT_EQ(read("1", "n").at(0).ep_overlap, "n");
+  EXPECT_EQ(read("1", "").at(0).ep_overlap, "");
+  try {
+    read("8", "yes");
+    ADD_FAILURE() << "ep_overlap 'yes' accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key, "ep_overlap");
+    EXPECT_EQ(e.message, "unknown value 'yes'");
+  }
+  try {
+    read("1", "y");
+    ADD_FAILURE() << "ep_overlap y accepted with ep 1";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key, "ep_overlap");
+    EXPECT_EQ(e.line, 2);
+    EXPECT_EQ(e.message, "the all-to-all overlap needs ep > 1");
+  }
+}
+
 TEST(ValidationCsv, LongCellsAreCutInMessages) {
   const std::string big(10 * 1024 * 1024, '7');
   for (std::size_t col : {std::size_t{0}, std::size_t{3}, kValue, std::size_t{9}}) {

@@ -28,7 +28,7 @@ set(SCALEOUT_VALIDATION_CHECKS
   "moe-training.csv|by_group/moe-folding/mape|max|0.11"        # 0.092 (14 rows, H100)
   "moe-training.csv|by_group/mcore-moe-readme/mape|max|0.08"   # 0.067 (1 row)
   "moe-training.csv|by_group/automodel-perf/mape|max|0.15"     # 0.143 (6 rows, H100)
-  "moe-training.csv|by_group/mbridge-perf/mape|max|0.35"       # 0.333 (23 rows; 0.291 before the balanced pipeline split, which speeds up rows already predicted too fast; 0.313 before partial recompute)
+  "moe-training.csv|by_group/mbridge-perf/mape|max|0.35"       # 0.344 (23 rows; 0.333 before the stated ep_overlap/etp/MTP settings of session 13; 0.291 before the balanced pipeline split, which speeds up rows already predicted too fast; 0.313 before partial recompute)
   "moe-training.csv|false_oom|max|0"
   # data/validation/whole-runs.csv: published whole pre-training runs (issue 20, 13 rows; nothing
   # fitted on them). GPU-hours rows only: the train_days rows are calendar figures or runs the
