@@ -1,5 +1,5 @@
 // Written by scripts/fit_intervals.py; do not edit by hand (rerun the script).
-// fitted by scripts/fit_intervals.py on the even rows of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (held out: the odd rows), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (split-conformal order statistics); commit b75b403
+// fitted by scripts/fit_intervals.py on the even rows of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (held out: the odd rows), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (split-conformal order statistics); commit a4262b2
 #include "perf/intervals.hpp"
 
 namespace scaleout {
@@ -97,7 +97,7 @@ const std::vector<IntervalEntry>& interval_table() {
 }
 
 const char* interval_table_source() {
-  return "fitted by scripts/fit_intervals.py on the even rows of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (held out: the odd rows), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (split-conformal order statistics); commit b75b403";
+  return "fitted by scripts/fit_intervals.py on the even rows of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (held out: the odd rows), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (split-conformal order statistics); commit a4262b2";
 }
 
 }  // namespace scaleout
