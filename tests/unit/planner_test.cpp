@@ -686,9 +686,6 @@ TEST(Intervals, ScaleBands) {
   EXPECT_EQ(scale_band(72, 4), ScaleBand::over_64);
 }
 
-}  // namespace
-}  // namespace scaleout
-
 TEST(Search, DeepSpeedPipelinesRunWithoutInterleaving) {
   // DeepSpeed's PipelineEngine has no interleaved schedule; Megatron-LM's
   // frontier for the same job does interleave (the rule changes the search).
@@ -701,3 +698,6 @@ TEST(Search, DeepSpeedPipelinesRunWithoutInterleaving) {
   ASSERT_FALSE(ds.frontier.empty());
   for (const PlanCandidate& c : ds.frontier) EXPECT_EQ(c.layout.interleave, 1);
 }
+
+}  // namespace
+}  // namespace scaleout
