@@ -85,13 +85,16 @@ ROWS = [
          "third-party summary); fp16; cloud InfiniBand 8 x 200 Gb/s assumed (provider not named)",
          cite="Zhang et al. 2022, OPT, arXiv:2205.01068, Sec. 2.4-2.5; metaseq OPT-175B logbook"),
     dict(id="bloom-176b", model="bloom-176b", seq_len=2048, global_batch=2048, micro_batch=2,
-         tp=4, pp=12, dp=8, recompute="full", zero=1, precision="bf16", gpu="a100-sxm-80g",
+         tp=4, pp=12, dp=8, sp="n", recompute="full", zero=1, precision="bf16", gpu="a100-sxm-80g",
          num_gpus=384, gpus_per_node=8, nics_per_node=4, nic_gbps=100, fabric="ib",
          framework="deepspeed", metric="gpu_hours", value=1082990, train_tokens=3.66e11,
          derivation="GENCI: 'Training BLOOM-176B took 3.5 months, with 1,082,990 hours of "
          "computation on 48 Jean Zay nodes'; 1,082,990 / 384 = 117.5 days, so the figure is the "
          "whole allocation (restarts, hangs, checkpoints, idle time all inside); 366B tokens; "
-         "Megatron-DeepSpeed TP4 PP12 DP8, MBS 2, GBS 2048 after a ramp (not modelled), bf16 "
+         "Megatron-DeepSpeed TP4 PP12 DP8, MBS 2, DeepSpeed's pipeline engine (1F1B, no "
+         "interleaved stages), no sequence parallelism (the paper's 3D layout names none; "
+         "Megatron-LM's sequence parallelism, Korthikanti et al. May 2022, postdates the run's "
+         "start in March 2022), GBS 2048 after a ramp (not modelled), bf16 "
          "optimizer = ZeRO-1, activation checkpointing; Omni-Path 4 x 100 Gb/s per node (timed "
          "as InfiniBand at that rate); ~150-156 TFLOP/s/GPU reported",
          cite="BigScience 2022, BLOOM, arXiv:2211.05100, Sec. 3.4; GENCI Jean Zay press release"),
@@ -99,44 +102,60 @@ ROWS = [
          kv_heads=40, ffn_hidden=30720, vocab=131072, mlp="gelu", seq_len=2048,
          global_batch=2048, tp=1, pp=1, dp=512, recompute="full", zero=3, precision="bf16",
          gpu="a100-sxm-40g", num_gpus=512, gpus_per_node=8, nics_per_node=4, nic_gbps=100,
-         fabric="eth", framework="deepspeed", metric="train_days", value=53,
+         fabric="eth", framework="other", metric="train_days", value=53,
          train_tokens=5.69e11,
          derivation="'We trained for a total of 139,200 steps (~53 days)' on 64 p4d.24xlarge "
          "(512 A100-40GB); 139,200 x 32.5 s = 52.4 days, so the figure is steps x step time "
          "(no failures, rollbacks excluded); 569B tokens; batch 1024 sequences for 7,200 steps "
-         "then 2048 (the ramp is not modelled); ZeRO-3 sharded over 128 GPUs with 4 replicas "
-         "(MiCS; timed as ZeRO-3 over all 512), activation checkpointing per layer, bf16; ALiBi "
+         "then 2048 (the ramp is not modelled); Amazon SageMaker's model parallelism library "
+         "(SMP), not DeepSpeed: ZeRO-3 sharded over 128 GPUs with 4 replicas (MiCS, Zhang et al. "
+         "2022: node-local then cross-node gathers), timed as framework other (PyTorch "
+         "FSDP-style hierarchical ZeRO-3) over all 512, which changes the cross-node share of a "
+         "gather by under 2 % (15/16 vs 63/64 of the data); micro-batch not stated (planner's "
+         "choice); activation checkpointing per layer, bf16; ALiBi "
          "and the embedding LayerNorm not modelled (GPT-style row); EFA 400 Gb/s per node = 4 x "
-         "100 Gb/s, timed as Ethernet; 102 TFLOP/s/GPU reported. The paper's 1.3M GPU-hours is a "
+         "100 Gb/s, timed as Ethernet; 102 TFLOP/s/GPU reported, recompute included (569B x 6 x "
+         "50.6B / (512 GPUs x 52.4 days) = 74 TFLOP/s of model FLOPs, x 4/3 = 99). The paper's "
+         "1.3M GPU-hours is a "
          "compute budget for sizing, not the run",
          cite="Wu et al. 2023, BloombergGPT, arXiv:2303.17564, Sec. 4"),
     dict(id="falcon-40b", model="Falcon 40B", layers=60, hidden=8192, heads=128, kv_heads=8,
-         ffn_hidden=32768, vocab=65024, mlp="gelu", seq_len=2048, tp=8, pp=4, dp=12, zero=1,
+         ffn_hidden=32768, vocab=65024, mlp="gelu", seq_len=2048, global_batch=1152, tp=8, pp=4,
+         dp=12, zero=1,
          precision="bf16", gpu="a100-sxm-40g", num_gpus=384, gpus_per_node=8, nics_per_node=4,
          nic_gbps=100, fabric="eth", framework="other", metric="train_days", value=60,
          train_tokens=1.0e12,
          derivation="Model card: 'trained on 384 A100 40GB GPUs, using a 3D parallelism strategy "
          "(TP=8, PP=4, DP=12) combined with ZeRO' on 1,000B tokens; 'Training started in December "
          "2022 and took two months' = about 60 calendar days (everything in that period); global "
-         "batch not read (planner's choice); ZeRO stage not stated (1 assumed); parallel "
+         "batch 1152 sequences (model card, Training Hyperparameters: 'Batch size 1152, 100B "
+         "tokens ramp-up'; the ramp is not modelled); ZeRO stage not stated (1 assumed); parallel "
          "attention/MLP not modelled; AWS p4d EFA 400 Gb/s per node = 4 x 100 Gb/s",
          cite="tiiuae/falcon-40b model card (Hugging Face)"),
     dict(id="falcon-7b", model="Falcon 7B", layers=32, hidden=4544, heads=71, kv_heads=1,
-         ffn_hidden=18176, vocab=65024, mlp="gelu", seq_len=2048, tp=1, pp=2, dp=192, zero=1,
+         ffn_hidden=18176, vocab=65024, mlp="gelu", seq_len=2048, global_batch=2304, tp=1, pp=2,
+         dp=192, zero=1,
          precision="bf16", gpu="a100-sxm-40g", num_gpus=384, gpus_per_node=8, nics_per_node=4,
          nic_gbps=100, fabric="eth", framework="other", metric="train_days", value=14,
          train_tokens=1.5e12,
          derivation="Model card: 'trained on 384 A100 40GB GPUs, using a 2D parallelism strategy "
          "(PP=2, DP=192) combined with ZeRO' on 1,500B tokens; 'took about two weeks' = 14 days "
-         "(calendar); global batch not read (planner's choice); ZeRO stage 1 assumed; AWS p4d "
+         "(calendar); global batch 2304 sequences (model card, Training Hyperparameters: 'Batch "
+         "size 2304, 30B tokens ramp-up'; the ramp is not modelled); ZeRO stage 1 assumed; AWS "
+         "p4d "
          "EFA 400 Gb/s per node",
          cite="tiiuae/falcon-7b model card (Hugging Face)"),
     dict(id="mpt-7b", model="mpt-7b", seq_len=2048, precision="bf16", gpu="a100-sxm-40g",
-         num_gpus=440, gpus_per_node=8, tp=1, pp=1, dp=440, zero=3, framework="mosaic",
+         num_gpus=440, gpus_per_node=8, micro_batch=8, tp=1, pp=1, dp=440, recompute="full",
+         zero=3, framework="mosaic",
          metric="train_days", value=9.5, train_tokens=1.0e12,
          derivation="Model card: 'This model was trained on 440 A100-40GBs for about 9.5 days'; "
          "blog: 'in 9.5 days with zero human intervention' (failures auto-resumed inside the "
-         "figure); 1T tokens; FSDP full sharding (zero=3), no TP/PP; LION optimizer (timed as "
+         "figure); 1T tokens; FSDP full sharding (zero=3), no TP/PP; activation checkpointing of "
+         "every block and micro-batch 8 from MosaicML's published MPT-7B recipe (llm-foundry "
+         "scripts/train/yamls/pretrain/mpt-7b.yaml: fsdp_config activation_checkpointing: true, "
+         "device_train_microbatch_size: 8; the run's own YAML is not published, and the "
+         "recipe's global batch 1024 does not divide over 440 GPUs); LION optimizer (timed as "
          "Adam); global batch not read (planner's choice); interconnect not stated (the "
          "generation's default NICs)",
          cite="mosaicml/mpt-7b model card; MosaicML blog 'Introducing MPT-7B' (May 2023)"),

@@ -34,6 +34,15 @@ Problem interleave_without_pp() {
           "set layout.pp > 1 or interleave: 1"};
 }
 
+Problem interleave_unsupported(Framework f) {
+  return {"layout.interleave",
+          fmt::format("{} has no interleaved pipeline schedule (its pipeline engine runs 1F1B "
+                      "over one model chunk per stage)",
+                      framework_traits(f).display),
+          "set interleave: 1, or a framework with an interleaved schedule (megatron, nemo, "
+          "torchtitan)"};
+}
+
 Problem interleave_chunks(const ModelShape& m, int pp, int interleave) {
   return {"layout.interleave",
           fmt::format("{} layers are fewer than pp {} x interleave {} pipeline chunks", m.layers,
@@ -183,6 +192,8 @@ std::vector<Problem> check_fixed_layout(const Workload& w, const FixedLayoutKeys
   if (is_fixed(LayoutKey::interleave) && ly.interleave > 1) {
     if (is_fixed(LayoutKey::pp) && ly.pp == 1) {
       out.push_back(interleave_without_pp());
+    } else if (!framework_traits(w.framework).interleaved_pp) {
+      out.push_back(interleave_unsupported(w.framework));
     } else if (is_fixed(LayoutKey::pp) &&
                m.layers < static_cast<long long>(ly.pp) * ly.interleave) {
       out.push_back(interleave_chunks(m, ly.pp, ly.interleave));
@@ -290,6 +301,8 @@ void each_layout_problem(const Workload& w, long long gpus_in_cluster, Broken&& 
   if (ly.interleave > 1) {
     if (ly.pp == 1) {
       if (broken([] { return interleave_without_pp(); })) return;
+    } else if (!framework_traits(w.framework).interleaved_pp) {
+      if (broken([&] { return interleave_unsupported(w.framework); })) return;
     } else if (m.layers < ly.pp * ly.interleave) {
       // Uneven chunks are allowed (Megatron-Core places the remainder on the
       // first and last stages); every chunk needs at least one layer.

@@ -99,6 +99,11 @@ struct FrameworkTraits {
   // Parallelisms besides data and expert parallelism that the framework
   // implements (the planner searches only these; docs/model.md "Search space").
   bool tp, pp, cp;
+  // The pipeline runs virtual stages (layout `interleave` > 1): Megatron-
+  // Core's interleaved 1F1B, torch.distributed.pipelining's Interleaved1F1B.
+  // DeepSpeed's PipelineEngine runs one schedule, TrainSchedule: 1F1B over one
+  // model chunk per stage (deepspeed/runtime/pipe/schedule.py).
+  bool interleaved_pp;
   // Highest ZeRO stage the planner tries, without and with pipeline
   // parallelism: Megatron-LM's distributed optimizer is ZeRO-1; DeepSpeed's
   // pipeline engine runs ZeRO-1 at most.
@@ -173,6 +178,7 @@ constexpr FrameworkTraits megatron_core_row(Framework framework, std::string_vie
           .tp = true,
           .pp = true,
           .cp = true,
+          .interleaved_pp = true,
           .max_zero = 1,
           .max_zero_with_pp = 1,
           .state = StateKind::megatron_mixed,
@@ -240,6 +246,7 @@ inline constexpr std::array<FrameworkTraits, 11> kFrameworkTable = {{
       r.zero3_hidden_share = kDeepSpeedZero3HiddenShare;
       r.zero3_per_tensor = true;
       r.dp_overlap = false;
+      r.interleaved_pp = false;
       return r;
     }(),
     pytorch_fsdp_row(Framework::fsdp, "fsdp", "PyTorch FSDP", 12.0),

@@ -708,5 +708,18 @@ TEST(Intervals, ScaleBands) {
   EXPECT_EQ(scale_band(72, 4), ScaleBand::over_64);
 }
 
+TEST(Search, DeepSpeedPipelinesRunWithoutInterleaving) {
+  // DeepSpeed's PipelineEngine has no interleaved schedule; Megatron-LM's
+  // frontier for the same job does interleave (the rule changes the search).
+  PlanRequest r = request("llama3-70b", {"dgx-h100"}, 1e12);
+  bool megatron_interleaves = false;
+  for (const PlanCandidate& c : plan(r).frontier) megatron_interleaves |= c.layout.interleave > 1;
+  EXPECT_TRUE(megatron_interleaves);
+  r.workload.framework = Framework::deepspeed;
+  const PlanResult ds = plan(r);
+  ASSERT_FALSE(ds.frontier.empty());
+  for (const PlanCandidate& c : ds.frontier) EXPECT_EQ(c.layout.interleave, 1);
+}
+
 }  // namespace
 }  // namespace scaleout

@@ -250,6 +250,12 @@ const std::vector<BadCase> kBadCases = {
     {"InterleaveMoreChunksThanLayers", with(kBase, "  tp: 2\n", "  pp: 4\n  interleave: 9\n"),
      "w.yaml:9: layout.interleave: 32 layers are fewer than pp 4 x interleave 9 pipeline chunks "
      "(lower interleave or pp so that every chunk holds at least one layer)"},
+    {"InterleaveUnderDeepSpeed",
+     with(with(kBase, "framework: megatron", "framework: deepspeed"), "  tp: 2\n",
+          "  pp: 4\n  interleave: 2\n"),
+     "w.yaml:9: layout.interleave: DeepSpeed (ZeRO, Megatron-DeepSpeed) has no interleaved "
+     "pipeline schedule (its pipeline engine runs 1F1B over one model chunk per stage) (set "
+     "interleave: 1, or a framework with an interleaved schedule (megatron, nemo, torchtitan))"},
     {"FirstStageLayersLeaveAnUnevenRest",
      with(kBase, "  tp: 2\n", "  pp: 4\n  first_stage_layers: 7\n"),
      "w.yaml:9: layout.first_stage_layers: the 25 layers left after first_stage_layers 7 and "

@@ -31,9 +31,9 @@ set(SCALEOUT_VALIDATION_CHECKS
   "moe-training.csv|by_group/mbridge-perf/mape|max|0.35"       # 0.344 (23 rows; 0.333 before the stated ep_overlap/etp/MTP settings of session 13; 0.291 before the balanced pipeline split, which speeds up rows already predicted too fast; 0.313 before partial recompute)
   "moe-training.csv|false_oom|max|0"
   # data/validation/whole-runs.csv: published whole pre-training runs (issue 20, 13 rows; nothing
-  # fitted on them). GPU-hours rows only: the train_days rows are calendar figures or runs the
-  # model misses for known reasons (docs/validation.md, "Whole runs").
-  "whole-runs.csv|by_metric/gpu_hours/mape|max|0.24"           # 0.211 (8 rows; 0.238 before partial recompute)
+  # fitted on them; docs/validation.md, "Whole runs", says what each figure includes).
+  "whole-runs.csv|by_metric/gpu_hours/mape|max|0.24"           # 0.212 (8 rows; 0.217 before BLOOM without SP and interleaving, 0.238 before partial recompute)
+  "whole-runs.csv|by_metric/train_days/mape|max|0.20"          # 0.150 (5 rows; 1.71 before the Falcon batches, MPT recipe and BloombergGPT's MiCS gathers)
   "whole-runs.csv|false_oom|max|0"
   # data/validation/finetune.csv: published fine-tuning runs (issue 19, 169 rows, all predicted
   # since the RTX 3090 and RTX A5000 joined the catalog). Nothing is fitted on them
@@ -82,8 +82,9 @@ set(SCALEOUT_VALIDATION_CHECKS
   "blackwell-training.csv|interval_coverage/share|max|0.97"
   "finetune.csv|interval_coverage/share|min|0.6"              # 0.888 (0.807 before the RTX 3090/A5000 rows)
   "finetune.csv|interval_coverage/share|max|0.97"
-  "whole-runs.csv|interval_coverage/share|min|0.6"            # 0.923
-  "whole-runs.csv|interval_coverage/share|max|0.97"
+  "whole-runs.csv|interval_coverage/share|min|0.6"            # 1.0 (0.923 before the row inputs were read from the sources)
+  # whole-runs.csv: no upper limit. Every row sits on the fixed unvalidated default (0.5-2x; no
+  # whole-run regime has 8 fitting rows), so its coverage measures the model, not a fitted width.
   "vtrain-single.csv|interval_coverage/share|min|0.6"         # 0.806
   "vtrain-single.csv|interval_coverage/share|max|0.97"
   "vtrain-multi.csv|interval_coverage/share|min|0.6"          # 0.899
