@@ -71,8 +71,8 @@ const std::vector<std::string> kColumns = {"id",
                                            "peak_kind",
                                            "first_stage_layers",
                                            "last_stage_layers",
-                                           "compile",
-                                           "pipeline_schedule"};
+                                           "pipeline_schedule",
+                                           "compile"};
 
 // The whole-number columns, in column order, with the largest value each accepts.
 struct WholeColumn {

@@ -261,11 +261,14 @@ const std::vector<BadCase> kBadCases = {
      "schedule (use pipeline_schedule: 1f1b (interleave > 1 for the interleaved one), or a "
      "framework that runs dualpipe: other)"},
     {"PipelineScheduleUnknown",
-     with(kBase, "  tp: 2\n", "  pp: 2\n  pipeline_schedule: dualpipe2\n"), "UNKNOWN"},
+     with(kBase, "  tp: 2\n", "  pp: 2\n  pipeline_schedule: dualpipe2\n"),
+     "w.yaml:9: layout.pipeline_schedule: unknown value 'dualpipe2' (did you mean 'dualpipe'?)"},
     {"PipelineScheduleWithInterleave",
      with(with(kBase, "  tp: 2\n", "  pp: 2\n  interleave: 2\n  pipeline_schedule: zb1p\n"),
           "framework: megatron", "framework: other"),
-     "UNKNOWN"},
+     "w.yaml:10: layout.pipeline_schedule: pipeline_schedule zb1p places its own model chunks; "
+     "it does not take interleave 2 (leave interleave out (or 1), or use pipeline_schedule: "
+     "1f1b)"},
     {"LastStageLayersWithoutPp",
      with(kBase, "  tp: 2\n", "  tp: 2\n  pp: 1\n  last_stage_layers: 4\n"),
      "w.yaml:10: layout.last_stage_layers: first_stage_layers and last_stage_layers size pipeline "
