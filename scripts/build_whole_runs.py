@@ -15,7 +15,14 @@ COLUMNS = ("id,group,model,layers,hidden,heads,kv_heads,ffn_hidden,vocab,mlp,moe
            "moe_top_k,seq_len,global_batch,micro_batch,tp,pp,dp,cp,ep,sp,interleave,recompute,"
            "zero,finetune,lora_rank,precision,gpu,num_gpus,gpus_per_node,scaleup_domain_gpus,"
            "nics_per_node,nic_gbps,fabric,framework,metric,value,etp,train_tokens,derivation,"
-           "cite").split(",")
+           "cite,pipeline_schedule").split(",")
+
+# What a row's pipeline schedule rests on (appended after COMMON).
+SCHEDULE_NOTES = {
+    "dualpipe": "pipeline_schedule dualpipe: the report's DualPipe (section 3.2.1, table 2: "
+                "bubble (PP/2-1)(F&B+B-3W), 2x parameters, PP+1 micro-batches of activations; "
+                "all-to-all and PP communication hidden by pairing forward and backward chunks)",
+}
 
 # What every row assumes about the run around its steps.
 COMMON = ("Predicted: the step of the row's layout (empty cells: the planner's choice, "
@@ -173,7 +180,7 @@ ROWS = [
     dict(id="deepseek-v3", model="deepseek-v3", seq_len=4096, global_batch=15360, tp=1, pp=16,
          dp=128, ep=64, zero=1, precision="fp8", gpu="h800", num_gpus=2048, gpus_per_node=8,
          nics_per_node=8, nic_gbps=400, fabric="ib", framework="other", metric="gpu_hours",
-         value=2664000, train_tokens=14.8e12,
+         value=2664000, train_tokens=14.8e12, pipeline_schedule="dualpipe",
          derivation="Report: 'training DeepSeek-V3 on each trillion tokens requires only 180K H800 "
          "GPU hours, i.e., 3.7 days on our cluster with 2048 H800 GPUs ... our pre-training "
          "stage is completed in less than two months and costs 2664K GPU hours' (context "
@@ -192,6 +199,8 @@ def main():
         r = dict(row)
         r["group"] = "whole-run"
         r["derivation"] = r["derivation"] + "; " + COMMON
+        if r.get("pipeline_schedule"):
+            r["derivation"] += "; " + SCHEDULE_NOTES[r["pipeline_schedule"]]
         if "finetune" not in r:
             r["finetune"] = "full"
         for k in ("train_tokens",):

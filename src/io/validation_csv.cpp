@@ -72,6 +72,7 @@ const std::vector<std::string> kColumns = {"id",
                                            "peak_kind",
                                            "first_stage_layers",
                                            "last_stage_layers",
+                                           "pipeline_schedule",
                                            "compile"};
 
 // The whole-number columns, in column order, with the largest value each accepts.
@@ -144,7 +145,8 @@ bool is_memory_saver_column(std::string_view name);
 bool is_optional_column(std::string_view name) {
   return name == "etp" || name == "scaleup_domain_gpus" || name == "moe_load_imbalance" ||
          name == "mtp_layers" || name == "train_tokens" || name == "first_stage_layers" ||
-         name == "last_stage_layers" || name == "ep_overlap" || is_memory_saver_column(name);
+         name == "last_stage_layers" || name == "ep_overlap" || name == "pipeline_schedule" ||
+         is_memory_saver_column(name);
 }
 
 // The fine-tuning recipe's memory savers (issue 19), each optional.
@@ -399,6 +401,8 @@ std::vector<ValidationRow> read_validation_csv(const std::string& text, const st
                        "give ep (expert-parallel degree, at least 2) or leave ep_overlap empty");
     }
     r.recompute = c.choice("recompute", layout_choices(LayoutKey::recompute));
+    r.pipeline_schedule =
+        c.choice("pipeline_schedule", layout_choices(LayoutKey::pipeline_schedule));
     r.finetune = c.choice("finetune", {"full", "lora", "qlora"});
     r.precision = c.choice("precision", {"bf16", "fp16", "fp8", "fp32"});
     r.gpu = c.id("gpu", true);

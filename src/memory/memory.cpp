@@ -392,7 +392,11 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
     // micro-batches p + (p - 1 - 2 s) / v, on the first stage the
     // L/p (p + (p-1)/v) layers of Korthikanti et al. 2022 §4.2.3. Each
     // stage counts its own layers.
-    double in_flight = std::min(static_cast<double>(p - s), m_steps);
+    // Zero-bubble and DualPipe schedules (pipeline.hpp `schedule_in_flight`):
+    // ZB1P as 1F1B; DualPipe (p+1)/2 on each of the rank's two stages;
+    // DualPipeV p + 1/2.
+    double in_flight = p > 1 ? schedule_in_flight(ly.schedule, p, s, m_steps)
+                             : std::min(static_cast<double>(p - s), m_steps);
     if (ly.interleave > 1 && p > 1) {
       const double v = ly.interleave;
       const double warmup = 2.0 * (p - s - 1) + (v - 1.0) * p;
@@ -488,9 +492,36 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
   const std::array<int, 4> candidates =
       p <= 4 ? std::array<int, 4>{0, 1, 2, 3} : std::array<int, 4>{0, 1, p - 2, p - 1};
   bool first = true;
+  // DualPipe: rank s runs stage s and stage p-1-s (two parameter copies of
+  // the model across the pipeline); ZeRO-1 and up shard the optimizer state
+  // over both copies' data-parallel ranks (2 x dp).
+  const bool two_stages = schedule_parameter_copies(ly.schedule, p) == 2;
+  auto rank_memory = [&](int s) {
+    StageMemory st = stage_memory(s);
+    if (!two_stages) return st;
+    const StageMemory o = stage_memory(p - 1 - s);
+    st.layers += o.layers;
+    st.has_embedding = st.has_embedding || o.has_embedding;
+    st.has_output = st.has_output || o.has_output;
+    st.microbatches_in_flight += o.microbatches_in_flight;
+    st.params += o.params;
+    st.trainable_params += o.trainable_params;
+    st.weights += o.weights;
+    st.gradients += o.gradients;
+    st.optimizer = ly.zero >= 1 ? (st.optimizer + o.optimizer) / 2.0 : st.optimizer + o.optimizer;
+    st.expert_state += o.expert_state;
+    st.activations += o.activations;
+    st.logits = std::max(st.logits, o.logits);
+    st.buffers += o.buffers;
+    st.host_bytes += o.host_bytes;
+    const double transient = st.activations + st.logits + st.buffers;
+    st.fragmentation = ovh.fragmentation * transient;
+    st.overhead = ovh.fixed_bytes + st.fragmentation;
+    return st;
+  };
   for (int s : candidates) {
     if (s >= p) break;
-    StageMemory st = stage_memory(s);
+    StageMemory st = rank_memory(s);
     double host = st.host_bytes;
     if (ly.offload_optimizer) {  // optimizer state lives in host memory
       host += st.optimizer;

@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <utility>
+#include <vector>
 
 #include "memory/memory.hpp"
 #include "model/params.hpp"
@@ -318,6 +319,10 @@ StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstant
   const bool lora = is_lora(w);
   const StatePolicy pol = state_policy(w);
   const FrameworkTraits& traits = framework_traits(w.framework);
+  const bool hides_comm = p > 1 && schedule_hides_comm(ly.schedule);
+  // DualPipe: rank r runs half the micro-batches through stage r and half
+  // through stage p-1-r (pipeline.hpp).
+  const bool two_stages = schedule_parameter_copies(ly.schedule, p) == 2;
 
   // One layer of one micro-batch under the recompute policy and ZeRO stage.
   // No global batch given: p micro-batches per step, as the memory model assumes.
@@ -362,7 +367,9 @@ StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstant
         flops += one.times.core.flops;
       }
     }
-    if (ly.ep_overlap && ep > 0) {
+    // DualPipe(V) pairs every forward chunk with a backward chunk for the
+    // same purpose (arXiv:2412.19437 section 3.2.1).
+    if ((ly.ep_overlap || hides_comm) && ep > 0) {
       // One micro-batch's dispatch and combine run behind another's forward
       // and backward of the same layer (Megatron-Core's 1F1B all-to-all
       // overlap, DualPipe); the communication kernels take
@@ -454,11 +461,14 @@ StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstant
   const bool mixed = moe_first > 0 && moe_first < m.layers;
   int previous_layers = -1;
   double previous_t = 0;
+  std::vector<double> stage_t;  // DualPipe: every stage's time, for the pairs
+  if (two_stages) stage_t.resize(static_cast<size_t>(p));
   for (int s = 0; s < p; ++s) {
     if (!mixed && s > 0 && s < p - 1) {
       const int n = rank_layer_count(m.layers, ly, s);
       if (n == previous_layers) {
         stage_sum += previous_t;
+        if (two_stages) stage_t[static_cast<size_t>(s)] = previous_t;
         continue;  // not slower than the stage before it
       }
       previous_layers = n;
@@ -470,28 +480,52 @@ StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstant
     if (s == p - 1) t += lt.logits.total() + lt.mtp.total();
     stage_sum += t;
     previous_t = t;
+    if (two_stages) stage_t[static_cast<size_t>(s)] = t;
     if (t > slowest_total) {
       slowest_total = t;
       slowest_s = s;
     }
   }
-  StageTime slowest;
-  {
+  if (two_stages) {
+    // The slowest rank: the mean of its two stages.
+    slowest_total = -1;
+    for (int s = 0; s < p / 2; ++s) {
+      const double t =
+          0.5 * (stage_t[static_cast<size_t>(s)] + stage_t[static_cast<size_t>(p - 1 - s)]);
+      if (t > slowest_total) {
+        slowest_total = t;
+        slowest_s = s;
+      }
+    }
+  }
+  auto stage_parts = [&](int s) {
+    StageTime st;
     int dense_n = 0, moe_n = 0;
-    const ShareTimes& one = times_at(stage_counts(slowest_s, dense_n, moe_n));
+    const ShareTimes& one = times_at(stage_counts(s, dense_n, moe_n));
     for (const auto& [x, n] : {std::pair{&one.dense, dense_n}, std::pair{&one.moe, moe_n}}) {
-      slowest.compute += n * x->compute;
-      slowest.flops += n * x->flops;
-      slowest.tp += n * x->tp;
-      slowest.ep += n * x->ep;
-      slowest.cp += n * x->cp;
-      slowest.fsdp_exposed += n * x->fsdp_exposed;
+      st.compute += n * x->compute;
+      st.flops += n * x->flops;
+      st.tp += n * x->tp;
+      st.ep += n * x->ep;
+      st.cp += n * x->cp;
+      st.fsdp_exposed += n * x->fsdp_exposed;
     }
-    if (slowest_s == 0) slowest.compute += lt.embedding.total();
-    if (slowest_s == p - 1) {
-      slowest.compute += lt.logits.total() + lt.mtp.total();
-      slowest.flops += lt.logits.flops + lt.mtp.flops;
+    if (s == 0) st.compute += lt.embedding.total();
+    if (s == p - 1) {
+      st.compute += lt.logits.total() + lt.mtp.total();
+      st.flops += lt.logits.flops + lt.mtp.flops;
     }
+    return st;
+  };
+  StageTime slowest = stage_parts(slowest_s);
+  if (two_stages) {
+    const StageTime o = stage_parts(p - 1 - slowest_s);
+    slowest.compute = 0.5 * (slowest.compute + o.compute);
+    slowest.flops = 0.5 * (slowest.flops + o.flops);
+    slowest.tp = 0.5 * (slowest.tp + o.tp);
+    slowest.ep = 0.5 * (slowest.ep + o.ep);
+    slowest.cp = 0.5 * (slowest.cp + o.cp);
+    slowest.fsdp_exposed = 0.5 * (slowest.fsdp_exposed + o.fsdp_exposed);
   }
 
   StepEstimate out;
@@ -506,9 +540,18 @@ StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstant
   // one micro-batch through every other stage, divided by v chunks
   // (Narayanan et al. 2021 §2.2: (p-1)/v stage-times when stages are equal).
   // One activation (gradient) crosses each stage boundary per chunk and micro-batch.
+  // Zero-bubble and DualPipe schedules scale 1F1B's bubble by
+  // schedule_bubble_ratio (pipeline.hpp), with B the layer's backward and W
+  // its weight-gradient GEMMs (one per forward GEMM, the forward's FLOPs);
+  // DualPipe(V) hides the pipeline sends behind paired chunks.
   if (p > 1) {
-    br.bubble = (stage_sum - slowest_total) / v;
-    br.pp_comm = 2.0 * v * mb * lt.pp_hop;
+    const LayoutTimes::Layer& kind = moe_first < m.layers ? lt.moe : lt.dense;
+    const double fb = kind.times.forward.total() + kind.times.backward.total();
+    const double b_share = fb > 0 ? kind.times.backward.total() / fb : 2.0 / 3.0;
+    const double w_share = fb > 0 ? kind.times.forward.gemm_s / fb : 1.0 / 3.0;
+    br.bubble =
+        (stage_sum - slowest_total) / v * schedule_bubble_ratio(ly.schedule, p, b_share, w_share);
+    br.pp_comm = hides_comm ? 0.0 : 2.0 * v * mb * lt.pp_hop;
   }
 
   // Data-parallel gradient reduction of the stage's parameters, overlapped with
@@ -533,7 +576,10 @@ StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstant
   }
 
   // Optimizer: a memory-bound pass over the local (sharded) optimizer state.
-  const double shard = ly.zero >= 1 ? static_cast<double>(ly.dp) * ly.cp : 1.0;
+  // (DualPipe's two copies of a stage share one optimizer shard group.)
+  const double shard =
+      ly.zero >= 1 ? static_cast<double>(ly.dp) * ly.cp * schedule_parameter_copies(ly.schedule, p)
+                   : 1.0;
   br.optimizer = trainable / shard * optimizer_bytes_per_param(w.optimizer) /
                  (gpu.hbm_bw_Bps * k.compute.hbm_efficiency);
   if (ly.offload_optimizer && w.optimizer == Optimizer::adam8bit) {

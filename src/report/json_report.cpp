@@ -280,25 +280,28 @@ std::string catalog_json(const Catalog& c, const std::string& kind) {
 }
 
 ordered_json layout_json(const Layout& l) {
-  return {{"tp", l.tp},
-          {"pp", l.pp},
-          {"dp", l.dp},
-          {"cp", l.cp},
-          {"ep", l.ep},
-          {"etp", l.expert_tp()},
-          {"ep_overlap", l.ep_overlap},
-          {"sp", l.sp},
-          {"micro_batch", l.micro_batch},
-          {"interleave", l.interleave},
-          {"first_stage_layers", l.first_stage_layers},
-          {"last_stage_layers", l.last_stage_layers},
-          {"zero", l.zero},
-          {"recompute", to_string(l.recompute)},
-          {"recompute_layers", l.recompute_layers},
-          {"flash_attention", l.flash_attention},
-          {"offload", l.offload_optimizer},
-          {"fp8_param_gather", l.fp8_param_gather},
-          {"order", order_string(l.order)}};
+  ordered_json j = {{"tp", l.tp},
+                    {"pp", l.pp},
+                    {"dp", l.dp},
+                    {"cp", l.cp},
+                    {"ep", l.ep},
+                    {"etp", l.expert_tp()},
+                    {"ep_overlap", l.ep_overlap},
+                    {"sp", l.sp},
+                    {"micro_batch", l.micro_batch},
+                    {"interleave", l.interleave},
+                    {"first_stage_layers", l.first_stage_layers},
+                    {"last_stage_layers", l.last_stage_layers},
+                    {"zero", l.zero},
+                    {"recompute", to_string(l.recompute)},
+                    {"recompute_layers", l.recompute_layers},
+                    {"flash_attention", l.flash_attention},
+                    {"offload", l.offload_optimizer},
+                    {"fp8_param_gather", l.fp8_param_gather},
+                    {"order", order_string(l.order)}};
+  // Given only when not 1F1B (the default every earlier output implies).
+  if (l.schedule != PipeSchedule::one_f_one_b) j["pipeline_schedule"] = to_string(l.schedule);
+  return j;
 }
 
 ordered_json breakdown_json(const StepBreakdown& b) {

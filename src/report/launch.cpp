@@ -237,10 +237,13 @@ std::string header(const PlanReport& r, const PlanCandidate& c, const std::strin
                    w.task == Task::finetune ? " (" + method + ")" : std::string(),
                    to_string(w.precision), to_string(w.optimizer));
   o += fmt::format(
-      "{} Layout: tp {} pp {} dp {} cp {} ep {}{}, interleave {}, zero {}, recompute "
+      "{} Layout: tp {} pp {} dp {} cp {} ep {}{}, interleave {}{}, zero {}, recompute "
       "{}{}{}.\n",
       comment, l.tp, l.pp, l.dp, l.cp, l.ep,
       w.model.is_moe() ? fmt::format(" etp {}", l.expert_tp()) : std::string(), l.interleave,
+      l.schedule != PipeSchedule::one_f_one_b
+          ? fmt::format(", pipeline schedule {}", to_string(l.schedule))
+          : std::string(),
       l.zero, to_string(l.recompute), l.offload_optimizer ? ", optimizer offload" : "",
       l.fp8_param_gather ? ", FP8 weight gather" : "");
   o += fmt::format(
@@ -253,6 +256,16 @@ std::string header(const PlanReport& r, const PlanCandidate& c, const std::strin
       gib(c.memory.capacity_bytes));
   if (r.result.verdict == Verdict::infeasible) {
     o += fmt::format("{} Closest plan only: it misses the deadline or the budget.\n", comment);
+  }
+  if (l.pp > 1 && l.schedule != PipeSchedule::one_f_one_b &&
+      launcher_of(w) != Launcher::torchtitan) {
+    // Only torchtitan's files name a schedule beyond 1F1B; an in-house
+    // engine's (framework other) runs it, not these files.
+    o += fmt::format(
+        "{} NOT IN THESE FILES: pipeline schedule {} is your engine's (deepseek-ai/DualPipe, "
+        "sail-sg/zero-bubble-pipeline-parallelism); the launcher {} has no such schedule, so the "
+        "predicted step assumes an engine that runs it.\n",
+        comment, to_string(l.schedule), to_string(launcher_of(w)));
   }
   return o;
 }
@@ -1058,7 +1071,7 @@ pipeline_parallel_microbatch_size = {}
 context_parallel_degree = {}
 expert_parallel_degree = {}
 expert_tensor_parallel_degree = {}
-
+{}
 [activation_checkpoint]
 mode = "{}"
 )toml",
@@ -1068,7 +1081,12 @@ mode = "{}"
       // ZeRO 0: plain data parallelism (replicate); 1-2: FSDP2 keeping the
       // gathered weights (ZeRO-2); 3: resharded after the forward pass.
       l.zero == 0 ? l.dp : 1, l.zero == 0 ? 1 : l.dp, l.zero >= 3 ? "default" : "never", l.tp, l.pp,
-      l.micro_batch, l.cp, l.ep, l.expert_tp(), to_string(l.recompute));
+      l.micro_batch, l.cp, l.ep, l.expert_tp(),
+      // torch.distributed.pipelining ScheduleDualPipeV (PyTorch 2.9 on).
+      l.pp > 1 && l.schedule == PipeSchedule::dualpipev
+          ? "pipeline_parallel_schedule = \"DualPipeV\"\n"
+          : "",
+      to_string(l.recompute));
   if (l.recompute == Recompute::selective) o += "selective_ac_option = \"op\"\n";
   if (w.compile != Compile::none) {
     // compile: model compiles the layers only; all the loss too (the

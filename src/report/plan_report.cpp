@@ -48,6 +48,7 @@ std::string layout_parallel(const Layout& l) {
   if (l.etp > 0 && l.etp != l.tp) s += fmt::format(" etp {}", l.etp);
   if (l.ep_overlap) s += " +ep-overlap";
   if (l.interleave > 1) s += fmt::format(" (interleave {})", l.interleave);
+  if (l.schedule != PipeSchedule::one_f_one_b) s += fmt::format(" ({})", to_string(l.schedule));
   if (l.first_stage_layers > 0 || l.last_stage_layers > 0) {
     s += fmt::format(", first/last stage {}/{} layers", l.first_stage_layers, l.last_stage_layers);
   }

@@ -58,7 +58,10 @@ std::string estimate_text(const EstimateResult& r) {
                   l.dp, l.cp, l.ep, l.etp > 0 && l.etp != l.tp ? fmt::format(" etp {}", l.etp) : "",
                   l.sp && l.tp > 1 ? " +sp" : "", l.zero, recompute_label(l),
                   l.flash_attention ? ", flash-attn" : "",
-                  l.interleave > 1 ? fmt::format(", interleave {}", l.interleave) : "",
+                  l.interleave > 1 ? fmt::format(", interleave {}", l.interleave)
+                  : l.schedule != PipeSchedule::one_f_one_b
+                      ? fmt::format(", schedule {}", to_string(l.schedule))
+                      : "",
                   l.first_stage_layers > 0 || l.last_stage_layers > 0
                       ? fmt::format(", first/last stage {}/{} layers", l.first_stage_layers,
                                     l.last_stage_layers)

@@ -176,6 +176,12 @@ std::vector<int> plan_options(LayoutKey k, const PlanRequest& r, const HardwareO
     case LayoutKey::interleave:
       out = {1, 2, 4};
       break;
+    case LayoutKey::pipeline_schedule:
+      // 1F1B and the schedules the framework ships (framework.hpp).
+      for (int s = 0; s < static_cast<int>(layout_dim(k).choices.size()); ++s) {
+        if (schedule_allowed(r.workload.framework, static_cast<PipeSchedule>(s))) out.push_back(s);
+      }
+      break;
     default:  // not searched by options: the table's default
       out = {layout_dim(k).get(Layout{})};
       break;
@@ -317,6 +323,14 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
   bool described_sp = false;
 
   ly.flash_attention = !fx.has(LayoutKey::flash_attention) || fx.values.flash_attention;
+  // Interleaving and pipeline schedule together: the zero-bubble and
+  // DualPipe schedules place their own chunks (interleave 1).
+  std::vector<std::pair<int, int>> pipelines;
+  for (int v : dims[LayoutKey::interleave]) {
+    for (int sch : dims[LayoutKey::pipeline_schedule]) {
+      if (v == 1 || sch == 0) pipelines.emplace_back(v, sch);
+    }
+  }
   for (int tp : dims[LayoutKey::tp]) {
     ly.tp = tp;
     ly.sp = fx.has(LayoutKey::sp) ? fx.values.sp : tp > 1;
@@ -358,9 +372,10 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
             ly.etp = etp;
             for (int mb : dims[LayoutKey::micro_batch]) {
               ly.micro_batch = mb;
-              for (int v : dims[LayoutKey::interleave]) {
-                if (pp == 1 && v > 1) continue;
+              for (const auto& [v, sch] : pipelines) {
+                if (pp == 1 && (v > 1 || sch != 0)) continue;
                 ly.interleave = v;
+                ly.schedule = static_cast<PipeSchedule>(sch);
                 // The file's first/last stage sizes, or the even split
                 // (the balanced one is tried below).
                 ly.first_stage_layers = fixed_first;

@@ -390,6 +390,12 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
                    : r.recompute == "selective" ? Recompute::selective
                                                 : Recompute::none;
   }
+  if (!r.pipeline_schedule.empty()) {
+    const auto& names = layout_dim(LayoutKey::pipeline_schedule).choices;
+    for (size_t k = 0; k < names.size(); ++k) {
+      if (r.pipeline_schedule == names[k]) ly.schedule = static_cast<PipeSchedule>(k);
+    }
+  }
   if (r.first_stage_layers) ly.first_stage_layers = static_cast<int>(*r.first_stage_layers);
   if (r.last_stage_layers) ly.last_stage_layers = static_cast<int>(*r.last_stage_layers);
   // Stage sizes not given where the row leaves its pipeline recipe open
@@ -399,6 +405,8 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
                               (!r.pp || *r.pp > 1) && (r.recompute.empty() || !r.interleave);
   if (r.interleave) {
     ly.interleave = static_cast<int>(*r.interleave);
+  } else if (ly.schedule != PipeSchedule::one_f_one_b) {
+    ly.interleave = 1;  // the zero-bubble and DualPipe schedules place their own chunks
   } else {
     Unknown u{"interleave", {}, {}};
     for (int v : {1, 2, 3, 4, 6, 8}) {

@@ -38,6 +38,8 @@ struct ValidationRow {
   // Layers on the first and last pipeline stage; empty: not given.
   std::optional<long long> first_stage_layers, last_stage_layers;
   std::string recompute;
+  // Pipeline schedule (layout pipeline_schedule); empty: 1f1b.
+  std::string pipeline_schedule;
   std::optional<long long> zero;
   std::string finetune;
   std::optional<long long> lora_rank;

@@ -357,6 +357,10 @@ void each_layout_problem(const Workload& w, long long gpus_in_cluster, Broken&& 
       broken([&] { return recompute_layers_without_full(ly.recompute); })) {
     return;
   }
+  if (ly.schedule != PipeSchedule::one_f_one_b) {
+    if (const std::optional<Problem> bad = schedule_problem(w); bad && broken([&] { return *bad; }))
+      return;
+  }
   if (ly.ep_overlap && !ep_overlap_allowed(w) && broken([&] {
         return Problem{"layout.ep_overlap",
                        ly.ep <= 1 ? std::string("ep_overlap needs expert parallelism (ep > 1)")
@@ -403,6 +407,64 @@ std::vector<Problem> check_fp8_param_gather(const Layout& ly) {
            "fp8_param_gather needs the distributed optimizer (zero >= 1)",
            "set zero: 1; Megatron-LM refuses --fp8-param-gather without "
            "--use-distributed-optimizer"}};
+}
+
+bool schedule_allowed(Framework f, PipeSchedule s) {
+  return (framework_traits(f).pipeline_schedules & schedule_bit(static_cast<int>(s))) != 0;
+}
+
+std::optional<Problem> schedule_problem(const Workload& w) {
+  const Layout& ly = w.layout;
+  const PipeSchedule s = ly.schedule;
+  if (s == PipeSchedule::one_f_one_b) return std::nullopt;
+  const char* name = to_string(s);
+  constexpr const char* kAccepted = "1f1b, zb1p, dualpipe or dualpipev";
+  if (!schedule_allowed(w.framework, s)) {
+    std::string who;
+    for (const FrameworkTraits& t : kFrameworkTable) {
+      if (t.pipeline_schedules & schedule_bit(static_cast<int>(s)))
+        who += (who.empty() ? "" : ", ") + std::string(t.name);
+    }
+    return Problem{"layout.pipeline_schedule",
+                   fmt::format("{} does not ship the {} pipeline schedule",
+                               framework_traits(w.framework).display, name),
+                   fmt::format("use pipeline_schedule: 1f1b (interleave > 1 for the interleaved "
+                               "one), or a framework that runs {}: {}",
+                               name, who)};
+  }
+  if (ly.pp < 2) {
+    return Problem{
+        "layout.pipeline_schedule",
+        fmt::format("pipeline_schedule {} needs a pipeline (pp > 1), got pp {}", name, ly.pp),
+        fmt::format("set pp > 1, or leave pipeline_schedule out (accepted: {})", kAccepted)};
+  }
+  if (ly.interleave > 1) {
+    return Problem{"layout.pipeline_schedule",
+                   fmt::format("pipeline_schedule {} places its own model chunks; it does not "
+                               "take interleave {}",
+                               name, ly.interleave),
+                   "leave interleave out (or 1), or use pipeline_schedule: 1f1b"};
+  }
+  if (s == PipeSchedule::dualpipe && ly.pp % 2 != 0) {
+    return Problem{"layout.pipeline_schedule",
+                   fmt::format("dualpipe pairs rank r with rank pp-1-r and needs an even pp, got "
+                               "pp {}",
+                               ly.pp),
+                   "set an even pp, or use pipeline_schedule: dualpipev"};
+  }
+  if ((s == PipeSchedule::dualpipe || s == PipeSchedule::dualpipev) && w.global_batch > 0) {
+    const long long per_replica = static_cast<long long>(ly.micro_batch) * ly.dp;
+    const long long m = w.global_batch / std::max(1LL, per_replica);
+    if (m < 2LL * ly.pp) {
+      return Problem{"layout.pipeline_schedule",
+                     fmt::format("{} runs at least 2 x pp = {} micro-batches per step "
+                                 "(deepseek-ai/DualPipe), got {} (global_batch {} / "
+                                 "(micro_batch {} x dp {}))",
+                                 name, 2 * ly.pp, m, w.global_batch, ly.micro_batch, ly.dp),
+                     "raise global_batch, or lower micro_batch or dp"};
+    }
+  }
+  return std::nullopt;
 }
 
 // Megatron-Core --overlap-moe-expert-parallel-comm: EP > 1, and with a

@@ -3,6 +3,7 @@
 // Pure: returns problems with the key they concern; the reader adds lines.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,5 +51,15 @@ std::vector<Problem> check_fp8_param_gather(const Layout& ly);
 // (layout `ep_overlap`): expert parallelism, and with megatron or nemo a
 // pipeline of one stage or an interleaved one (Megatron-Core's rule).
 bool ep_overlap_allowed(const Workload& w);
+
+// Whether framework `f` ships pipeline schedule `s` (FrameworkTraits::
+// pipeline_schedules).
+bool schedule_allowed(Framework f, PipeSchedule s);
+
+// What is wrong with the layout's pipeline_schedule, if anything: a
+// framework that lacks it, no pipeline, interleave > 1 beside a schedule that
+// places its own chunks, an odd pp under dualpipe, fewer than 2 x pp
+// micro-batches under dualpipe(v). Part of check_layout.
+std::optional<Problem> schedule_problem(const Workload& w);
 
 }  // namespace scaleout

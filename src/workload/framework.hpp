@@ -163,7 +163,22 @@ struct FrameworkTraits {
   // reduce dtype (fp32 under torchtitan's mixed_precision_reduce). One
   // gather and one reduce-scatter per step instead of per micro-batch.
   bool pp_keeps_unsharded;
+  // Pipeline schedules the framework ships (layout `pipeline_schedule`), one
+  // bit per PipeSchedule value (schedule_bit); 1F1B, interleaved with
+  // interleave > 1, everywhere. Megatron-Core's only overlap of the MoE
+  // all-to-all is the 1F1B one (`ep_overlap`); torchtitan runs
+  // torch.distributed.pipelining's ScheduleDualPipeV; in-house engines
+  // (`other`) may run DeepSeek's DualPipe and DualPipeV
+  // (github.com/deepseek-ai/DualPipe) or ZB1P (sail-sg/zero-bubble-pipeline-parallelism).
+  unsigned pipeline_schedules;
 };
+
+// The bit of a pipeline schedule in FrameworkTraits::pipeline_schedules
+// (the PipeSchedule value of workload.hpp, 0 = 1F1B).
+constexpr unsigned schedule_bit(int schedule) { return 1U << static_cast<unsigned>(schedule); }
+inline constexpr unsigned kOnly1f1b = schedule_bit(0);
+inline constexpr unsigned kEverySchedule =
+    schedule_bit(0) | schedule_bit(1) | schedule_bit(2) | schedule_bit(3);
 
 // The two families of rows: Megatron-Core's fused kernels and distributed
 // optimizer, and eager PyTorch FSDP. A row is its family's defaults and what
@@ -193,7 +208,8 @@ constexpr FrameworkTraits megatron_core_row(Framework framework, std::string_vie
           .ep_overlap = false,
           .dedup_dispatch = false,
           .dequant_hbm_share = kEagerDequantHbmShare,
-          .pp_keeps_unsharded = false};
+          .pp_keeps_unsharded = false,
+          .pipeline_schedules = kOnly1f1b};
 }
 
 constexpr FrameworkTraits pytorch_fsdp_row(Framework framework, std::string_view name,
@@ -217,10 +233,15 @@ constexpr FrameworkTraits with_ep_overlap(FrameworkTraits r) {
   return r;
 }
 
-// An in-house engine: overlapped, node-deduplicated dispatch (DeepSeek-V3).
+// An in-house engine: overlapped, node-deduplicated dispatch, and the
+// pipeline (with its schedules), tensor and context parallelism the planner
+// searches (DeepSeek-V3's HAI-LLM: PP16 DualPipe x EP64 x ZeRO-1 DP,
+// arXiv:2412.19437 section 3.2).
 constexpr FrameworkTraits in_house(FrameworkTraits r) {
   r = with_ep_overlap(r);
+  r.tp = r.pp = r.cp = true;
   r.dedup_dispatch = true;
+  r.pipeline_schedules = kEverySchedule;
   return r;
 }
 
@@ -255,6 +276,9 @@ inline constexpr std::array<FrameworkTraits, 11> kFrameworkTable = {{
                                              "torchtitan (PyTorch FSDP2, TP, PP, CP)", 12.0);
       r.selective = SelectiveRecompute::op_level_sac;
       r.pp_keeps_unsharded = true;
+      // pipeline_parallel_schedule = "DualPipeV" (torch.distributed.pipelining
+      // ScheduleDualPipeV, PyTorch 2.9 on).
+      r.pipeline_schedules = kOnly1f1b | schedule_bit(3);
       return r;
     }(),
     with_ep_overlap(megatron_core_row(Framework::nemo, "nemo", "NeMo (Megatron-Core)")),

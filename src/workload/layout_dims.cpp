@@ -11,6 +11,8 @@ constexpr long long kMaxDegree = 1000000;
 
 // Names of Recompute, by value.
 constexpr const char* kRecomputeNames[] = {"none", "selective", "full"};
+// Names of PipeSchedule, by value.
+constexpr const char* kScheduleNames[] = {"1f1b", "zb1p", "dualpipe", "dualpipev"};
 // Names of the offload levels, by value (a workload's true/false read as
 // optimizer/none).
 constexpr const char* kOffloadNames[] = {"none", "optimizer", "all"};
@@ -96,6 +98,10 @@ const std::array<LayoutDim, kLayoutKeys> kDims = {{
    get<&Layout::last_stage_layers>, set<&Layout::last_stage_layers>,
    "layers on the last pipeline stage (Megatron-LM --decoder-last-pipeline-num-layers); "
    "0 or absent: with the others; plan: even or balanced"},
+  {K::pipeline_schedule, "pipeline_schedule", kChoice, 0, 3, kScheduleNames, S::options, false, true,
+   get<&Layout::schedule>, set<&Layout::schedule>,
+   "pipeline schedule with pp > 1: 1f1b (interleaved with interleave > 1), zb1p, dualpipe or "
+   "dualpipev, where the framework has it; plan: searched among the framework's"},
 }};
 // clang-format on
 

@@ -42,8 +42,9 @@ enum class LayoutKey : std::uint8_t {
   recompute_layers,
   first_stage_layers,
   last_stage_layers,
+  pipeline_schedule,
 };
-inline constexpr std::size_t kLayoutKeys = 20;
+inline constexpr std::size_t kLayoutKeys = 21;
 
 enum class DimKind : std::uint8_t {
   integer,  // a whole number in [min, max] (a parallel degree, micro-batch, ZeRO stage)

@@ -15,6 +15,71 @@ namespace scaleout {
 // Model chunks per pipeline rank: interleave with pp > 1, else 1.
 inline int pipeline_chunks(const Layout& ly) { return ly.pp > 1 ? std::max(1, ly.interleave) : 1; }
 
+// Pipeline schedules (layout `pipeline_schedule`; DeepSeek-V3 technical
+// report, arXiv:2412.19437 section 3.2.1 and table 2; deepseek-ai/DualPipe
+// README). With F, B and W the times of a stage's forward, full backward and
+// weight-gradient backward, and F&B = F + B (a forward and a backward chunk
+// run together, their communication hidden, not their compute):
+//   1F1B      bubble (p-1)(F+B)                  activations p      parameters 1x
+//   ZB1P      bubble (p-1)(F+B-2W)               activations p      parameters 1x
+//   DualPipe  bubble (p/2-1)(F&B+B-3W)           activations p+1    parameters 2x
+//   DualPipeV bubble (p-1)(F&B+B-3W)/2           activations p+1/2  parameters 1x
+// DualPipeV is DualPipe cut in half: p ranks run the 2p half-stage chunks of
+// a DualPipe of 2p stages, so its terms are DualPipe's at 2p in chunk units,
+// halved into stage units.
+
+// The schedule's bubble over 1F1B's (p-1)(F+B), with b = B/(F+B) and
+// w = W/(F+B) the stage's backward and weight-gradient shares; never below 0.
+inline double schedule_bubble_ratio(PipeSchedule s, int p, double b, double w) {
+  if (p < 2) return 0.0;
+  double r = 1.0;
+  switch (s) {
+    case PipeSchedule::one_f_one_b:
+      r = 1.0;
+      break;
+    case PipeSchedule::zb1p:
+      r = 1.0 - 2.0 * w;
+      break;
+    case PipeSchedule::dualpipe:
+      r = (p / 2.0 - 1.0) / (p - 1.0) * (1.0 + b - 3.0 * w);
+      break;
+    case PipeSchedule::dualpipev:
+      r = 0.5 * (1.0 + b - 3.0 * w);
+      break;
+  }
+  return std::max(0.0, r);
+}
+
+// Micro-batches of a stage's layers whose activations rank s holds at the
+// peak, of m per step, without interleaving: 1F1B and ZB1P min(p - s, m);
+// DualPipe p + 1 over its two stages (each stage counted (p+1)/2); DualPipeV
+// 2p + 1 half-stage chunks, p + 1/2 stage micro-batches.
+inline double schedule_in_flight(PipeSchedule sch, int p, int s, double m) {
+  switch (sch) {
+    case PipeSchedule::dualpipe:
+      return std::min(p + 1.0, m) / 2.0;
+    case PipeSchedule::dualpipev:
+      return std::min(2.0 * p + 1.0, 2.0 * m) / 2.0;
+    case PipeSchedule::one_f_one_b:
+    case PipeSchedule::zb1p:
+      break;
+  }
+  return std::min(static_cast<double>(p - s), m);
+}
+
+// Whether the schedule pairs a forward chunk with a backward chunk so that
+// the MoE dispatch/combine and the pipeline sends run behind compute
+// (DualPipe and DualPipeV; arXiv:2412.19437 section 3.2.1).
+inline bool schedule_hides_comm(PipeSchedule s) {
+  return s == PipeSchedule::dualpipe || s == PipeSchedule::dualpipev;
+}
+
+// Copies of a stage's parameters a rank holds: DualPipe 2 (rank r runs stage
+// r and stage p-1-r), the others 1.
+inline int schedule_parameter_copies(PipeSchedule s, int p) {
+  return s == PipeSchedule::dualpipe && p > 1 ? 2 : 1;
+}
+
 // Transformer layers on rank s, all its chunks, of a `layers`-layer model.
 // Without first/last sizes the layers split evenly and the first
 // layers mod pp ranks take one more. With them (Megatron-Core

@@ -15,6 +15,9 @@ const char* to_string(Optimizer o) {
 const char* to_string(FinetuneMethod m) { return enum_name(m, {"full", "lora", "qlora"}); }
 
 const char* to_string(Recompute r) { return enum_name(r, {"none", "selective", "full"}); }
+const char* to_string(PipeSchedule s) {
+  return enum_name(s, {"1f1b", "zb1p", "dualpipe", "dualpipev"});
+}
 
 const char* to_string(Compile c) { return enum_name(c, {"none", "model", "all"}); }
 

@@ -20,6 +20,17 @@ enum class Task { pretrain, finetune, inference };
 enum class Optimizer { adam, adam8bit, sgd, adafactor, adam_bf16 };
 enum class FinetuneMethod { full, lora, qlora };
 enum class Recompute { none, selective, full };
+
+// Pipeline schedule (layout `pipeline_schedule`; docs/model.md "Pipeline
+// schedules"). 1F1B (interleaved when interleave > 1); ZB1P, the zero-bubble
+// 1F1B that defers weight gradients into the bubble (Qi et al. 2024,
+// arXiv:2401.10241); DualPipe, DeepSeek-V3's bidirectional schedule (two
+// copies of the stages, forward and backward chunks paired so that the
+// all-to-all and pipeline sends hide behind compute; arXiv:2412.19437
+// section 3.2.1, table 2); DualPipeV, DualPipe cut in half (a V of two
+// chunks per rank, one copy; deepseek-ai/DualPipe, torch.distributed.pipelining
+// ScheduleDualPipeV).
+enum class PipeSchedule { one_f_one_b, zb1p, dualpipe, dualpipev };
 // torch.compile of the training step (PyTorch-native frameworks): nothing, the
 // model's layers only, or the layers and the loss (torchtitan >= v0.1.0
 // `[compile] enable` with components model + loss; torchtune `compile: True`,
@@ -53,6 +64,8 @@ struct Layout {
   bool sp = false;      // Megatron sequence parallelism (with tp > 1)
   int micro_batch = 1;  // sequences per micro-batch
   int interleave = 1;   // virtual pipeline stages per rank
+  // Pipeline schedule, with pp > 1 (layout `pipeline_schedule`).
+  PipeSchedule schedule = PipeSchedule::one_f_one_b;
   // Transformer layers on the first and on the last pipeline stage, all of
   // its model chunks together (Megatron-LM --decoder-first-pipeline-num-layers
   // / --decoder-last-pipeline-num-layers); the other stages split the rest
@@ -232,6 +245,7 @@ const char* to_string(WeightFormat f);
 const char* to_string(Optimizer o);
 const char* to_string(FinetuneMethod m);
 const char* to_string(Recompute r);
+const char* to_string(PipeSchedule s);
 const char* to_string(Compile c);
 
 const char* to_string(AdapterTargets t);

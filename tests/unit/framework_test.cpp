@@ -137,8 +137,8 @@ TEST(FrameworkTable, PlannerRulesAsBefore) {
   // The stages and parallelisms the search tried before the table.
   for (Framework f : kAll) {
     const bool megatron = f == Framework::megatron || f == Framework::nemo;
-    const bool plain_fsdp = f == Framework::fsdp || f == Framework::mosaic ||
-                            f == Framework::other || f == Framework::hf ||
+    // `other` (in-house engines) searches TP, PP and CP since DualPipe.
+    const bool plain_fsdp = f == Framework::fsdp || f == Framework::mosaic || f == Framework::hf ||
                             f == Framework::torchtune || f == Framework::litgpt;
     EXPECT_EQ(max_zero_stage(f, 1), megatron ? 1 : 3) << to_string(f);
     EXPECT_EQ(max_zero_stage(f, 4), megatron || f == Framework::deepspeed ? 1 : 3) << to_string(f);

@@ -202,6 +202,48 @@ TEST(Mtp, SlowsAndFillsTheLastPipelineStage) {
   EXPECT_GE(m1.total(), m0.total());
 }
 
+// DeepSeek-V3's own layout (PP16 x EP64 x ZeRO-1 DP 128, no TP, FP8) under
+// 1F1B and under DualPipe (arXiv:2412.19437 section 3.2.1, table 2).
+TEST(DualPipe, HidesCommunicationShrinksTheBubbleAndHoldsTwoStages) {
+  Workload w = moe_workload("deepseek-v3", 64);
+  w.framework = Framework::other;
+  w.layout.pp = 16;
+  w.layout.dp = 128;
+  w.layout.zero = 1;
+  w.layout.recompute = Recompute::full;
+  w.global_batch = 15360;
+  w.precision = Precision::fp8;
+  const Server& server = *io::builtin_catalog().find_server("hgx-h800");
+  const Gpu& g = gpu("h800");
+  const PerfConstants k = perf_constants(g, w.framework);
+  Workload dual = w;
+  dual.layout.schedule = PipeSchedule::dualpipe;
+  const StepEstimate s1 = estimate_step(w, server, g, nullptr, k);
+  const StepEstimate s2 = estimate_step(dual, server, g, nullptr, k);
+  // The bubble: (p/2-1)(F&B+B-3W) against (p-1)(F+B), under half here.
+  EXPECT_GT(s1.breakdown.bubble, 0.0);
+  EXPECT_LT(s2.breakdown.bubble, s1.breakdown.bubble / 2.0);
+  EXPECT_GT(s2.breakdown.bubble, 0.0);
+  // All-to-all behind paired chunks (the SMs it takes cost compute); pipeline sends hidden.
+  EXPECT_GT(s1.breakdown.ep_comm, 0.0);
+  EXPECT_LT(s2.breakdown.ep_comm, 0.1 * s1.breakdown.ep_comm);
+  EXPECT_GT(s2.breakdown.compute, s1.breakdown.compute);
+  EXPECT_GT(s1.breakdown.pp_comm, 0.0);
+  EXPECT_DOUBLE_EQ(s2.breakdown.pp_comm, 0.0);
+  EXPECT_LT(s2.step_s, s1.step_s);
+  // Memory: two stages' parameters, weights and gradients per rank, (p+1)
+  // micro-batches of activations.
+  const MemoryEstimate m1 = estimate_memory(w, g);
+  const MemoryEstimate m2 = estimate_memory(dual, g);
+  // (The 1F1B peak is a middle stage; DualPipe's is rank 0: stages 0 and 15,
+  // embedding, head and MTP.)
+  EXPECT_GT(m2.peak.weights, 1.5 * m1.peak.weights);
+  EXPECT_GT(m2.peak.gradients, 1.5 * m1.peak.gradients);
+  EXPECT_GT(m2.peak.params, 1.5 * m1.peak.params);
+  EXPECT_DOUBLE_EQ(m2.peak.microbatches_in_flight, 17.0);
+  EXPECT_TRUE(m2.peak.has_embedding && m2.peak.has_output);
+}
+
 TEST(Mtp, ReadFromTheConfigAndTheWorkload) {
   const std::string path = std::string(SCALEOUT_SOURCE_DIR) + "/tests/data/hf/deepseek-v3.json";
   const io::WorkloadFile wf = io::read_workload("model: " + path +

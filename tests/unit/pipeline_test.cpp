@@ -188,5 +188,83 @@ TEST(PipelineStages, MegatronRulesForFirstAndLastSizes) {
   EXPECT_EQ(problem(32, pipeline(2, 1, 20, 12)), "");
 }
 
+// Pipeline schedules (pipeline.hpp): DeepSeek-V3 table 2 in units of 1F1B's
+// bubble (p-1)(F+B). With B = 2F and W = F: b = 2/3, w = 1/3.
+TEST(PipelineSchedules, BubbleRatiosFollowTheDeepSeekV3Table) {
+  const double b = 2.0 / 3.0, w = 1.0 / 3.0;
+  EXPECT_DOUBLE_EQ(schedule_bubble_ratio(PipeSchedule::one_f_one_b, 16, b, w), 1.0);
+  // ZB1P: (p-1)(F+B-2W) / (p-1)(F+B) = 1 - 2w.
+  EXPECT_DOUBLE_EQ(schedule_bubble_ratio(PipeSchedule::zb1p, 16, b, w), 1.0 / 3.0);
+  // DualPipe, p 16: (p/2-1)(F&B+B-3W) = 7 x (3F + 2F - 3F) = 14F against 15 x 3F = 45F.
+  EXPECT_NEAR(schedule_bubble_ratio(PipeSchedule::dualpipe, 16, b, w), 14.0 / 45.0, 1e-12);
+  // DualPipe on 2 ranks: no bubble; DualPipeV on 8: (p-1)(2F)/2 = 7F against 21F.
+  EXPECT_DOUBLE_EQ(schedule_bubble_ratio(PipeSchedule::dualpipe, 2, b, w), 0.0);
+  EXPECT_NEAR(schedule_bubble_ratio(PipeSchedule::dualpipev, 8, b, w), 1.0 / 3.0, 1e-12);
+  // Never below 0 (a weight-gradient share above one half under ZB1P); none without a pipeline.
+  EXPECT_DOUBLE_EQ(schedule_bubble_ratio(PipeSchedule::zb1p, 8, 0.7, 0.6), 0.0);
+  EXPECT_DOUBLE_EQ(schedule_bubble_ratio(PipeSchedule::dualpipe, 1, b, w), 0.0);
+}
+
+TEST(PipelineSchedules, ActivationsAndParameterCopiesPerRank) {
+  // 1F1B and ZB1P: p - s micro-batches on stage s (PP on the first).
+  EXPECT_DOUBLE_EQ(schedule_in_flight(PipeSchedule::one_f_one_b, 16, 0, 120), 16.0);
+  EXPECT_DOUBLE_EQ(schedule_in_flight(PipeSchedule::zb1p, 16, 15, 120), 1.0);
+  // DualPipe: PP + 1 over the rank's two stages, on every rank; capped by m.
+  EXPECT_DOUBLE_EQ(schedule_in_flight(PipeSchedule::dualpipe, 16, 0, 120), 8.5);
+  EXPECT_DOUBLE_EQ(schedule_in_flight(PipeSchedule::dualpipe, 16, 9, 120), 8.5);
+  EXPECT_DOUBLE_EQ(schedule_in_flight(PipeSchedule::dualpipe, 16, 0, 4), 2.0);
+  // DualPipeV: 2p + 1 half-stage chunks = p + 1/2 stage micro-batches.
+  EXPECT_DOUBLE_EQ(schedule_in_flight(PipeSchedule::dualpipev, 8, 3, 100), 8.5);
+  EXPECT_EQ(schedule_parameter_copies(PipeSchedule::dualpipe, 16), 2);
+  EXPECT_EQ(schedule_parameter_copies(PipeSchedule::dualpipev, 16), 1);
+  EXPECT_EQ(schedule_parameter_copies(PipeSchedule::zb1p, 16), 1);
+  EXPECT_TRUE(schedule_hides_comm(PipeSchedule::dualpipe));
+  EXPECT_TRUE(schedule_hides_comm(PipeSchedule::dualpipev));
+  EXPECT_FALSE(schedule_hides_comm(PipeSchedule::zb1p));
+}
+
+// The first problem of a 64-layer model's layout under `schedule`.
+std::string schedule_problem_of(Framework f, PipeSchedule sch, Layout ly, long long batch = 0) {
+  Workload w;
+  w.model = dense(64);
+  w.framework = f;
+  w.global_batch = batch;
+  ly.schedule = sch;
+  w.layout = ly;
+  const auto problems = check_layout(w, 0);
+  return problems.empty() ? "" : problems.front().key + ": " + problems.front().message;
+}
+
+TEST(PipelineSchedules, OnlyWhereTheFrameworkShipsThem) {
+  EXPECT_EQ(schedule_problem_of(Framework::other, PipeSchedule::dualpipe, pipeline(16)), "");
+  EXPECT_EQ(schedule_problem_of(Framework::other, PipeSchedule::zb1p, pipeline(3)), "");
+  EXPECT_EQ(schedule_problem_of(Framework::torchtitan, PipeSchedule::dualpipev, pipeline(4)), "");
+  EXPECT_EQ(schedule_problem_of(Framework::megatron, PipeSchedule::dualpipe, pipeline(16)),
+            "layout.pipeline_schedule: Megatron-LM does not ship the dualpipe pipeline schedule");
+  EXPECT_EQ(schedule_problem_of(Framework::torchtitan, PipeSchedule::zb1p, pipeline(4)),
+            "layout.pipeline_schedule: torchtitan (PyTorch FSDP2, TP, PP, CP) does not ship the "
+            "zb1p pipeline schedule");
+  EXPECT_TRUE(schedule_allowed(Framework::nemo, PipeSchedule::one_f_one_b));
+  EXPECT_FALSE(schedule_allowed(Framework::nemo, PipeSchedule::dualpipev));
+  EXPECT_TRUE(schedule_allowed(Framework::other, PipeSchedule::dualpipev));
+}
+
+TEST(PipelineSchedules, LayoutRules) {
+  EXPECT_EQ(schedule_problem_of(Framework::other, PipeSchedule::dualpipe, pipeline(1)),
+            "layout.pipeline_schedule: pipeline_schedule dualpipe needs a pipeline (pp > 1), got "
+            "pp 1");
+  EXPECT_EQ(schedule_problem_of(Framework::other, PipeSchedule::zb1p, pipeline(4, 2)),
+            "layout.pipeline_schedule: pipeline_schedule zb1p places its own model chunks; it "
+            "does not take interleave 2");
+  EXPECT_EQ(schedule_problem_of(Framework::other, PipeSchedule::dualpipe, pipeline(3)),
+            "layout.pipeline_schedule: dualpipe pairs rank r with rank pp-1-r and needs an even "
+            "pp, got pp 3");
+  // 8 micro-batches (global 8, micro-batch 1, dp 1) on 8 stages: DualPipe wants 16.
+  EXPECT_EQ(schedule_problem_of(Framework::other, PipeSchedule::dualpipev, pipeline(8), 8),
+            "layout.pipeline_schedule: dualpipev runs at least 2 x pp = 16 micro-batches per step "
+            "(deepseek-ai/DualPipe), got 8 (global_batch 8 / (micro_batch 1 x dp 1))");
+  EXPECT_EQ(schedule_problem_of(Framework::other, PipeSchedule::dualpipev, pipeline(8), 16), "");
+}
+
 }  // namespace
 }  // namespace scaleout

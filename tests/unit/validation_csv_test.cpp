@@ -304,6 +304,28 @@ TEST(ValidationCsv, EpOverlapIsYOrNAndNeedsExpertParallelism) {
   }
 }
 
+TEST(ValidationCsv, PipelineScheduleIsAnOptionalLayoutChoice) {
+  std::string header = header_line();
+  header.insert(header.size() - 1, ",pipeline_schedule");
+  auto row = [](const std::string& schedule) {
+    std::string r = row_with(kValue, "3.5");
+    r.insert(r.size() - 1, "," + schedule);
+    return r;
+  };
+  EXPECT_EQ(read_validation_csv(header + row("dualpipe"), "v.csv").at(0).pipeline_schedule,
+            "dualpipe");
+  EXPECT_EQ(read_validation_csv(header + row(""), "v.csv").at(0).pipeline_schedule, "");
+  EXPECT_EQ(read_one(kValue, "3.5").pipeline_schedule, "");  // a file without the column
+  try {
+    read_validation_csv(header + row("dual-pipe"), "v.csv");
+    ADD_FAILURE() << "no InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.line, 2);
+    EXPECT_EQ(e.key, "pipeline_schedule");
+    EXPECT_EQ(e.message, "unknown value 'dual-pipe'");
+  }
+}
+
 TEST(ValidationCsv, LongCellsAreCutInMessages) {
   const std::string big(10 * 1024 * 1024, '7');
   for (std::size_t col : {std::size_t{0}, std::size_t{3}, kValue, std::size_t{9}}) {

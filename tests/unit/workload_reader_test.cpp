@@ -261,6 +261,20 @@ const std::vector<BadCase> kBadCases = {
      "w.yaml:9: layout.first_stage_layers: the 25 layers left after first_stage_layers 7 and "
      "last_stage_layers 0 do not split evenly over the 3 other stage(s) (choose sizes that leave "
      "a multiple of 3 layers: Megatron-LM splits the rest evenly)"},
+    {"PipelineScheduleTheFrameworkLacks",
+     with(kBase, "  tp: 2\n", "  pp: 2\n  pipeline_schedule: dualpipe\n"),
+     "w.yaml:9: layout.pipeline_schedule: Megatron-LM does not ship the dualpipe pipeline "
+     "schedule (use pipeline_schedule: 1f1b (interleave > 1 for the interleaved one), or a "
+     "framework that runs dualpipe: other)"},
+    {"PipelineScheduleUnknown",
+     with(kBase, "  tp: 2\n", "  pp: 2\n  pipeline_schedule: dualpipe2\n"),
+     "w.yaml:9: layout.pipeline_schedule: unknown value 'dualpipe2' (did you mean 'dualpipe'?)"},
+    {"PipelineScheduleWithInterleave",
+     with(with(kBase, "  tp: 2\n", "  pp: 2\n  interleave: 2\n  pipeline_schedule: zb1p\n"),
+          "framework: megatron", "framework: other"),
+     "w.yaml:10: layout.pipeline_schedule: pipeline_schedule zb1p places its own model chunks; "
+     "it does not take interleave 2 (leave interleave out (or 1), or use pipeline_schedule: "
+     "1f1b)"},
     {"LastStageLayersWithoutPp",
      with(kBase, "  tp: 2\n", "  tp: 2\n  pp: 1\n  last_stage_layers: 4\n"),
      "w.yaml:10: layout.last_stage_layers: first_stage_layers and last_stage_layers size pipeline "

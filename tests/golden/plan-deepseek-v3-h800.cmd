@@ -1,0 +1,1 @@
+plan examples/plan-deepseek-v3-h800.yaml
