@@ -395,8 +395,7 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
     // Zero-bubble and DualPipe schedules (pipeline.hpp `schedule_in_flight`):
     // ZB1P as 1F1B; DualPipe (p+1)/2 on each of the rank's two stages;
     // DualPipeV p + 1/2.
-    double in_flight = p > 1 ? schedule_in_flight(ly.schedule, p, s, m_steps)
-                             : std::min(static_cast<double>(p - s), m_steps);
+    double in_flight = schedule_in_flight(ly.schedule, p, s, m_steps);
     if (ly.interleave > 1 && p > 1) {
       const double v = ly.interleave;
       const double warmup = 2.0 * (p - s - 1) + (v - 1.0) * p;

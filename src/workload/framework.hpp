@@ -173,12 +173,13 @@ struct FrameworkTraits {
   unsigned pipeline_schedules;
 };
 
+// Values of PipeSchedule (workload.hpp, which includes this file).
+inline constexpr int kPipeSchedules = 4;
 // The bit of a pipeline schedule in FrameworkTraits::pipeline_schedules
 // (the PipeSchedule value of workload.hpp, 0 = 1F1B).
 constexpr unsigned schedule_bit(int schedule) { return 1U << static_cast<unsigned>(schedule); }
 inline constexpr unsigned kOnly1f1b = schedule_bit(0);
-inline constexpr unsigned kEverySchedule =
-    schedule_bit(0) | schedule_bit(1) | schedule_bit(2) | schedule_bit(3);
+inline constexpr unsigned kEverySchedule = schedule_bit(kPipeSchedules) - 1;
 
 // The two families of rows: Megatron-Core's fused kernels and distributed
 // optimizer, and eager PyTorch FSDP. A row is its family's defaults and what

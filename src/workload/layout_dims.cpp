@@ -1,5 +1,6 @@
 #include "workload/layout_dims.hpp"
 
+#include <iterator>
 #include <type_traits>
 
 namespace scaleout {
@@ -13,6 +14,7 @@ constexpr long long kMaxDegree = 1000000;
 constexpr const char* kRecomputeNames[] = {"none", "selective", "full"};
 // Names of PipeSchedule, by value.
 constexpr const char* kScheduleNames[] = {"1f1b", "zb1p", "dualpipe", "dualpipev"};
+static_assert(std::size(kScheduleNames) == kPipeSchedules);
 // Names of the offload levels, by value (a workload's true/false read as
 // optimizer/none).
 constexpr const char* kOffloadNames[] = {"none", "optimizer", "all"};
@@ -98,7 +100,7 @@ const std::array<LayoutDim, kLayoutKeys> kDims = {{
    get<&Layout::last_stage_layers>, set<&Layout::last_stage_layers>,
    "layers on the last pipeline stage (Megatron-LM --decoder-last-pipeline-num-layers); "
    "0 or absent: with the others; plan: even or balanced"},
-  {K::pipeline_schedule, "pipeline_schedule", kChoice, 0, 3, kScheduleNames, S::options, false, true,
+  {K::pipeline_schedule, "pipeline_schedule", kChoice, 0, kPipeSchedules - 1, kScheduleNames, S::options, false, true,
    get<&Layout::schedule>, set<&Layout::schedule>,
    "pipeline schedule with pp > 1: 1f1b (interleaved with interleave > 1), zb1p, dualpipe or "
    "dualpipev, where the framework has it; plan: searched among the framework's"},

@@ -31,6 +31,7 @@ enum class Recompute { none, selective, full };
 // chunks per rank, one copy; deepseek-ai/DualPipe, torch.distributed.pipelining
 // ScheduleDualPipeV).
 enum class PipeSchedule { one_f_one_b, zb1p, dualpipe, dualpipev };
+static_assert(static_cast<int>(PipeSchedule::dualpipev) + 1 == kPipeSchedules);
 // torch.compile of the training step (PyTorch-native frameworks): nothing, the
 // model's layers only, or the layers and the loss (torchtitan >= v0.1.0
 // `[compile] enable` with components model + loss; torchtune `compile: True`,
