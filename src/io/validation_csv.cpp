@@ -421,7 +421,7 @@ std::vector<ValidationRow> read_validation_csv(const std::string& text, const st
           "routed copies on the most loaded expert-parallel rank over the mean; "
           "1 for force-balanced routing");
     }
-    r.fabric = c.choice("fabric", {"ib", "roce", "eth"});
+    r.fabric = c.choice("fabric", {"ib", "roce", "eth", "efa"});
     r.optimizer = c.choice("optimizer", {"adam", "adam8bit", "adam-bf16", "sgd", "adafactor"});
     r.offload = c.choice("offload", layout_choices(LayoutKey::offload));
     r.activation_offload = c.choice("activation_offload", {"y", "n"});

@@ -54,6 +54,7 @@ std::optional<Fabric> fabric_of(const ValidationRow& r, const Server& server) {
   f.id = r.fabric.empty() ? "row-network" : r.fabric;
   f.kind = r.fabric == "roce"  ? FabricKind::roce
            : r.fabric == "eth" ? FabricKind::ethernet
+           : r.fabric == "efa" ? FabricKind::efa
                                : FabricKind::ib;
   f.port_bw_Bps = server.nic_bw_Bps;
   return f;

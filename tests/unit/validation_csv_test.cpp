@@ -269,8 +269,9 @@ TEST(ValidationCsv, ModelIsAPrintableOneLineName) {
   EXPECT_EQ(error_of(2, "caf\xc3\xa9").key, "model");
 }
 
-TEST(ValidationCsv, FabricIsIbRoceOrEth) {
+TEST(ValidationCsv, FabricIsIbRoceEthOrEfa) {
   EXPECT_EQ(read_one(32, "roce").fabric, "roce");
+  EXPECT_EQ(read_one(32, "efa").fabric, "efa");
   EXPECT_EQ(read_one(32, "").fabric, "");
   EXPECT_EQ(error_of(32, "omnipath").message, "unknown value 'omnipath'");
 }

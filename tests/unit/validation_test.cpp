@@ -356,5 +356,19 @@ TEST(ServerOf, DefaultsToOneNicPerGpuAtTheGenerationsRate) {
   EXPECT_DOUBLE_EQ(a.nic_bw_Bps, 200e9 / 8);  // HDR for Ampere
 }
 
+TEST(FabricOf, NamesTheFabricKindOfTheRowsColumn) {
+  ValidationRow r = gpt_row();
+  const Server s = server_of(r, *io::builtin_catalog().find_gpu("h100-sxm"));
+  const auto kind = [&](const std::string& column) {
+    r.fabric = column;
+    return fabric_of(r, s)->kind;
+  };
+  EXPECT_EQ(kind(""), FabricKind::ib);
+  EXPECT_EQ(kind("ib"), FabricKind::ib);
+  EXPECT_EQ(kind("roce"), FabricKind::roce);
+  EXPECT_EQ(kind("eth"), FabricKind::ethernet);
+  EXPECT_EQ(kind("efa"), FabricKind::efa);
+}
+
 }  // namespace
 }  // namespace scaleout
