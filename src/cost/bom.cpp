@@ -29,17 +29,8 @@ BillOfMaterials bill_of_materials(const BomInput& in) {
     b.switches = fat_tree(b.nics, b.switch_ports, b.oversubscription);
     b.transceivers = f && f->transceiver_W > 0 ? 2 * b.switches.cables : 0;
   }
-  PowerInput pi;
-  pi.server = s;
-  pi.gpu = in.gpu;
-  pi.nodes = in.nodes;
-  pi.busy = in.busy;
-  pi.network = b.switches;
-  pi.switch_W = f ? f->switch_W : 0.0;
-  pi.transceiver_W = f ? f->transceiver_W : 0.0;
-  pi.pue = in.facility.pue;
-  pi.rack_W = in.facility.rack_W;
-  const Power p = estimate_power(pi);
+  const Power p =
+      estimate_power(power_input(s, in.gpu, in.nodes, in.busy, b.switches, f, in.facility));
   b.racks = p.racks;
   b.nodes_per_rack = p.nodes_per_rack;
   b.it_W = p.cluster_W;
@@ -53,11 +44,7 @@ BillOfMaterials bill_of_materials(const BomInput& in) {
   ci.server_usd = in.server_usd;
   ci.network = b.switches;
   ci.nics = static_cast<int>(b.nics);
-  if (f) {
-    ci.switch_usd = f->switch_usd;
-    ci.nic_usd = f->nic_usd;
-    ci.cable_usd = f->cable_usd;
-  }
+  price_network(ci, f);
   ci.cluster_W = b.it_W;
   ci.provisioned_W = b.provisioned_W;
   ci.facility = in.facility;

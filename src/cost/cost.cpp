@@ -84,6 +84,28 @@ Power estimate_power(const PowerInput& in) {
   return p;
 }
 
+PowerInput power_input(const Server& server, const Gpu& gpu, int nodes, double busy,
+                       const SwitchCount& network, const Fabric* fabric, const Facility& facility) {
+  PowerInput pi;
+  pi.server = server;
+  pi.gpu = gpu;
+  pi.nodes = nodes;
+  pi.busy = busy;
+  pi.network = network;
+  pi.switch_W = fabric ? fabric->switch_W : 0.0;
+  pi.transceiver_W = fabric ? fabric->transceiver_W : 0.0;
+  pi.pue = facility.pue;
+  pi.rack_W = facility.rack_W;
+  return pi;
+}
+
+void price_network(CostInput& in, const Fabric* fabric) {
+  if (!fabric) return;
+  in.switch_usd = fabric->switch_usd;
+  in.nic_usd = fabric->nic_usd;
+  in.cable_usd = fabric->cable_usd;
+}
+
 Cost estimate_cost(const CostInput& in) {
   Cost c;
   const Facility& f = in.facility;

@@ -71,6 +71,11 @@ struct Power {
 
 Power estimate_power(const PowerInput& in);
 
+// The power input of `nodes` servers on a scale-out `network` of `fabric`
+// (nullptr: none) at `busy`; the whole run and the bill of materials share it.
+PowerInput power_input(const Server& server, const Gpu& gpu, int nodes, double busy,
+                       const SwitchCount& network, const Fabric* fabric, const Facility& facility);
+
 // Epoch's share of the interconnect in a cluster's cost (interconnect =
 // servers x 0.19 / 0.81) [EPOCH-COST], used when the fabric has no
 // itemised switch, NIC and cable prices.
@@ -108,5 +113,8 @@ struct Cost {
 };
 
 Cost estimate_cost(const CostInput& in);
+
+// Sets the itemised network prices of `in` from `fabric` (nullptr: unpriced).
+void price_network(CostInput& in, const Fabric* fabric);
 
 }  // namespace scaleout

@@ -46,17 +46,8 @@ RunEconomics evaluate_run(const Workload& w, const Server& server, const Gpu& gp
   }
 
   e.busy = std::clamp(1.0 - step.network_wait_fraction, 0.0, 1.0);
-  PowerInput pi;
-  pi.server = server;
-  pi.gpu = gpu;
-  pi.nodes = nodes;
-  pi.busy = e.busy;
-  pi.network = e.network;
-  pi.switch_W = fabric ? fabric->switch_W : 0.0;
-  pi.transceiver_W = fabric ? fabric->transceiver_W : 0.0;
+  PowerInput pi = power_input(server, gpu, nodes, e.busy, e.network, fabric, settings.facility);
   pi.wall_time_s = e.reliability.wall_time_s;
-  pi.pue = settings.facility.pue;
-  pi.rack_W = settings.facility.rack_W;
   e.power = estimate_power(pi);
 
   CostInput ci;
@@ -65,11 +56,7 @@ RunEconomics evaluate_run(const Workload& w, const Server& server, const Gpu& gp
   ci.server_usd = server_usd;
   ci.network = e.network;
   ci.nics = scale_out ? nodes * server.nics_per_node : 0;
-  if (fabric) {
-    ci.switch_usd = fabric->switch_usd;
-    ci.nic_usd = fabric->nic_usd;
-    ci.cable_usd = fabric->cable_usd;
-  }
+  price_network(ci, fabric);
   ci.cluster_W = e.power.cluster_W;
   ci.provisioned_W = nodes * e.power.node_max_W + e.power.network_W;
   ci.facility = settings.facility;

@@ -68,6 +68,38 @@ TEST(Power, NodeWithoutCatalogPowerUsesChipMultiplier) {
   EXPECT_DOUBLE_EQ(node_max_W(s, h100()), 8 * 700 * 1.8);
 }
 
+TEST(Power, InputTakesTheFabricsSwitchPowerAndTheFacility) {
+  Fabric f;
+  f.switch_W = 1500;
+  f.transceiver_W = 17;
+  f.switch_usd = 30000;
+  f.nic_usd = 1500;
+  f.cable_usd = 400;
+  Facility fa;
+  fa.pue = 1.3;
+  fa.rack_W = 40000;
+  const SwitchCount net = fat_tree(32, 64, 1.0);
+  const PowerInput with = power_input(dgx(), h100(), 4, 0.9, net, &f, fa);
+  EXPECT_EQ(with.nodes, 4);
+  EXPECT_DOUBLE_EQ(with.busy, 0.9);
+  EXPECT_EQ(with.network.switches(), net.switches());
+  EXPECT_DOUBLE_EQ(with.switch_W, 1500);
+  EXPECT_DOUBLE_EQ(with.transceiver_W, 17);
+  EXPECT_DOUBLE_EQ(with.pue, 1.3);
+  EXPECT_DOUBLE_EQ(with.rack_W, 40000);
+  const PowerInput without = power_input(dgx(), h100(), 4, 0.9, net, nullptr, fa);
+  EXPECT_DOUBLE_EQ(without.switch_W, 0);
+  EXPECT_DOUBLE_EQ(without.transceiver_W, 0);
+
+  CostInput priced, unpriced;
+  price_network(priced, &f);
+  price_network(unpriced, nullptr);
+  EXPECT_DOUBLE_EQ(priced.switch_usd, 30000);
+  EXPECT_DOUBLE_EQ(priced.nic_usd, 1500);
+  EXPECT_DOUBLE_EQ(priced.cable_usd, 400);
+  EXPECT_DOUBLE_EQ(unpriced.switch_usd + unpriced.nic_usd + unpriced.cable_usd, 0);
+}
+
 PowerInput small_cluster() {
   PowerInput in;
   in.server = dgx();
