@@ -711,6 +711,17 @@ std::optional<PlanReason> why_not_single_node(const PlanRequest& r, const Picks&
   return why;
 }
 
+// What the fastest scale-out plan `m` would buy over the chosen `base`.
+PlanReason scale_out_faster(const PlanCandidate& m, const PlanCandidate& base) {
+  PlanReason out{.kind = PlanReasonKind::scale_out_faster};
+  out.nodes = m.nodes;
+  out.time_s = m.time_to_train_s;
+  out.speedup = base.time_to_train_s / m.time_to_train_s;
+  out.usd = m.cost_usd;
+  out.other_usd = base.cost_usd;
+  return out;
+}
+
 // Single node: it fits, and what scaling out would buy.
 void explain_single_node(const PlanRequest& r, const Picks& k, PlanResult& res) {
   const PlanCandidate& s = *k.best_single;
@@ -726,16 +737,7 @@ void explain_single_node(const PlanRequest& r, const Picks& k, PlanResult& res) 
   fits.time_s = s.time_to_train_s;
   fits.deadline_s = r.constraints.deadline_s;
   res.reasons.push_back(fits);
-  if (k.best_multi) {
-    const PlanCandidate& m = *k.best_multi;
-    PlanReason out{.kind = PlanReasonKind::scale_out_faster};
-    out.nodes = m.nodes;
-    out.time_s = m.time_to_train_s;
-    out.speedup = s.time_to_train_s / m.time_to_train_s;
-    out.usd = m.cost_usd;
-    out.other_usd = s.cost_usd;
-    res.reasons.push_back(out);
-  }
+  if (k.best_multi) res.reasons.push_back(scale_out_faster(*k.best_multi, s));
 }
 
 // One NVLink domain of several nodes: why not one node, that the domain
@@ -752,14 +754,9 @@ void explain_single_domain(const PlanRequest& r, const Picks& k, PlanResult& res
   fits.deadline_s = r.constraints.deadline_s;
   res.reasons.push_back(fits);
   if (k.best_multi_domain && k.best_multi_domain->time_to_train_s < d.time_to_train_s) {
-    const PlanCandidate& m = *k.best_multi_domain;
-    PlanReason out{.kind = PlanReasonKind::scale_out_faster};
-    out.server = r.hardware[m.hardware].server.id;  // named: it may be other hardware
-    out.nodes = m.nodes;
-    out.time_s = m.time_to_train_s;
-    out.speedup = d.time_to_train_s / m.time_to_train_s;
-    out.usd = m.cost_usd;
-    out.other_usd = d.cost_usd;
+    PlanReason out = scale_out_faster(*k.best_multi_domain, d);
+    // Named: it may be other hardware.
+    out.server = r.hardware[k.best_multi_domain->hardware].server.id;
     res.reasons.push_back(out);
   }
   // Honest about the trade: the objective alone would scale out.
