@@ -111,6 +111,7 @@ void write_gpu(std::string& o, const Gpu& g) {
       .set("fp8_flops", g.fp8_flops)
       .set("scaleup_bw_Bps", g.scaleup_bw_Bps)
       .set("host_link_Bps", g.host_link_Bps)
+      .set("peer_to_peer", g.peer_to_peer)
       .set("tdp_W", g.tdp_W)
       .set("source", g.source);
 }

@@ -139,7 +139,8 @@ Output run_calibrate(const Options& o) {
       }
     }
     if (r.intra) {
-      new_server.intra_node_bw_Bps = intra_node_bw_for(r.intra->fitted.bus_bw_Bps, nk);
+      new_server.intra_node_bw_Bps =
+          intra_node_bw_for(r.intra->fitted.bus_bw_Bps, *server, gpu, nk);
       const double before =
           server->intra_node_bw_Bps > 0 ? server->intra_node_bw_Bps : gpu.scaleup_bw_Bps;
       r.changes.push_back(fmt::format(

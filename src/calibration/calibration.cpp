@@ -80,8 +80,9 @@ LinkFit fit_link(const NcclRun& run, const ClusterLinks& links) {
   return fit;
 }
 
-double intra_node_bw_for(double bus_bw_Bps, const NetworkConstants& k) {
-  return bus_bw_Bps / k.intra_node_efficiency;
+double intra_node_bw_for(double bus_bw_Bps, const Server& server, const Gpu& gpu,
+                         const NetworkConstants& k) {
+  return bus_bw_Bps / intra_node_efficiency(server, gpu, k);
 }
 
 double nic_bw_for(double bus_bw_Bps, const Server& server, const Fabric* fabric,

@@ -58,7 +58,8 @@ LinkFit fit_link(const NcclRun& run, const ClusterLinks& links);
 // The server figure resolve_links turns into `bus_bw_Bps` inside a node
 // (intra_node_bw_Bps) and between nodes (nic_bw_Bps, per NIC), and the fabric
 // latency giving `hop_s` (never below 0).
-double intra_node_bw_for(double bus_bw_Bps, const NetworkConstants& k = {});
+double intra_node_bw_for(double bus_bw_Bps, const Server& server, const Gpu& gpu,
+                         const NetworkConstants& k = {});
 double nic_bw_for(double bus_bw_Bps, const Server& server, const Fabric* fabric,
                   const NetworkConstants& k = {});
 double fabric_latency_for(double hop_s, const NetworkConstants& k = {});

@@ -52,7 +52,11 @@ struct Gpu {
   double fp8_flops = 0;
   double scaleup_bw_Bps = 0;  // per-GPU NVLink/xGMI bandwidth, one direction; 0 = none
   double host_link_Bps = 0;   // PCIe to the host, one direction
-  double tdp_W = 0;           // board power
+  // CUDA peer-to-peer between two such GPUs on PCIe (cudaDeviceCanAccessPeer).
+  // GeForce drivers refuse it: NCCL then stages every transfer through host
+  // memory (its SHM transport), network/topology.cpp `resolve_links`.
+  bool peer_to_peer = true;
+  double tdp_W = 0;  // board power
   std::string source;
   GpuFamily family_data;  // the catalog's record of `family` (defaults when none)
 

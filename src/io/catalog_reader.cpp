@@ -168,6 +168,7 @@ Gpu read_gpu(Fields& f, const Catalog& into) {
   t.finish();
   g.scaleup_bw_Bps = f.number("scaleup_gbyte_s", 0, 1e6).value_or(0) * units::kGBps;
   g.host_link_Bps = f.number("host_link_gbyte_s", 0, 1e6).value_or(0) * units::kGBps;
+  g.peer_to_peer = f.boolean("peer_to_peer").value_or(true);
   // Power, racks, energy and their cost all rest on it (a server's power_w
   // falls back to it): a GPU without it would print 0 W and divide by zero.
   g.tdp_W = required_number(f, "tdp_w", 1, 1e6, "the GPU's board power in W, e.g. 700");

@@ -5,6 +5,12 @@
 
 namespace scaleout {
 
+double intra_node_efficiency(const Server& s, const Gpu& gpu, const NetworkConstants& k) {
+  // GPUs on PCIe without peer-to-peer stage every transfer through host memory.
+  const bool host_staged = s.intra_node == IntraNodeKind::pcie && !gpu.peer_to_peer;
+  return host_staged ? k.host_staged_efficiency : k.intra_node_efficiency;
+}
+
 ClusterLinks resolve_links(const Server& s, const Gpu& gpu, const Fabric* fabric, int nodes,
                            const NetworkConstants& k) {
   ClusterLinks l;
@@ -14,7 +20,7 @@ ClusterLinks resolve_links(const Server& s, const Gpu& gpu, const Fabric* fabric
   l.nodes = nodes;
   double intra_bw = s.intra_node_bw_Bps > 0 ? s.intra_node_bw_Bps : gpu.scaleup_bw_Bps;
   if (intra_bw <= 0) intra_bw = gpu.host_link_Bps;
-  l.intra.bus_bw_Bps = intra_bw * k.intra_node_efficiency;
+  l.intra.bus_bw_Bps = intra_bw * intra_node_efficiency(s, gpu, k);
   l.intra.hop_latency_s = s.intra_node == IntraNodeKind::pcie ? k.pcie_hop_s : k.nvlink_hop_s;
 
   // Each GPU drives its share of the node's NICs (one rail per GPU on DGX-class

@@ -15,6 +15,14 @@ struct NetworkConstants {
   // 8xA100 234.9/300 = 78 %, 8xH200 367.6/450 = 82 % (ml-engineering network
   // benchmarks, hardware-facts.md 3e): 0.80.
   double intra_node_efficiency = 0.80;
+  // PCIe between GPUs without peer-to-peer (GeForce, Gpu::peer_to_peer
+  // false): NCCL's SHM transport writes into and reads from pinned host
+  // memory, every byte crossing the host link twice and the CPU's memory,
+  // which handles the two directions at once poorly. All-gather and
+  // reduce-scatter bus bandwidth 3.17 GB/s on a PCIe Gen3 x16 link
+  // (15.75 GB/s one way), 2 GPUs, NCCL_P2P_DISABLE=1 (NVIDIA/nccl issue 384,
+  // with the maintainer's reply): 0.20 of the one-way link.
+  double host_staged_efficiency = 0.20;
   // Inter-node all-reduce bus bandwidth per NIC: InfiniBand NDR 46-48 of 50 GB/s
   // (NCCL maintainer, nccl-tests #290): 0.92; AWS EFAv4 36.95 of 50 GB/s
   // (ml-engineering): 0.74; RoCE is taken between the two (0.85, an assumption
@@ -43,6 +51,11 @@ struct ClusterLinks {
 
 ClusterLinks resolve_links(const Server& server, const Gpu& gpu, const Fabric* fabric, int nodes,
                            const NetworkConstants& k = {});
+
+// Share of the server's intra-node link rate that large NCCL collectives
+// reach: `host_staged_efficiency` on PCIe without peer-to-peer (the GPU's
+// `peer_to_peer` false), `intra_node_efficiency` otherwise.
+double intra_node_efficiency(const Server& server, const Gpu& gpu, const NetworkConstants& k = {});
 
 // A group of `size` ranks whose neighbours are `stride` ranks apart in the
 // global rank order (Megatron: TP innermost, then CP, DP, PP outermost).

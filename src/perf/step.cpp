@@ -31,6 +31,7 @@ FrameworkConstants framework_constants(Framework framework, const Gpu& gpu) {
   f.kernel_floor_s = t.kernel_floor_s;
   f.zero3_hidden_share = t.zero3_hidden_share;
   f.zero3_per_tensor = t.zero3_per_tensor;
+  f.lora_zero3_exposed = t.lora_zero3_exposed;
   f.dp_overlap = t.dp_overlap;
   f.tp_backward_overlap = t.tp_backward_overlap;
   return f;
@@ -317,6 +318,7 @@ StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstant
   const ClusterLinks& links = lt.links;
   const GroupSpan& shard_g = lt.shard_group;
   const bool lora = is_lora(w);
+  const bool qlora = lora && w.finetune.method == FinetuneMethod::qlora;
   const StatePolicy pol = state_policy(w);
   const FrameworkTraits& traits = framework_traits(w.framework);
   const bool hides_comm = p > 1 && schedule_hides_comm(ly.schedule);
@@ -400,9 +402,14 @@ StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstant
       // (DeepSpeed added hierarchical gathers later, in MiCS and ZeRO++ hpZ).
       const CrossNode algo =
           k.framework.zero3_per_tensor ? CrossNode::flat_ring : CrossNode::hierarchical;
+      // The gathered weights as the GPUs hold them: 16-bit, or NF4 under
+      // QLoRA (bitsandbytes' Params4bit packed into a 16-bit quant_storage
+      // for FSDP, fsdp_qlora; torchao's NF4Tensor all-gathers its packed
+      // data and scales, torchtune): the memory model's gathered buffer.
+      const double gathered_bytes = qlora ? kNf4BytesPerParam : 2.0;
       const double gather =
-          pieces * collective_time_s(Collective::all_gather, layer_params * 2.0 / pieces, shard_g,
-                                     links, algo);
+          pieces * collective_time_s(Collective::all_gather, layer_params * gathered_bytes / pieces,
+                                     shard_g, links, algo);
       const double grad_bytes = lora ? 0.0 : layer_params * pol.grad_bytes;
       const double reduce = pieces * collective_time_s(Collective::reduce_scatter,
                                                        grad_bytes / pieces, shard_g, links, algo);
@@ -410,7 +417,9 @@ StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstant
       // reduce-scatters its accumulated gradients once: per micro-batch, 1/m.
       const double comm =
           traits.pp_keeps_unsharded && p > 1 ? (gather + reduce) / mb : 2.0 * gather + reduce;
-      st.fsdp_exposed = std::max(0.0, comm - k.framework.zero3_hidden_share * compute);
+      const double hidden =
+          lora && k.framework.lora_zero3_exposed ? 0.0 : k.framework.zero3_hidden_share;
+      st.fsdp_exposed = std::max(0.0, comm - hidden * compute);
     }
     return st;
   };

@@ -59,6 +59,9 @@ struct FrameworkConstants {
   // gradient reduce-scatters run (prefetching); the rest of them is exposed.
   double zero3_hidden_share = 1.0;
   bool zero3_per_tensor = false;  // one gather per weight tensor instead of per block
+  // Under LoRA/QLoRA nothing of the ZeRO-3 gathers is hidden (PEFT's FSDP
+  // units under the rate limiter, workload/framework.hpp).
+  bool lora_zero3_exposed = false;
   // ZeRO-0/1 gradient reduction overlapped with the backward pass (bucketed
   // hooks); off where the engine reduces only after the whole backward.
   bool dp_overlap = true;

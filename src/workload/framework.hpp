@@ -133,6 +133,17 @@ struct FrameworkTraits {
   // One ZeRO-3 gather per weight tensor over a flat ring (DeepSpeed 2021)
   // instead of one per block, hierarchical.
   bool zero3_per_tensor;
+  // Under LoRA/QLoRA with ZeRO-3 the blocks' gathers are not hidden at all.
+  // PEFT's FSDP wrap policy (peft.utils.other.fsdp_auto_wrap_policy, and
+  // fsdp_qlora's "llama-recipes" policy) makes every trainable adapter
+  // matrix an FSDP unit of its own inside its block's unit, and FSDP1's rate
+  // limiter (limit_all_gathers=True: Accelerate's default, set in
+  // fsdp_qlora's train.py at 02586ac) makes the host wait, before it issues a gather,
+  // for the free of the unit two frees back: with a dozen adapter units per
+  // block that is an adapter of the block running now, so the next block's
+  // gather is issued only when this block's compute has all but finished;
+  // backward prefetch likewise reaches an adapter unit, not the next block.
+  bool lora_zero3_exposed;
   // ZeRO-0/1 gradient reduction overlapped with the backward pass (bucketed
   // hooks); DeepSpeed's engine reduces only after the whole backward (PR
   // #1246; the pipeline engine's ReduceGrads runs after the last micro-batch).
@@ -204,6 +215,7 @@ constexpr FrameworkTraits megatron_core_row(Framework framework, std::string_vie
           .kernel_floor_s = 0.0,
           .zero3_hidden_share = 1.0,
           .zero3_per_tensor = false,
+          .lora_zero3_exposed = false,
           .dp_overlap = true,
           .tp_backward_overlap = true,
           .ep_overlap = false,
@@ -298,11 +310,16 @@ inline constexpr std::array<FrameworkTraits, 11> kFrameworkTable = {{
       r.eager = false;
       return r;
     }(),
-    // Hugging Face Trainer with PEFT/TRL (and Accelerate's FSDP or DeepSpeed
-    // ZeRO): eager PyTorch under AMP (fp32 parameters, 16-bit compute),
-    // bitsandbytes 4-bit layers, the loss on fp32-upcast logits.
-    pytorch_fsdp_row(Framework::hf, "hf", "Hugging Face Trainer / PEFT / TRL (eager, bitsandbytes)",
-                     12.0),
+    [] {
+      // Hugging Face Trainer with PEFT/TRL (and Accelerate's FSDP or DeepSpeed
+      // ZeRO): eager PyTorch under AMP (fp32 parameters, 16-bit compute),
+      // bitsandbytes 4-bit layers, the loss on fp32-upcast logits; PEFT's
+      // FSDP wrap policy under the rate limiter (`lora_zero3_exposed`).
+      FrameworkTraits r = pytorch_fsdp_row(
+          Framework::hf, "hf", "Hugging Face Trainer / PEFT / TRL (eager, bitsandbytes)", 12.0);
+      r.lora_zero3_exposed = true;
+      return r;
+    }(),
     [] {
       // torchtune: FSDP2, recipes built in bf16 (no fp32 master copy) and
       // run under torch.compile; torchao NF4 base weights.

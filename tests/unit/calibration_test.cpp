@@ -98,7 +98,16 @@ TEST(CalibrationFit, CatalogFiguresInvertResolveLinks) {
   t.nic_bw_Bps = nic;
   const ClusterLinks l = resolve_links(t, *catalog().find_gpu(s.gpu_id), &roce, 2);
   EXPECT_NEAR(l.inter.bus_bw_Bps, 23e9, 1);
-  EXPECT_NEAR(intra_node_bw_for(360e9), 450e9, 1);  // 360 / 0.80
+  EXPECT_NEAR(intra_node_bw_for(360e9, s, *catalog().find_gpu(s.gpu_id)), 450e9,
+              1);  // 360 / 0.80
+  // Without peer-to-peer (GeForce on PCIe) the measured bus bandwidth is the
+  // host-staged share of the link: 6.4 / 0.20 = 32 GB/s.
+  const Server& ws = *catalog().find_server("workstation-4x-rtx-4090");
+  const Gpu& rtx = *catalog().find_gpu(ws.gpu_id);
+  EXPECT_NEAR(intra_node_bw_for(6.4e9, ws, rtx), 32e9, 1);
+  Server w2 = ws;
+  w2.intra_node_bw_Bps = intra_node_bw_for(6.4e9, ws, rtx);
+  EXPECT_NEAR(resolve_links(w2, rtx, nullptr, 1).intra.bus_bw_Bps, 6.4e9, 1);
   EXPECT_NEAR(fabric_latency_for(12e-6), 2.4e-6, 1e-12);
   EXPECT_EQ(fabric_latency_for(5e-6), 0);
 }

@@ -197,6 +197,13 @@ TEST(Catalog, SpotChecksOfNewFigures) {
   EXPECT_DOUBLE_EQ(r3090.hbm_bw_Bps, 936e9);
   EXPECT_DOUBLE_EQ(r3090.scaleup_bw_Bps, 0);
   EXPECT_DOUBLE_EQ(r3090.fp8_flops, 0);
+  // GeForce drivers refuse peer-to-peer; professional and data-centre cards allow it.
+  for (const char* id : {"rtx-3090", "rtx-4090", "rtx-5090"}) {
+    EXPECT_FALSE(cat().find_gpu(id)->peer_to_peer) << id;
+  }
+  for (const char* id : {"rtx-a5000", "rtx-6000-ada", "l40s", "h100-sxm", "a100-sxm-80g"}) {
+    EXPECT_TRUE(cat().find_gpu(id)->peer_to_peer) << id;
+  }
   // RTX A5000 (professional GA102): 222.2 sparse -> 111.1 dense, not halved; 230 W.
   const Gpu& a5000 = *cat().find_gpu("rtx-a5000");
   EXPECT_DOUBLE_EQ(a5000.bf16_flops, 111.1e12);

@@ -178,6 +178,53 @@ TEST(FinetuneQuant, CompiledTorchaoIsNearlyFree) {
   EXPECT_GT(step(qe).step_s / step(le).step_s, ratio);
 }
 
+// --- ZeRO-3 gathers of adapters' base weights ----------------------------------------------
+
+// Llama-2 7B adapters on two GPUs of a GeForce RTX 4090 workstation, ZeRO-3.
+Workload two_gpu_zero3(FinetuneMethod method, Framework f, long long seq, int micro_batch) {
+  Workload w = lora("llama2-7b", method, f);
+  w.layout.dp = 2;
+  w.layout.zero = 3;
+  w.layout.recompute = Recompute::full;
+  w.layout.micro_batch = micro_batch;
+  w.seq_len = seq;
+  w.global_batch = 2LL * micro_batch;
+  return w;
+}
+
+TEST(FinetuneStep, QloraGathersTheNf4Weights) {
+  // Under `hf` every gather is exposed (below), so dp_comm is the gathers
+  // alone: NF4 moves kNf4BytesPerParam of the 2 bytes per weight.
+  const char* ws = "workstation-4x-rtx-4090";
+  const StepEstimate q = step(two_gpu_zero3(FinetuneMethod::qlora, Framework::hf, 512, 1), ws);
+  const StepEstimate l = step(two_gpu_zero3(FinetuneMethod::lora, Framework::hf, 512, 1), ws);
+  EXPECT_NEAR(q.breakdown.dp_comm / l.breakdown.dp_comm, kNf4BytesPerParam / 2.0, 0.01);
+  // LoRA: 32 layers x 2 gathers x half of 202.4M weights x 2 B over the
+  // host-staged 6.4 GB/s (no peer-to-peer on GeForce): about 2.0 s a step.
+  EXPECT_NEAR(l.breakdown.dp_comm, 32 * 2 * 202.4e6 / 6.4e9, 0.05);
+}
+
+TEST(FinetuneStep, PeftFsdpUnitsExposeTheGathers) {
+  // Enough compute per layer to hide the gathers: plain FSDP hides them,
+  // PEFT's units under the rate limiter (hf) do not.
+  const char* ws = "workstation-4x-rtx-4090";
+  const StepEstimate fsdp = step(two_gpu_zero3(FinetuneMethod::lora, Framework::fsdp, 4096, 4), ws);
+  const StepEstimate hf = step(two_gpu_zero3(FinetuneMethod::lora, Framework::hf, 4096, 4), ws);
+  EXPECT_DOUBLE_EQ(fsdp.breakdown.dp_comm, 0.0);
+  EXPECT_NEAR(hf.breakdown.dp_comm, 32 * 2 * 202.4e6 / 6.4e9, 0.05);
+  EXPECT_NEAR(hf.step_s - fsdp.step_s, hf.breakdown.dp_comm, 1e-9);
+  // Full fine-tuning under hf has no adapter units: hidden as under fsdp.
+  const StepEstimate full = step(two_gpu_zero3(FinetuneMethod::full, Framework::hf, 4096, 4), ws);
+  EXPECT_DOUBLE_EQ(full.breakdown.dp_comm, 0.0);
+  // With peer-to-peer (4x the bus bandwidth) the exposed gathers are 4x shorter.
+  Gpu p2p = gpu("rtx-4090");
+  p2p.peer_to_peer = true;
+  const Workload w = two_gpu_zero3(FinetuneMethod::lora, Framework::hf, 4096, 4);
+  const StepEstimate direct =
+      estimate_step(w, server(ws), p2p, nullptr, perf_constants(p2p, Framework::hf));
+  EXPECT_NEAR(hf.breakdown.dp_comm / direct.breakdown.dp_comm, 4.0, 0.05);
+}
+
 // --- memory savers --------------------------------------------------------------------------
 
 TEST(FinetuneMemory, OptimizerBytes) {

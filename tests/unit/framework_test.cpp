@@ -124,10 +124,13 @@ TEST(FrameworkTable, StepConstantsAreTheRows) {
       EXPECT_DOUBLE_EQ(k.kernel_floor_s, t.kernel_floor_s);
       EXPECT_DOUBLE_EQ(k.zero3_hidden_share, t.zero3_hidden_share);
       EXPECT_EQ(k.zero3_per_tensor, t.zero3_per_tensor);
+      EXPECT_EQ(k.lora_zero3_exposed, t.lora_zero3_exposed);
       EXPECT_EQ(k.dp_overlap, t.dp_overlap);
       EXPECT_EQ(k.tp_backward_overlap, t.tp_backward_overlap);
     }
   }
+  // PEFT's FSDP units under the rate limiter: only the Hugging Face row.
+  for (Framework f : kAll) EXPECT_EQ(framework_traits(f).lora_zero3_exposed, f == Framework::hf);
   EXPECT_DOUBLE_EQ(framework_traits(Framework::deepspeed).kernel_floor_s, kDeepSpeedKernelFloor_s);
   EXPECT_DOUBLE_EQ(framework_traits(Framework::deepspeed).zero3_hidden_share,
                    kDeepSpeedZero3HiddenShare);

@@ -68,6 +68,35 @@ TEST(ResolveLinks, DgxH100WithoutFabric) {
   EXPECT_DOUBLE_EQ(l.inter.hop_latency_s, 9.6e-6);
 }
 
+TEST(ResolveLinks, PcieWithoutPeerToPeerIsStagedThroughHostMemory) {
+  // GeForce RTX 4090 workstation: 32 GB/s PCIe Gen4 x16, no peer-to-peer:
+  // NCCL's SHM transport at 0.20 of the link = 6.4 GB/s, PCIe hop latency.
+  const Server& ws = server("workstation-4x-rtx-4090");
+  const Gpu& rtx = gpu_of(ws);
+  EXPECT_FALSE(rtx.peer_to_peer);
+  const ClusterLinks l = resolve_links(ws, rtx, nullptr, 1);
+  EXPECT_DOUBLE_EQ(l.intra.bus_bw_Bps, 32e9 * NetworkConstants{}.host_staged_efficiency);
+  EXPECT_DOUBLE_EQ(l.intra.bus_bw_Bps, 6.4e9);
+  EXPECT_DOUBLE_EQ(l.intra.hop_latency_s, 5.7e-6);
+  EXPECT_DOUBLE_EQ(intra_node_efficiency(ws, rtx), 0.20);
+  // The same PCIe link with peer-to-peer (L40S, a data-centre card): 0.80.
+  const Server& l40s = server("smc-as-4125gs-tnrt-l40s");
+  EXPECT_TRUE(gpu_of(l40s).peer_to_peer);
+  EXPECT_DOUBLE_EQ(resolve_links(l40s, gpu_of(l40s), nullptr, 1).intra.bus_bw_Bps, 25.6e9);
+  // Peer-to-peer matters only on PCIe: the same GPU behind NVSwitch keeps 0.80.
+  Server nv = ws;
+  nv.intra_node = IntraNodeKind::nvswitch;
+  EXPECT_DOUBLE_EQ(resolve_links(nv, rtx, nullptr, 1).intra.bus_bw_Bps, 25.6e9);
+  // A collective over the two GPUs of a 3090 pair takes 4x the peer-to-peer time.
+  Gpu p2p = rtx;
+  p2p.peer_to_peer = true;
+  const GroupSpan g = span_of(2, 1, 4);
+  const double staged = collective_time_s(Collective::all_gather, 1e9, g, l);
+  const double direct =
+      collective_time_s(Collective::all_gather, 1e9, g, resolve_links(ws, p2p, nullptr, 1));
+  EXPECT_GT(staged, 3.9 * direct);
+}
+
 TEST(ResolveLinks, DgxH100OnIbNdr) {
   // NDR ports are 400 Gb/s like the NICs: 46 GB/s; NDR latency not published: 9.6 us.
   const ClusterLinks l =
