@@ -481,6 +481,15 @@ std::vector<std::string> megatron_args(const PlanReport& r, const PlanCandidate&
     a.push_back(fmt::format("--expert-model-parallel-size {}", l.ep));
     a.push_back(fmt::format("--expert-tensor-parallel-size {}", l.expert_tp()));
     if (l.ep_overlap) a.push_back("--overlap-moe-expert-parallel-comm");
+    // Megatron-Core TransformerConfig moe_token_dispatcher_type and
+    // moe_flex_dispatcher_backend; nothing when the run leaves the dispatcher to
+    // the framework.
+    if (w.moe_dispatcher == MoeDispatcher::alltoall) {
+      a.push_back("--moe-token-dispatcher-type alltoall");
+    } else if (w.moe_dispatcher != MoeDispatcher::framework) {
+      a.push_back("--moe-token-dispatcher-type flex");
+      a.push_back(fmt::format("--moe-flex-dispatcher-backend {}", to_string(w.moe_dispatcher)));
+    }
   }
   pipeline_args(m, l, a);
   a.push_back(fmt::format("--micro-batch-size {}", l.micro_batch));
