@@ -1,5 +1,5 @@
 // Written by scripts/fit_intervals.py; do not edit by hand (rerun the script).
-// fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (split-conformal order statistics); commit ca57a26
+// fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (split-conformal order statistics); commit 05a70a2
 #include "perf/intervals.hpp"
 
 namespace scaleout {
@@ -86,7 +86,7 @@ const std::vector<IntervalEntry>& interval_table() {
       {"time", "blackwell", "*", "pretrain", "dense", "gt64", 30, -0.243318, 0.083626},
       {"time", "blackwell", "*", "pretrain", "dense", "le64", 37, -0.415935, 0.114198},
       {"time", "blackwell", "*", "pretrain", "moe", "*", 32, -0.253944, 0.499118},
-      {"time", "blackwell", "*", "pretrain", "moe", "gt64", 18, -0.892916, 0.4238},
+      {"time", "blackwell", "*", "pretrain", "moe", "gt64", 18, -0.323053, 0.4238},
       {"time", "blackwell", "*", "pretrain", "moe", "le64", 12, -0.1347, 0.692467},
       {"time", "blackwell", "*", "training", "*", "*", 96, -0.267553, 0.158752},
       {"time", "blackwell", "nemo", "finetune", "*", "*", 8, -0.293952, -0.006992},
@@ -96,26 +96,26 @@ const std::vector<IntervalEntry>& interval_table() {
       {"time", "blackwell", "nemo", "pretrain", "dense", "*", 72, -0.251433, 0.105661},
       {"time", "blackwell", "nemo", "pretrain", "dense", "gt64", 30, -0.243318, 0.083626},
       {"time", "blackwell", "nemo", "pretrain", "dense", "le64", 37, -0.415935, 0.114198},
-      {"time", "blackwell", "nemo", "pretrain", "moe", "*", 16, -0.892916, 0.692467},
-      {"time", "blackwell", "nemo", "pretrain", "moe", "gt64", 9, -0.892916, 0.4238},
+      {"time", "blackwell", "nemo", "pretrain", "moe", "*", 16, -0.323053, 0.692467},
+      {"time", "blackwell", "nemo", "pretrain", "moe", "gt64", 9, -0.323053, 0.4238},
       {"time", "blackwell", "nemo", "training", "*", "*", 96, -0.267553, 0.158752},
       {"time", "hopper", "*", "finetune", "*", "*", 20, -0.166985, 0.957038},
       {"time", "hopper", "*", "finetune", "dense", "*", 20, -0.166985, 0.957038},
       {"time", "hopper", "*", "finetune", "dense", "1-node", 16, -0.188902, 0.957364},
-      {"time", "hopper", "*", "pretrain", "*", "*", 80, -0.202096, 0.130014},
+      {"time", "hopper", "*", "pretrain", "*", "*", 80, -0.200576, 0.138821},
       {"time", "hopper", "*", "pretrain", "dense", "*", 50, -0.198149, 0.114595},
       {"time", "hopper", "*", "pretrain", "dense", "1-node", 22, -0.133917, 0.138821},
       {"time", "hopper", "*", "pretrain", "dense", "gt64", 11, -0.447394, 0.114595},
       {"time", "hopper", "*", "pretrain", "dense", "le64", 17, -0.335028, 0.102525},
-      {"time", "hopper", "*", "pretrain", "moe", "*", 60, -0.296514, 0.159861},
-      {"time", "hopper", "*", "pretrain", "moe", "gt64", 36, -0.371814, 0.143326},
-      {"time", "hopper", "*", "pretrain", "moe", "le64", 20, -0.202096, 0.893656},
+      {"time", "hopper", "*", "pretrain", "moe", "*", 60, -0.285443, 0.35209},
+      {"time", "hopper", "*", "pretrain", "moe", "gt64", 36, -0.285443, 0.143326},
+      {"time", "hopper", "*", "pretrain", "moe", "le64", 20, -0.069846, 0.893656},
       {"time", "hopper", "*", "serving", "*", "*", 99, -0.153618, 0.208337},
       {"time", "hopper", "*", "serving", "dense", "*", 82, -0.105754, 0.208337},
       {"time", "hopper", "*", "serving", "dense", "1-node", 82, -0.105754, 0.208337},
       {"time", "hopper", "*", "serving", "moe", "*", 34, -0.313793, 0.268316},
       {"time", "hopper", "*", "serving", "moe", "1-node", 34, -0.313793, 0.268316},
-      {"time", "hopper", "*", "training", "*", "*", 100, -0.200467, 0.155666},
+      {"time", "hopper", "*", "training", "*", "*", 100, -0.198149, 0.159861},
       {"time", "hopper", "automodel", "finetune", "*", "*", 14, 0.044598, 0.957364},
       {"time", "hopper", "automodel", "finetune", "dense", "*", 14, 0.044598, 0.957364},
       {"time", "hopper", "automodel", "finetune", "dense", "1-node", 10, 0.044598, 0.957364},
@@ -133,11 +133,11 @@ const std::vector<IntervalEntry>& interval_table() {
       {"time", "hopper", "mosaic", "pretrain", "dense", "*", 13, -0.198149, 0.120107},
       {"time", "hopper", "mosaic", "pretrain", "dense", "1-node", 9, -0.129445, 0.120107},
       {"time", "hopper", "mosaic", "training", "*", "*", 13, -0.198149, 0.120107},
-      {"time", "hopper", "nemo", "pretrain", "*", "*", 27, -0.335028, 0.599674},
+      {"time", "hopper", "nemo", "pretrain", "*", "*", 27, -0.234999, 0.599674},
       {"time", "hopper", "nemo", "pretrain", "dense", "*", 19, -0.200467, 0.09793},
       {"time", "hopper", "nemo", "pretrain", "dense", "le64", 10, -0.335028, 0.060667},
-      {"time", "hopper", "nemo", "pretrain", "moe", "*", 8, -0.398842, 0.893656},
-      {"time", "hopper", "nemo", "training", "*", "*", 32, -0.202096, 0.159861},
+      {"time", "hopper", "nemo", "pretrain", "moe", "*", 8, -0.234999, 0.893656},
+      {"time", "hopper", "nemo", "training", "*", "*", 32, -0.200467, 0.35209},
       {"time", "hopper", "torchtitan", "pretrain", "*", "*", 12, -0.161579, 0.171117},
       {"time", "hopper", "torchtitan", "pretrain", "dense", "*", 12, -0.161579, 0.171117},
       {"time", "hopper", "torchtitan", "training", "*", "*", 12, -0.161579, 0.171117},
@@ -146,7 +146,7 @@ const std::vector<IntervalEntry>& interval_table() {
 }
 
 const char* interval_table_source() {
-  return "fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (split-conformal order statistics); commit ca57a26";
+  return "fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (split-conformal order statistics); commit 05a70a2";
 }
 
 }  // namespace scaleout

@@ -21,7 +21,8 @@
 //   --fp16, --fp8-format {e4m3,hybrid}, --transformer-impl transformer_engine,
 //   --attention-backend {flash,fused,unfused,local,auto}, --num-experts,
 //   --moe-router-topk, --moe-ffn-hidden-size, --moe-shared-expert-intermediate-size,
-//   --moe-layer-freq, --moe-token-dispatcher-type, --moe-grouped-gemm,
+//   --moe-layer-freq, --moe-token-dispatcher-type, --moe-flex-dispatcher-backend
+//   (a TransformerConfig field, made an argument by ArgumentGroupFactory), --moe-grouped-gemm,
 //   --multi-latent-attention, --q-lora-rank, --kv-lora-rank.
 //   Uneven pipeline splits: validate_args requires num_layers % pp == 0 and
 //   (num_layers / pp) % layers-per-virtual-stage == 0 for
@@ -481,15 +482,6 @@ std::vector<std::string> megatron_args(const PlanReport& r, const PlanCandidate&
     a.push_back(fmt::format("--expert-model-parallel-size {}", l.ep));
     a.push_back(fmt::format("--expert-tensor-parallel-size {}", l.expert_tp()));
     if (l.ep_overlap) a.push_back("--overlap-moe-expert-parallel-comm");
-    // Megatron-Core TransformerConfig moe_token_dispatcher_type and
-    // moe_flex_dispatcher_backend; nothing when the run leaves the dispatcher to
-    // the framework.
-    if (w.moe_dispatcher == MoeDispatcher::alltoall) {
-      a.push_back("--moe-token-dispatcher-type alltoall");
-    } else if (w.moe_dispatcher != MoeDispatcher::framework) {
-      a.push_back("--moe-token-dispatcher-type flex");
-      a.push_back(fmt::format("--moe-flex-dispatcher-backend {}", to_string(w.moe_dispatcher)));
-    }
   }
   pipeline_args(m, l, a);
   a.push_back(fmt::format("--micro-batch-size {}", l.micro_batch));
@@ -570,7 +562,16 @@ std::vector<std::string> megatron_args(const PlanReport& r, const PlanCandidate&
       a.push_back("--moe-router-topk-scaling-factor " + num(m.moe.routed_scaling));
     }
     if (m.moe.sigmoid_router || m.moe.expert_bias) a.push_back("--moe-router-dtype fp32");
-    a.push_back("--moe-token-dispatcher-type alltoall");
+    // The workload's moe.dispatcher (Megatron-Core TransformerConfig
+    // moe_token_dispatcher_type, moe_flex_dispatcher_backend): the flex
+    // dispatcher with DeepEP or HybridEP, else all-to-all (Megatron-LM's and
+    // NeMo's own, as the time model takes it).
+    if (w.moe_dispatcher == MoeDispatcher::deepep || w.moe_dispatcher == MoeDispatcher::hybridep) {
+      a.push_back("--moe-token-dispatcher-type flex");
+      a.push_back(fmt::format("--moe-flex-dispatcher-backend {}", to_string(w.moe_dispatcher)));
+    } else {
+      a.push_back("--moe-token-dispatcher-type alltoall");
+    }
     a.push_back("--moe-grouped-gemm");
   }
   if (trained_mtp_layers(w) > 0)

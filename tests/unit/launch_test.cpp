@@ -317,7 +317,7 @@ TEST(Launch, Fp8ParamGatherFlag) {
 
 TEST(Launch, MoeDispatcherFlags) {
   // Megatron-Core's dispatcher arguments follow the workload's moe.dispatcher;
-  // none when the run leaves it to the framework.
+  // all-to-all, Megatron-LM's own, when the run leaves it to the framework.
   report::PlanReport r;
   Workload& w = r.request.workload;
   w.model.id = "test";
@@ -343,7 +343,7 @@ TEST(Launch, MoeDispatcherFlags) {
     }
     return out;
   };
-  EXPECT_TRUE(dispatcher_args().empty());
+  EXPECT_EQ(dispatcher_args(), std::vector<std::string>{"--moe-token-dispatcher-type alltoall"});
   w.moe_dispatcher = MoeDispatcher::alltoall;
   EXPECT_EQ(dispatcher_args(), std::vector<std::string>{"--moe-token-dispatcher-type alltoall"});
   w.moe_dispatcher = MoeDispatcher::hybridep;
