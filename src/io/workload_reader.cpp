@@ -197,6 +197,11 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
     Fields f(moe, file, "moe");
     // Max-rank / mean-rank load of the routed experts (docs/model.md, "Load imbalance").
     w.moe_load_imbalance = f.number("load_imbalance", 1.0, 100.0).value_or(w.moe_load_imbalance);
+    // Token dispatcher (docs/model.md, "Token dispatchers"); absent: the framework's.
+    w.moe_dispatcher =
+        read_enum(f, "dispatcher",
+                  {MoeDispatcher::alltoall, MoeDispatcher::deepep, MoeDispatcher::hybridep})
+            .value_or(w.moe_dispatcher);
     f.finish();
     if (!w.model.is_moe()) {
       top.fail("moe", fmt::format("model '{}' has no routed experts", w.model.id),

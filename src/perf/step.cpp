@@ -241,14 +241,15 @@ LayoutTimes layout_times(const Workload& w, const Server& server, const Gpu& gpu
       // (sequence-parallel share) top_k x capacity-factor times over the EP
       // group, forward and back (dispatch, combine) in both passes; an
       // expert's etp ranks then gather the copies and reduce-scatter the
-      // outputs (Megatron-Core token_dispatcher.py).
+      // outputs (Megatron-Core token_dispatcher.py). DeepEP and HybridEP
+      // (`moe.dispatcher`) send one network copy per destination node.
       // The most loaded rank receives expert_load times the mean copies and
       // paces the exchange.
       const double copies = m.moe.top_k * m.moe.capacity_factor;
       const double local_tokens = tokens_mb / ly.tp * ops.expert_load;
       if (ly.ep > 1) {
         const double a2a_bytes = local_tokens * copies * h * kActBytes;
-        const double a2a = framework_traits(w.framework).dedup_dispatch && ep_g.nodes > 1
+        const double a2a = deduplicated_dispatch(w) && ep_g.nodes > 1
                                ? deduplicated_dispatch_s(local_tokens * h * kActBytes, m.moe.top_k,
                                                          m.moe.capacity_factor, ep_g, links)
                                : collective_time_s(Collective::all_to_all, a2a_bytes, ep_g, links);

@@ -21,7 +21,8 @@
 //   --fp16, --fp8-format {e4m3,hybrid}, --transformer-impl transformer_engine,
 //   --attention-backend {flash,fused,unfused,local,auto}, --num-experts,
 //   --moe-router-topk, --moe-ffn-hidden-size, --moe-shared-expert-intermediate-size,
-//   --moe-layer-freq, --moe-token-dispatcher-type, --moe-grouped-gemm,
+//   --moe-layer-freq, --moe-token-dispatcher-type, --moe-flex-dispatcher-backend
+//   (a TransformerConfig field, made an argument by ArgumentGroupFactory), --moe-grouped-gemm,
 //   --multi-latent-attention, --q-lora-rank, --kv-lora-rank.
 //   Uneven pipeline splits: validate_args requires num_layers % pp == 0 and
 //   (num_layers / pp) % layers-per-virtual-stage == 0 for
@@ -561,7 +562,16 @@ std::vector<std::string> megatron_args(const PlanReport& r, const PlanCandidate&
       a.push_back("--moe-router-topk-scaling-factor " + num(m.moe.routed_scaling));
     }
     if (m.moe.sigmoid_router || m.moe.expert_bias) a.push_back("--moe-router-dtype fp32");
-    a.push_back("--moe-token-dispatcher-type alltoall");
+    // The workload's moe.dispatcher (Megatron-Core TransformerConfig
+    // moe_token_dispatcher_type, moe_flex_dispatcher_backend): the flex
+    // dispatcher with DeepEP or HybridEP, else all-to-all (Megatron-LM's and
+    // NeMo's own, as the time model takes it).
+    if (w.moe_dispatcher == MoeDispatcher::deepep || w.moe_dispatcher == MoeDispatcher::hybridep) {
+      a.push_back("--moe-token-dispatcher-type flex");
+      a.push_back(fmt::format("--moe-flex-dispatcher-backend {}", to_string(w.moe_dispatcher)));
+    } else {
+      a.push_back("--moe-token-dispatcher-type alltoall");
+    }
     a.push_back("--moe-grouped-gemm");
   }
   if (trained_mtp_layers(w) > 0)

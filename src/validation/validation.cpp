@@ -270,6 +270,10 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
   w.model = zoo ? *zoo : model_of(r, w.framework);
   if (r.mtp_layers) w.model.mtp_layers = static_cast<int>(*r.mtp_layers);
   w.moe_load_imbalance = r.moe_load_imbalance.value_or(kDefaultMoeLoadImbalance);
+  w.moe_dispatcher = r.moe_dispatcher == "alltoall"   ? MoeDispatcher::alltoall
+                     : r.moe_dispatcher == "deepep"   ? MoeDispatcher::deepep
+                     : r.moe_dispatcher == "hybridep" ? MoeDispatcher::hybridep
+                                                      : MoeDispatcher::framework;
   w.seq_len = *r.seq_len;
   w.global_batch = r.global_batch.value_or(0);
   w.precision = r.precision == "fp8"    ? Precision::fp8

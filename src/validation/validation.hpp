@@ -34,6 +34,9 @@ struct ValidationRow {
   // MoE all-to-all overlapped with another micro-batch's compute (Megatron-Core
   // --overlap-moe-expert-parallel-comm): "y" | "n"; "": not stated, both tried.
   std::string ep_overlap;
+  // MoE token dispatcher (workload moe.dispatcher): "alltoall" | "deepep" |
+  // "hybridep"; "": the framework's.
+  std::string moe_dispatcher;
   std::optional<long long> interleave;
   // Layers on the first and last pipeline stage; empty: not given.
   std::optional<long long> first_stage_layers, last_stage_layers;

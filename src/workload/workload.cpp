@@ -21,6 +21,10 @@ const char* to_string(PipeSchedule s) {
 
 const char* to_string(Compile c) { return enum_name(c, {"none", "model", "all"}); }
 
+const char* to_string(MoeDispatcher d) {
+  return enum_name(d, {"framework", "alltoall", "deepep", "hybridep"});
+}
+
 const char* to_string(AdapterTargets t) { return enum_name(t, {"all", "attention", "qkv", "qv"}); }
 
 const char* to_string(Dim d) { return enum_name(d, {"tp", "cp", "dp", "pp"}); }

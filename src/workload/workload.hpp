@@ -38,6 +38,14 @@ static_assert(static_cast<int>(PipeSchedule::dualpipev) + 1 == kPipeSchedules);
 // which also compiles the loss). Only the loss's memory is modelled
 // (docs/model.md, "Logits and loss").
 enum class Compile { none, model, all };
+// MoE token dispatcher of a training run (`moe.dispatcher`; docs/model.md,
+// "Token dispatchers"). `framework`: the framework's own (FrameworkTraits::
+// dedup_dispatch); `alltoall`: Megatron-Core's all-to-all dispatcher, every
+// routed copy sent to its expert's rank; `deepep` / `hybridep`: Megatron-Core's
+// flex dispatcher (--moe-token-dispatcher-type flex
+// --moe-flex-dispatcher-backend deepep|hybridep), one network copy of a token
+// per destination node forwarded to its experts over NVLink.
+enum class MoeDispatcher { framework, alltoall, deepep, hybridep };
 
 struct FinetuneSpec {
   FinetuneMethod method = FinetuneMethod::full;
@@ -179,7 +187,16 @@ struct Workload {
   // MoE training: max-rank / mean-rank load of the routed experts (>= 1;
   // `moe.load_imbalance`).
   double moe_load_imbalance = kDefaultMoeLoadImbalance;
+  // MoE training: the token dispatcher (`moe.dispatcher`).
+  MoeDispatcher moe_dispatcher = MoeDispatcher::framework;
 };
+
+// The MoE dispatch sends one network copy of a token per destination node
+// (DeepEP or HybridEP), as the run's dispatcher says, else as its framework's.
+inline bool deduplicated_dispatch(const Workload& w) {
+  return w.moe_dispatcher == MoeDispatcher::framework ? framework_traits(w.framework).dedup_dispatch
+                                                      : w.moe_dispatcher != MoeDispatcher::alltoall;
+}
 
 // FP8 through Transformer Engine: precision fp8 under a framework whose row
 // says so (Megatron-LM, NeMo).
@@ -248,6 +265,7 @@ const char* to_string(FinetuneMethod m);
 const char* to_string(Recompute r);
 const char* to_string(PipeSchedule s);
 const char* to_string(Compile c);
+const char* to_string(MoeDispatcher d);
 
 const char* to_string(AdapterTargets t);
 const char* to_string(Dim d);

@@ -315,6 +315,43 @@ TEST(Launch, Fp8ParamGatherFlag) {
   EXPECT_TRUE(has(report::megatron_args(r, c), "--fp8-param-gather"));
 }
 
+TEST(Launch, MoeDispatcherFlags) {
+  // Megatron-Core's dispatcher arguments follow the workload's moe.dispatcher;
+  // all-to-all, Megatron-LM's own, when the run leaves it to the framework.
+  report::PlanReport r;
+  Workload& w = r.request.workload;
+  w.model.id = "test";
+  w.model.layers = 8;
+  w.model.hidden = 1024;
+  w.model.heads = 8;
+  w.model.kv_heads = 8;
+  w.model.ffn = 4096;
+  w.model.moe.experts = 8;
+  w.model.moe.top_k = 2;
+  w.model.moe.expert_ffn = 1024;
+  w.seq_len = 2048;
+  r.request.hardware.emplace_back();
+  PlanCandidate c;
+  c.layout.dp = 2;
+  c.layout.ep = 2;
+  c.global_batch = 64;
+  c.nodes = 1;
+  auto dispatcher_args = [&] {
+    std::vector<std::string> out;
+    for (const std::string& a : report::megatron_args(r, c)) {
+      if (a.find("dispatcher") != std::string::npos) out.push_back(a);
+    }
+    return out;
+  };
+  EXPECT_EQ(dispatcher_args(), std::vector<std::string>{"--moe-token-dispatcher-type alltoall"});
+  w.moe_dispatcher = MoeDispatcher::alltoall;
+  EXPECT_EQ(dispatcher_args(), std::vector<std::string>{"--moe-token-dispatcher-type alltoall"});
+  w.moe_dispatcher = MoeDispatcher::hybridep;
+  EXPECT_EQ(dispatcher_args(),
+            (std::vector<std::string>{"--moe-token-dispatcher-type flex",
+                                      "--moe-flex-dispatcher-backend hybridep"}));
+}
+
 // The layers of each pipeline-model-parallel-layout stage ('|'-separated,
 // "t" one layer, "t*n" n layers), or empty when the args have none.
 std::vector<int> layout_stages(const std::vector<std::string>& a) {

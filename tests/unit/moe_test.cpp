@@ -336,5 +336,101 @@ TEST(LoadImbalance, ValidationColumnAndItsErrors) {
   EXPECT_THROW(io::read_validation_csv(file("1", "x"), "v.csv"), InputError);
 }
 
+TEST(TokenDispatcher, DeepepAndHybridepSendOneCopyPerNode) {
+  // Mixtral (top-2) over EP 32 on four DGX H100 nodes: the flex dispatcher's
+  // backends cross the network once per destination node, the all-to-all
+  // dispatcher once per routed copy; the framework's own applies when none
+  // is named (all-to-all for nemo, DeepEP for automodel).
+  const PerfConstants k = perf_constants(gpu("h100-sxm"), Framework::nemo);
+  const Server& server = *io::builtin_catalog().find_server("dgx-h100");
+  auto ep_time = [&](Framework f, MoeDispatcher d, int ep) {
+    Workload w = moe_workload("deepseek-v3", ep);
+    w.framework = f;
+    w.moe_dispatcher = d;
+    return layout_times(w, server, gpu("h100-sxm"), nullptr, k, describe_layers(w)).moe.ep;
+  };
+  const double a2a = ep_time(Framework::nemo, MoeDispatcher::alltoall, 32);
+  const double deepep = ep_time(Framework::nemo, MoeDispatcher::deepep, 32);
+  EXPECT_GT(a2a, 0);
+  EXPECT_LT(deepep, 0.8 * a2a);
+  EXPECT_DOUBLE_EQ(ep_time(Framework::nemo, MoeDispatcher::hybridep, 32), deepep);
+  EXPECT_DOUBLE_EQ(ep_time(Framework::nemo, MoeDispatcher::framework, 32), a2a);
+  EXPECT_DOUBLE_EQ(ep_time(Framework::automodel, MoeDispatcher::framework, 32), deepep);
+  EXPECT_DOUBLE_EQ(ep_time(Framework::automodel, MoeDispatcher::alltoall, 32), a2a);
+  // Inside one node there is nothing to deduplicate.
+  EXPECT_DOUBLE_EQ(ep_time(Framework::nemo, MoeDispatcher::deepep, 8),
+                   ep_time(Framework::nemo, MoeDispatcher::alltoall, 8));
+}
+
+TEST(TokenDispatcher, WorkloadKeyAndItsErrors) {
+  const std::string base =
+      "model: mixtral-8x7b\n"  // 1
+      "moe:\n"                 // 2
+      "  dispatcher: X\n"      // 3
+      "cluster:\n"             // 4
+      "  server: dgx-h100\n";  // 5
+  auto with = [&](const std::string& v) {
+    std::string t = base;
+    return t.replace(t.find('X'), 1, v);
+  };
+  auto read = [](const std::string& text) {
+    return io::read_workload(text, "w.yaml", "", io::builtin_catalog()).workload.moe_dispatcher;
+  };
+  EXPECT_EQ(read(with("deepep")), MoeDispatcher::deepep);
+  EXPECT_EQ(read(with("hybridep")), MoeDispatcher::hybridep);
+  EXPECT_EQ(read(with("alltoall")), MoeDispatcher::alltoall);
+  EXPECT_EQ(read("model: mixtral-8x7b\ncluster:\n  server: dgx-h100\n"), MoeDispatcher::framework);
+  try {
+    read(with("flex"));
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("w.yaml:3: moe.dispatcher:"), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("hybridep"), std::string::npos) << e.what();
+  }
+}
+
+TEST(TokenDispatcher, ValidationColumnAndItsErrors) {
+  // The first row of the shipped MoE file with some cells replaced.
+  const std::string path = std::string(SCALEOUT_SOURCE_DIR) + "/data/validation/moe-training.csv";
+  const auto records = io::parse_csv(io::read_text_file(path), path);
+  const std::vector<std::string>& header = records[0].second;
+  auto file = [&](const std::string& dispatcher, const std::string& ep) {
+    std::string text;
+    for (size_t r = 0; r < 2; ++r) {
+      const std::vector<std::string>& rec = records[r].second;
+      for (size_t i = 0; i < rec.size(); ++i) {
+        std::string cell = rec[i];
+        if (r == 1 && header[i] == "moe_dispatcher") cell = dispatcher;
+        if (r == 1 && header[i] == "ep" && !ep.empty()) cell = ep;
+        if (r == 1 && header[i] == "ep_overlap" && !ep.empty()) cell = "";
+        std::string quoted = "\"";
+        for (char ch : cell) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+        text += (i ? "," : "") + quoted + "\"";
+      }
+      text += "\n";
+    }
+    return text;
+  };
+  EXPECT_EQ(io::read_validation_csv(file("deepep", ""), "v.csv")[0].moe_dispatcher, "deepep");
+  EXPECT_EQ(io::read_validation_csv(file("", ""), "v.csv")[0].moe_dispatcher, "");
+  try {
+    io::read_validation_csv(file("nccl", ""), "v.csv");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("v.csv:2: moe_dispatcher:"), std::string::npos)
+        << e.what();
+  }
+  try {
+    io::read_validation_csv(file("hybridep", "1"), "v.csv");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(
+        std::string(e.what()).find("v.csv:2: moe_dispatcher: a token dispatcher needs ep > 1"),
+        std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace scaleout
