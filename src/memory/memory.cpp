@@ -79,33 +79,39 @@ double interleaved_in_flight(const ModelShape& model, const Layout& ly, int s, d
   if (equal || layers <= 0) return std::min(m_steps * v, warmup_closed + 1.0) / v;
   const long long mbs = std::max(1LL, std::llround(m_steps));
   const long long total = mbs * v;
-  // Layers of the k-th forward pass of the schedule table.
-  std::vector<int> forward_layers;
-  forward_layers.reserve(static_cast<size_t>(total));
-  for (long long g = 0; g < mbs; g += p) {
-    const long long group = g + p >= mbs ? mbs - g : p;
-    for (int c = 0; c < v; ++c)
-      for (long long i = 0; i < group; ++i) forward_layers.push_back(chunk[static_cast<size_t>(c)]);
-  }
-  auto backward_layers = [&](long long k) {
-    // The same table with the chunk reversed: chunk c of v holds chunk[c].
-    long long g = 0, rest = k;
-    while (true) {
-      const long long group = g + p >= mbs ? mbs - g : p;
-      if (rest < group * v) return chunk[static_cast<size_t>(v - 1 - rest / group)];
-      rest -= group * v;
-      g += p;
-    }
+  // Groups of p micro-batches; the last one (Megatron: the group whose end
+  // reaches m) takes the micro-batches left. Passes before it: t0.
+  const long long last_start = (mbs - 1) / p * p;
+  const long long last_size = mbs - last_start;
+  const long long t0 = last_start * v;
+  const long long period = static_cast<long long>(p) * v;
+  std::vector<int> reversed(chunk.rbegin(), chunk.rend());
+  // Layers run by the first j passes when chunk c of each group holds
+  // sizes[c] layers: whole groups, whole chunks of the current group, then
+  // single passes of its current chunk.
+  auto passes = [&](const std::vector<int>& sizes, long long j) {
+    auto within = [&](long long r, long long group) {
+      const long long i = r / group;
+      long long before = 0;  // layers of the chunks before chunk i
+      for (long long c = 0; c < i && c < v; ++c) before += sizes[static_cast<size_t>(c)];
+      return before * group + (i < v ? (r % group) * sizes[static_cast<size_t>(i)] : 0);
+    };
+    if (j <= t0) return j / period * p * layers + within(j % period, p);
+    return last_start * layers + within(j - t0, last_size);
   };
   const long long warmup = std::min(total, static_cast<long long>(warmup_closed));
-  long long alive = 0;
-  for (long long k = 0; k < warmup; ++k) alive += forward_layers[static_cast<size_t>(k)];
-  long long peak = alive;
-  for (long long k = 0; k + warmup < total; ++k) {
-    alive += forward_layers[static_cast<size_t>(k + warmup)];
-    peak = std::max(peak, alive);
-    alive -= backward_layers(k);
-  }
+  const long long steady = total - warmup;
+  if (steady == 0) return static_cast<double>(passes(chunk, total)) / layers;
+  // After steady-state forward k the rank holds the first warmup + k + 1
+  // forward passes less the first k backward ones. Within whole groups this
+  // repeats every p v steps, so the first period and the steps whose passes
+  // reach the last group are all that can differ.
+  long long peak = passes(chunk, warmup);
+  auto step = [&](long long k) {
+    peak = std::max(peak, passes(chunk, warmup + k + 1) - passes(reversed, k));
+  };
+  for (long long k = 0; k < std::min(steady, period); ++k) step(k);
+  for (long long k = std::max(0LL, t0 - warmup - period); k < steady; ++k) step(k);
   return static_cast<double>(peak) / layers;
 }
 

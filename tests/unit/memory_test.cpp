@@ -379,6 +379,14 @@ TEST(Pipeline, UnequalChunksCountTheLayersOfTheChunksInFlight) {
   const MemoryEstimate e = estimate_memory(w, gpu);
   EXPECT_EQ(e.peak.stage, 0);
   EXPECT_DOUBLE_EQ(e.peak.microbatches_in_flight, 41.0 / 7.0);
+  // The same every p v = 8 steps while whole groups run: m = 64, still 41.
+  w.global_batch = 64LL * w.layout.micro_batch;
+  EXPECT_DOUBLE_EQ(estimate_memory(w, gpu).peak.microbatches_in_flight, 41.0 / 7.0);
+  // m = 6: a group of 4, then a last group of 2 (forward 4 4 4 4 3 3 3 3 4 4
+  // 3 3). Warm-up 10 passes, 36 layers; + 3 = 39, - 3; + 3 = 39: 39 / 7.
+  w.global_batch = 6LL * w.layout.micro_batch;
+  EXPECT_DOUBLE_EQ(estimate_memory(w, gpu).peak.microbatches_in_flight, 39.0 / 7.0);
+  w.global_batch = 64;
   // 32 layers: chunks of 4 and 4, the closed form (2 x 3 + 4 + 1) / 2 = 5.5.
   w.model.layers = 32;
   EXPECT_DOUBLE_EQ(estimate_memory(w, gpu).peak.microbatches_in_flight, 5.5);
