@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <vector>
 
 #include "model/params.hpp"
 #include "workload/pipeline.hpp"
@@ -52,6 +53,67 @@ constexpr double kFp32 = 4.0;
 // computes no weight gradient and saves nothing; the adapter beside it keeps
 // the 16-bit input.
 double gemm_input_bytes(const Workload& w) { return te_fp8(w) && !is_lora(w) ? kFp8 : kAct; }
+
+// Stage micro-batches of rank s's activations alive at the peak of
+// Megatron-Core's interleaved schedule (pipeline_parallel/schedules.py @
+// d98e8a6): forward chunks run in the order of `get_schedule_table` (groups
+// of p micro-batches, microbatch_group_size_per_vp_stage's default; within a
+// group chunk 0 for each of them, then chunk 1, ...), backward chunks in the
+// same order with the chunk reversed (`get_model_chunk_id`); rank s first
+// runs W = 2 (p - s - 1) + (v - 1) p forwards (`get_pp_rank_microbatches`),
+// then one forward and one backward per step. The peak is the most layers
+// alive after a steady-state forward, over the rank's layers. With chunks of
+// equal size it is min(m v, W + 1) / v; with unequal chunks (layers not a
+// multiple of v) it follows which chunk each pass runs.
+double interleaved_in_flight(const ModelShape& model, const Layout& ly, int s, double m_steps) {
+  const int p = std::max(1, ly.pp);
+  const int v = pipeline_chunks(ly);
+  const double warmup_closed = 2.0 * (p - s - 1) + (v - 1.0) * p;
+  const int layers = rank_layer_count(model.layers, ly, s);
+  std::vector<int> chunk(static_cast<size_t>(v));
+  bool equal = true;
+  for (int c = 0; c < v; ++c) {
+    chunk[static_cast<size_t>(c)] = chunk_layer_count(model.layers, ly, s, c);
+    equal = equal && chunk[static_cast<size_t>(c)] == chunk[0];
+  }
+  if (equal || layers <= 0) return std::min(m_steps * v, warmup_closed + 1.0) / v;
+  const long long mbs = std::max(1LL, std::llround(m_steps));
+  const long long total = mbs * v;
+  // Groups of p micro-batches; the last one (Megatron: the group whose end
+  // reaches m) takes the micro-batches left. Passes before it: t0.
+  const long long last_start = (mbs - 1) / p * p;
+  const long long last_size = mbs - last_start;
+  const long long t0 = last_start * v;
+  const long long period = static_cast<long long>(p) * v;
+  std::vector<int> reversed(chunk.rbegin(), chunk.rend());
+  // Layers run by the first j passes when chunk c of each group holds
+  // sizes[c] layers: whole groups, whole chunks of the current group, then
+  // single passes of its current chunk.
+  auto passes = [&](const std::vector<int>& sizes, long long j) {
+    auto within = [&](long long r, long long group) {
+      const long long i = r / group;
+      long long before = 0;  // layers of the chunks before chunk i
+      for (long long c = 0; c < i && c < v; ++c) before += sizes[static_cast<size_t>(c)];
+      return before * group + (i < v ? (r % group) * sizes[static_cast<size_t>(i)] : 0);
+    };
+    if (j <= t0) return j / period * p * layers + within(j % period, p);
+    return last_start * layers + within(j - t0, last_size);
+  };
+  const long long warmup = std::min(total, static_cast<long long>(warmup_closed));
+  const long long steady = total - warmup;
+  if (steady == 0) return static_cast<double>(passes(chunk, total)) / layers;
+  // After steady-state forward k the rank holds the first warmup + k + 1
+  // forward passes less the first k backward ones. Within whole groups this
+  // repeats every p v steps, so the first period and the steps whose passes
+  // reach the last group are all that can differ.
+  long long peak = passes(chunk, warmup);
+  auto step = [&](long long k) {
+    peak = std::max(peak, passes(chunk, warmup + k + 1) - passes(reversed, k));
+  };
+  for (long long k = 0; k < std::min(steady, period); ++k) step(k);
+  for (long long k = std::max(0LL, t0 - warmup - period); k < steady; ++k) step(k);
+  return static_cast<double>(peak) / layers;
+}
 
 double optimizer_moment_bytes(const Workload& w) {
   switch (w.optimizer) {
@@ -390,17 +452,14 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
     // get_pp_rank_microbatches, micro-batch groups of p), so
     // min(m v, that + 1) chunks of its layers are in flight: in stage
     // micro-batches p + (p - 1 - 2 s) / v, on the first stage the
-    // L/p (p + (p-1)/v) layers of Korthikanti et al. 2022 §4.2.3. Each
-    // stage counts its own layers.
+    // L/p (p + (p-1)/v) layers of Korthikanti et al. 2022 §4.2.3; with
+    // chunks of unequal size, the layers of the chunks those passes run
+    // (interleaved_in_flight). Each stage counts its own layers.
     // Zero-bubble and DualPipe schedules (pipeline.hpp `schedule_in_flight`):
     // ZB1P as 1F1B; DualPipe (p+1)/2 on each of the rank's two stages;
     // DualPipeV p + 1/2.
     double in_flight = schedule_in_flight(ly.schedule, p, s, m_steps);
-    if (ly.interleave > 1 && p > 1) {
-      const double v = ly.interleave;
-      const double warmup = 2.0 * (p - s - 1) + (v - 1.0) * p;
-      in_flight = std::min(m_steps * v, warmup + 1.0) / v;
-    }
+    if (ly.interleave > 1 && p > 1) in_flight = interleaved_in_flight(m, ly, s, m_steps);
     st.microbatches_in_flight = in_flight;
     // Partial recompute (recompute_layers): the recomputed share of the
     // stage's layers keeps its input only, the rest their whole working set.

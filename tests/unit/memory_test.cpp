@@ -361,6 +361,37 @@ TEST(Pipeline, FirstStageHoldsPMicrobatches) {
   EXPECT_DOUBLE_EQ(estimate_memory(w, gpu).peak.microbatches_in_flight, 4.0);
 }
 
+TEST(Pipeline, UnequalChunksCountTheLayersOfTheChunksInFlight) {
+  // 28 layers on pp 4, v 2: every rank holds 7 layers as chunks of 4 and 3;
+  // m = 64 / 4 = 16 micro-batches. Megatron-Core's schedule table runs, per
+  // group of p = 4 micro-batches, chunk 0 four times then chunk 1 four times
+  // (forward layers 4 4 4 4 3 3 3 3, repeated), and the backward passes the
+  // same table with the chunk reversed (3 3 3 3 4 4 4 4, ...). Rank 0's
+  // warm-up is 2 x 3 + 1 x 4 = 10 forwards: 4 x 4 + 4 x 3 + 2 x 4 = 36
+  // layers. Steady state, forward then backward: 36 + 4 = 40, - 3 = 37;
+  // + 4 = 41, - 3; + 3 = 41, - 3; + 3 = 41, - 3; + 3 = 41, - 4; ... the peak is
+  // 41 layer-micro-batches, 41 / 7 stage micro-batches (the equal-chunk
+  // formula (W + 1) / v = 5.5 would give 38.5 layers).
+  Workload w = pp4_32_layers();
+  w.model.layers = 28;
+  w.layout.interleave = 2;
+  const Gpu& gpu = *io::builtin_catalog().find_gpu("a100-sxm-80g");
+  const MemoryEstimate e = estimate_memory(w, gpu);
+  EXPECT_EQ(e.peak.stage, 0);
+  EXPECT_DOUBLE_EQ(e.peak.microbatches_in_flight, 41.0 / 7.0);
+  // The same every p v = 8 steps while whole groups run: m = 64, still 41.
+  w.global_batch = 64LL * w.layout.micro_batch;
+  EXPECT_DOUBLE_EQ(estimate_memory(w, gpu).peak.microbatches_in_flight, 41.0 / 7.0);
+  // m = 6: a group of 4, then a last group of 2 (forward 4 4 4 4 3 3 3 3 4 4
+  // 3 3). Warm-up 10 passes, 36 layers; + 3 = 39, - 3; + 3 = 39: 39 / 7.
+  w.global_batch = 6LL * w.layout.micro_batch;
+  EXPECT_DOUBLE_EQ(estimate_memory(w, gpu).peak.microbatches_in_flight, 39.0 / 7.0);
+  w.global_batch = 64;
+  // 32 layers: chunks of 4 and 4, the closed form (2 x 3 + 4 + 1) / 2 = 5.5.
+  w.model.layers = 32;
+  EXPECT_DOUBLE_EQ(estimate_memory(w, gpu).peak.microbatches_in_flight, 5.5);
+}
+
 TEST(Pipeline, FewerLayersOnTheFirstStageMoveThePeakToTheSecond) {
   // 32 layers on pp 4 under 1F1B: stage 0 keeps 4 micro-batches of 8 layers
   // (32 layer-micro-batches), stage 1 3 of 8 (24). With first_stage_layers 5
