@@ -1,5 +1,5 @@
 // Written by scripts/fit_intervals.py; do not edit by hand (rerun the script).
-// fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (split-conformal order statistics); commit b881c39
+// fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (split-conformal order statistics); commit 7f2bff5
 #include "perf/intervals.hpp"
 
 namespace scaleout {
@@ -146,7 +146,7 @@ const std::vector<IntervalEntry>& interval_table() {
 }
 
 const char* interval_table_source() {
-  return "fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (split-conformal order statistics); commit b881c39";
+  return "fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (split-conformal order statistics); commit 7f2bff5";
 }
 
 }  // namespace scaleout
