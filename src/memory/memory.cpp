@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <vector>
 
 #include "model/params.hpp"
 #include "workload/pipeline.hpp"
@@ -70,13 +69,8 @@ double interleaved_in_flight(const ModelShape& model, const Layout& ly, int s, d
   const int v = pipeline_chunks(ly);
   const double warmup_closed = 2.0 * (p - s - 1) + (v - 1.0) * p;
   const int layers = rank_layer_count(model.layers, ly, s);
-  std::vector<int> chunk(static_cast<size_t>(v));
-  bool equal = true;
-  for (int c = 0; c < v; ++c) {
-    chunk[static_cast<size_t>(c)] = chunk_layer_count(model.layers, ly, s, c);
-    equal = equal && chunk[static_cast<size_t>(c)] == chunk[0];
-  }
-  if (equal || layers <= 0) return std::min(m_steps * v, warmup_closed + 1.0) / v;
+  // Chunks are equal when v divides the rank's layers (chunk_layer_count).
+  if (layers % v == 0 || layers <= 0) return std::min(m_steps * v, warmup_closed + 1.0) / v;
   const long long mbs = std::max(1LL, std::llround(m_steps));
   const long long total = mbs * v;
   // Groups of p micro-batches; the last one (Megatron: the group whose end
@@ -85,30 +79,32 @@ double interleaved_in_flight(const ModelShape& model, const Layout& ly, int s, d
   const long long last_size = mbs - last_start;
   const long long t0 = last_start * v;
   const long long period = static_cast<long long>(p) * v;
-  std::vector<int> reversed(chunk.rbegin(), chunk.rend());
-  // Layers run by the first j passes when chunk c of each group holds
-  // sizes[c] layers: whole groups, whole chunks of the current group, then
-  // single passes of its current chunk.
-  auto passes = [&](const std::vector<int>& sizes, long long j) {
+  // Layers run by the first j passes, forward (chunks in order) or backward
+  // (reversed): whole groups, whole chunks of the current group, then single
+  // passes of its current chunk.
+  auto passes = [&](bool backward, long long j) {
+    auto size = [&](long long c) {
+      return chunk_layer_count(model.layers, ly, s, static_cast<int>(backward ? v - 1 - c : c));
+    };
     auto within = [&](long long r, long long group) {
       const long long i = r / group;
       long long before = 0;  // layers of the chunks before chunk i
-      for (long long c = 0; c < i && c < v; ++c) before += sizes[static_cast<size_t>(c)];
-      return before * group + (i < v ? (r % group) * sizes[static_cast<size_t>(i)] : 0);
+      for (long long c = 0; c < i && c < v; ++c) before += size(c);
+      return before * group + (i < v ? (r % group) * size(i) : 0);
     };
     if (j <= t0) return j / period * p * layers + within(j % period, p);
     return last_start * layers + within(j - t0, last_size);
   };
   const long long warmup = std::min(total, static_cast<long long>(warmup_closed));
   const long long steady = total - warmup;
-  if (steady == 0) return static_cast<double>(passes(chunk, total)) / layers;
+  if (steady == 0) return static_cast<double>(passes(false, total)) / layers;
   // After steady-state forward k the rank holds the first warmup + k + 1
   // forward passes less the first k backward ones. Within whole groups this
   // repeats every p v steps, so the first period and the steps whose passes
   // reach the last group are all that can differ.
-  long long peak = passes(chunk, warmup);
+  long long peak = passes(false, warmup);
   auto step = [&](long long k) {
-    peak = std::max(peak, passes(chunk, warmup + k + 1) - passes(reversed, k));
+    peak = std::max(peak, passes(false, warmup + k + 1) - passes(true, k));
   };
   for (long long k = 0; k < std::min(steady, period); ++k) step(k);
   for (long long k = std::max(0LL, t0 - warmup - period); k < steady; ++k) step(k);
