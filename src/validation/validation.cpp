@@ -270,10 +270,11 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
   w.model = zoo ? *zoo : model_of(r, w.framework);
   if (r.mtp_layers) w.model.mtp_layers = static_cast<int>(*r.mtp_layers);
   w.moe_load_imbalance = r.moe_load_imbalance.value_or(kDefaultMoeLoadImbalance);
-  w.moe_dispatcher = r.moe_dispatcher == "alltoall"   ? MoeDispatcher::alltoall
-                     : r.moe_dispatcher == "deepep"   ? MoeDispatcher::deepep
-                     : r.moe_dispatcher == "hybridep" ? MoeDispatcher::hybridep
-                                                      : MoeDispatcher::framework;
+  // The column holds the workload key's names (to_string); empty: the framework's.
+  for (MoeDispatcher d :
+       {MoeDispatcher::alltoall, MoeDispatcher::deepep, MoeDispatcher::hybridep}) {
+    if (r.moe_dispatcher == to_string(d)) w.moe_dispatcher = d;
+  }
   w.seq_len = *r.seq_len;
   w.global_batch = r.global_batch.value_or(0);
   w.precision = r.precision == "fp8"    ? Precision::fp8
