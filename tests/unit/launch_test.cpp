@@ -266,27 +266,39 @@ TEST(Launch, NoRecommendedPlanExits2) {
   EXPECT_FALSE(fs::exists(dir));
 }
 
-// A PlanReport with one hardware option and a candidate of the given layout.
-std::vector<std::string> args_for(int layers, int pp, int interleave, int first = 0, int last = 0) {
+// A PlanReport of a small dense model (`layers` layers, hidden 1024) with one
+// hardware option, and a one-node candidate of data parallelism 2.
+report::PlanReport small_report(int layers = 8) {
   report::PlanReport r;
-  r.request.workload.model.id = "test";
-  r.request.workload.model.layers = layers;
-  r.request.workload.model.hidden = 1024;
-  r.request.workload.model.heads = 8;
-  r.request.workload.model.kv_heads = 8;
-  r.request.workload.model.ffn = 4096;
-  r.request.workload.tokens = 1e9;
-  r.request.workload.seq_len = 2048;
+  Workload& w = r.request.workload;
+  w.model.id = "test";
+  w.model.layers = layers;
+  w.model.hidden = 1024;
+  w.model.heads = 8;
+  w.model.kv_heads = 8;
+  w.model.ffn = 4096;
+  w.tokens = 1e9;
+  w.seq_len = 2048;
   r.request.hardware.emplace_back();
+  return r;
+}
+
+PlanCandidate small_candidate() {
   PlanCandidate c;
-  c.layout.pp = pp;
   c.layout.dp = 2;
+  c.global_batch = 64;
+  c.nodes = 1;
+  return c;
+}
+
+// Megatron-LM's arguments for a candidate of the given pipeline layout.
+std::vector<std::string> args_for(int layers, int pp, int interleave, int first = 0, int last = 0) {
+  PlanCandidate c = small_candidate();
+  c.layout.pp = pp;
   c.layout.interleave = interleave;
   c.layout.first_stage_layers = first;
   c.layout.last_stage_layers = last;
-  c.global_batch = 64;
-  c.nodes = 1;
-  return report::megatron_args(r, c);
+  return report::megatron_args(small_report(layers), c);
 }
 
 bool has(const std::vector<std::string>& a, const std::string& s) {
@@ -294,21 +306,10 @@ bool has(const std::vector<std::string>& a, const std::string& s) {
 }
 
 TEST(Launch, Fp8ParamGatherFlag) {
-  report::PlanReport r;
-  r.request.workload.model.id = "test";
-  r.request.workload.model.layers = 8;
-  r.request.workload.model.hidden = 1024;
-  r.request.workload.model.heads = 8;
-  r.request.workload.model.kv_heads = 8;
-  r.request.workload.model.ffn = 4096;
-  r.request.workload.seq_len = 2048;
+  report::PlanReport r = small_report();
   r.request.workload.precision = Precision::fp8;
-  r.request.hardware.emplace_back();
-  PlanCandidate c;
-  c.layout.dp = 2;
+  PlanCandidate c = small_candidate();
   c.layout.zero = 1;
-  c.global_batch = 64;
-  c.nodes = 1;
   EXPECT_TRUE(has(report::megatron_args(r, c), "--fp8-format hybrid"));
   EXPECT_FALSE(has(report::megatron_args(r, c), "--fp8-param-gather"));
   c.layout.fp8_param_gather = true;
@@ -318,24 +319,13 @@ TEST(Launch, Fp8ParamGatherFlag) {
 TEST(Launch, MoeDispatcherFlags) {
   // Megatron-Core's dispatcher arguments follow the workload's moe.dispatcher;
   // all-to-all, Megatron-LM's own, when the run leaves it to the framework.
-  report::PlanReport r;
+  report::PlanReport r = small_report();
   Workload& w = r.request.workload;
-  w.model.id = "test";
-  w.model.layers = 8;
-  w.model.hidden = 1024;
-  w.model.heads = 8;
-  w.model.kv_heads = 8;
-  w.model.ffn = 4096;
   w.model.moe.experts = 8;
   w.model.moe.top_k = 2;
   w.model.moe.expert_ffn = 1024;
-  w.seq_len = 2048;
-  r.request.hardware.emplace_back();
-  PlanCandidate c;
-  c.layout.dp = 2;
+  PlanCandidate c = small_candidate();
   c.layout.ep = 2;
-  c.global_batch = 64;
-  c.nodes = 1;
   auto dispatcher_args = [&] {
     std::vector<std::string> out;
     for (const std::string& a : report::megatron_args(r, c)) {
