@@ -43,6 +43,7 @@ const std::vector<std::string> kColumns = {"id",
                                            "moe_load_imbalance",
                                            "mtp_layers",
                                            "ep_overlap",
+                                           "dp_overlap",
                                            "moe_dispatcher",
                                            "sp",
                                            "interleave",
@@ -147,7 +148,7 @@ bool is_optional_column(std::string_view name) {
   return name == "etp" || name == "scaleup_domain_gpus" || name == "moe_load_imbalance" ||
          name == "mtp_layers" || name == "train_tokens" || name == "first_stage_layers" ||
          name == "last_stage_layers" || name == "ep_overlap" || name == "pipeline_schedule" ||
-         name == "moe_dispatcher" || is_memory_saver_column(name);
+         name == "moe_dispatcher" || name == "dp_overlap" || is_memory_saver_column(name);
 }
 
 // The fine-tuning recipe's memory savers (issue 19), each optional.
@@ -401,6 +402,7 @@ std::vector<ValidationRow> read_validation_csv(const std::string& text, const st
       throw InputError(file, line, "ep_overlap", "the all-to-all overlap needs ep > 1",
                        "give ep (expert-parallel degree, at least 2) or leave ep_overlap empty");
     }
+    r.dp_overlap = c.choice("dp_overlap", {"y", "n"});
     r.moe_dispatcher = c.choice("moe_dispatcher", {"alltoall", "deepep", "hybridep"});
     if (!r.moe_dispatcher.empty() && r.ep.value_or(1) < 2) {
       throw InputError(

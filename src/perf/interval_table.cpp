@@ -1,5 +1,5 @@
 // Written by scripts/fit_intervals.py; do not edit by hand (rerun the script).
-// fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (split-conformal order statistics); commit 7f2bff5
+// fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (split-conformal order statistics); commit 2265744
 #include "perf/intervals.hpp"
 
 namespace scaleout {
@@ -46,12 +46,12 @@ const std::vector<IntervalEntry>& interval_table() {
       {"time", "ampere", "*", "finetune", "*", "*", 40, -0.223498, 0.455024},
       {"time", "ampere", "*", "finetune", "dense", "*", 40, -0.223498, 0.455024},
       {"time", "ampere", "*", "finetune", "dense", "1-node", 40, -0.223498, 0.455024},
-      {"time", "ampere", "*", "pretrain", "*", "*", 1646, -0.158664, 0.093316},
-      {"time", "ampere", "*", "pretrain", "dense", "*", 1646, -0.158664, 0.093316},
+      {"time", "ampere", "*", "pretrain", "*", "*", 1646, -0.158664, 0.093234},
+      {"time", "ampere", "*", "pretrain", "dense", "*", 1646, -0.158664, 0.093234},
       {"time", "ampere", "*", "pretrain", "dense", "1-node", 1474, -0.167711, 0.089075},
       {"time", "ampere", "*", "pretrain", "dense", "gt64", 129, -0.049305, 0.182894},
       {"time", "ampere", "*", "pretrain", "dense", "le64", 43, -0.055553, 0.260082},
-      {"time", "ampere", "*", "training", "*", "*", 1686, -0.160412, 0.096673},
+      {"time", "ampere", "*", "training", "*", "*", 1686, -0.160412, 0.096567},
       {"time", "ampere", "deepspeed", "pretrain", "*", "*", 1559, -0.161912, 0.09137},
       {"time", "ampere", "deepspeed", "pretrain", "dense", "*", 1559, -0.161912, 0.09137},
       {"time", "ampere", "deepspeed", "pretrain", "dense", "1-node", 1440, -0.169409, 0.08724},
@@ -62,10 +62,10 @@ const std::vector<IntervalEntry>& interval_table() {
       {"time", "ampere", "hf", "finetune", "dense", "*", 35, -0.223498, 0.462122},
       {"time", "ampere", "hf", "finetune", "dense", "1-node", 35, -0.223498, 0.462122},
       {"time", "ampere", "hf", "training", "*", "*", 38, -0.223498, 0.493101},
-      {"time", "ampere", "megatron", "pretrain", "*", "*", 43, -0.04889, 0.135039},
-      {"time", "ampere", "megatron", "pretrain", "dense", "*", 43, -0.04889, 0.135039},
-      {"time", "ampere", "megatron", "pretrain", "dense", "gt64", 32, -0.045921, 0.155131},
-      {"time", "ampere", "megatron", "training", "*", "*", 43, -0.04889, 0.135039},
+      {"time", "ampere", "megatron", "pretrain", "*", "*", 43, -0.04889, 0.134742},
+      {"time", "ampere", "megatron", "pretrain", "dense", "*", 43, -0.04889, 0.134742},
+      {"time", "ampere", "megatron", "pretrain", "dense", "gt64", 32, -0.045921, 0.147328},
+      {"time", "ampere", "megatron", "training", "*", "*", 43, -0.04889, 0.134742},
       {"time", "ampere", "mosaic", "pretrain", "*", "*", 18, -0.159881, 0.260082},
       {"time", "ampere", "mosaic", "pretrain", "dense", "*", 18, -0.159881, 0.260082},
       {"time", "ampere", "mosaic", "pretrain", "dense", "1-node", 11, -0.159881, 0.180264},
@@ -146,7 +146,7 @@ const std::vector<IntervalEntry>& interval_table() {
 }
 
 const char* interval_table_source() {
-  return "fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (split-conformal order statistics); commit 7f2bff5";
+  return "fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (split-conformal order statistics); commit 2265744";
 }
 
 }  // namespace scaleout

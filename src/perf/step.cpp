@@ -581,7 +581,8 @@ StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstant
         ly.zero == 0
             ? 0.0
             : collective_time_s(Collective::all_gather, trainable * weight_bytes, shard_g, links);
-    const double backward_last = k.framework.dp_overlap ? slowest.compute * 2.0 / 3.0 : 0.0;
+    const double backward_last =
+        k.framework.dp_overlap && ly.dp_overlap ? slowest.compute * 2.0 / 3.0 : 0.0;
     br.dp_comm += std::max(0.0, reduce - backward_last) + gather;
   }
 

@@ -301,6 +301,8 @@ ordered_json layout_json(const Layout& l) {
                     {"order", order_string(l.order)}};
   // Given only when not 1F1B (the default every earlier output implies).
   if (l.schedule != PipeSchedule::one_f_one_b) j["pipeline_schedule"] = to_string(l.schedule);
+  // Given only when switched off (layout `dp_overlap: false`).
+  if (!l.dp_overlap) j["dp_overlap"] = false;
   return j;
 }
 

@@ -607,8 +607,11 @@ std::vector<std::string> megatron_args(const PlanReport& r, const PlanCandidate&
   // backward pass (perf/step.cpp, FrameworkTraits::dp_overlap): Megatron-LM
   // does so only with --overlap-grad-reduce. The ZeRO-1 weight all-gather
   // after the optimizer step is priced exposed, so --overlap-param-gather
-  // (a faster run than priced) is left to the user.
-  if (!deepspeed && row.dp_overlap && l.dp > 1) a.push_back("--overlap-grad-reduce");
+  // (a faster run than priced) is left to the user. Layout dp_overlap false
+  // prices the reduction after the backward: the flag is left off.
+  if (!deepspeed && row.dp_overlap && l.dp_overlap && l.dp > 1) {
+    a.push_back("--overlap-grad-reduce");
+  }
   if (l.offload_optimizer && !deepspeed) {
     a.push_back("--optimizer-cpu-offload");
     a.push_back("--use-precision-aware-optimizer");
@@ -823,8 +826,8 @@ std::string deepspeed_config(const PlanReport& r, const PlanCandidate& c) {
   nlohmann::ordered_json zero = {{"stage", l.zero}};
   if (l.zero >= 1 && l.zero <= 2) {
     // Whether the gradient reduction runs during the backward pass, as priced.
-    zero["overlap_comm"] =
-        row_of(r).dp_overlap && r.request.workload.framework != Framework::deepspeed;
+    zero["overlap_comm"] = row_of(r).dp_overlap && l.dp_overlap &&
+                           r.request.workload.framework != Framework::deepspeed;
   }
   if (l.zero >= 3) zero["overlap_comm"] = true;  // prefetched gathers (zero3_hidden_share)
   if (l.offload_optimizer) zero["offload_optimizer"] = {{"device", "cpu"}, {"pin_memory", true}};

@@ -60,6 +60,7 @@ std::string layout_settings(const Layout& l) {
                               recompute_label(l));
   if (l.offload_optimizer) s += ", optimizer offload";
   if (l.fp8_param_gather) s += ", FP8 weight gather";
+  if (!l.dp_overlap) s += ", gradient reduction after the backward";
   return s;
 }
 

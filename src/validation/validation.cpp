@@ -440,6 +440,7 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
     u.labels.push_back("etp=1");
     unknowns.push_back(std::move(u));
   }
+  ly.dp_overlap = r.dp_overlap != "n";
   if (!r.ep_overlap.empty()) {
     // Stated (a recipe's moe_a2a_overlap); where the framework or the pipeline
     // does not allow it, the row is left unpredicted by check_layout.

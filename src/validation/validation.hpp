@@ -34,6 +34,10 @@ struct ValidationRow {
   // MoE all-to-all overlapped with another micro-batch's compute (Megatron-Core
   // --overlap-moe-expert-parallel-comm): "y" | "n"; "": not stated, both tried.
   std::string ep_overlap;
+  // Data-parallel gradient reduction behind the backward pass (layout
+  // dp_overlap): "n" for a run that reduces after it; "" or "y": the
+  // framework's overlap.
+  std::string dp_overlap;
   // MoE token dispatcher (workload moe.dispatcher): "alltoall" | "deepep" |
   // "hybridep"; "": the framework's.
   std::string moe_dispatcher;

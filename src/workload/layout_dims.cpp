@@ -104,6 +104,10 @@ const std::array<LayoutDim, kLayoutKeys> kDims = {{
    get<&Layout::schedule>, set<&Layout::schedule>,
    "pipeline schedule with pp > 1: 1f1b (interleaved with interleave > 1), zb1p, dualpipe or "
    "dualpipev, where the framework has it; plan: searched among the framework's"},
+  {K::dp_overlap, "dp_overlap", kFlag, 0, 1, {}, S::none, false, true,
+   get<&Layout::dp_overlap>, set<&Layout::dp_overlap>,
+   "data-parallel gradient reduction behind the backward pass where the framework overlaps it "
+   "(Megatron-LM --overlap-grad-reduce, DDP/FSDP hooks); default on; false: after the backward"},
 }};
 // clang-format on
 

@@ -43,8 +43,9 @@ enum class LayoutKey : std::uint8_t {
   first_stage_layers,
   last_stage_layers,
   pipeline_schedule,
+  dp_overlap,
 };
-inline constexpr std::size_t kLayoutKeys = 21;
+inline constexpr std::size_t kLayoutKeys = 22;
 
 enum class DimKind : std::uint8_t {
   integer,  // a whole number in [min, max] (a parallel degree, micro-batch, ZeRO stage)

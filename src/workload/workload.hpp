@@ -101,6 +101,12 @@ struct Layout {
   // weights are kept in FP8 and all-gathered in FP8, so Transformer Engine
   // holds no FP8 copy beside a 16-bit one.
   bool fp8_param_gather = false;
+  // The data-parallel gradient reduction runs behind the backward pass where
+  // the framework can overlap it (FrameworkTraits::dp_overlap): Megatron-LM
+  // --overlap-grad-reduce, DDP/FSDP bucket hooks. false: the run reduces
+  // after the whole backward (Megatron-LM before --overlap-grad-reduce,
+  // commit 2d5220a, 2023-08-16; or the flag left off).
+  bool dp_overlap = true;
   // Rank order, innermost first (Megatron-LM's default: TP, CP, DP, PP): which
   // groups are packed into a node. EP groups are carved out of DP x CP.
   std::array<Dim, 4> order = {Dim::tp, Dim::cp, Dim::dp, Dim::pp};

@@ -621,6 +621,10 @@ TEST(LaunchPlan, Llama3RotaryBaseAndOverlap) {
   const auto a31 = report::megatron_args(r31, *r31.result.recommended);
   EXPECT_TRUE(has(a31, "--use-rope-scaling"));
   EXPECT_TRUE(has(a31, "--rope-scaling-factor 8"));
+  // Layout dp_overlap false: priced after the backward, launched without the flag.
+  l.dp_overlap = false;
+  const auto off = catalog_report("llama3-70b", Framework::megatron, l);
+  EXPECT_FALSE(has(report::megatron_args(off, *off.result.recommended), "--overlap-grad-reduce"));
 }
 
 TEST(LaunchPlan, DeepSeekV3Router) {

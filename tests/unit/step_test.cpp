@@ -241,6 +241,25 @@ TEST(Dp, DeepSpeedReducesGradientsAfterTheBackwardPass) {
   EXPECT_LT(hidden, exposed);
 }
 
+TEST(Dp, LayoutDpOverlapOffExposesTheReduction) {
+  // Megatron-LM before --overlap-grad-reduce (or with it left off) reduces
+  // after the whole backward: layout dp_overlap false exposes what the
+  // framework's overlap hides behind the last micro-batch's backward.
+  Case c = gpt3_no_sp(Framework::megatron);
+  c.w.global_batch = 16;  // m = 4
+  const StepEstimate overlapped = run(c);
+  c.w.layout.dp_overlap = false;
+  const StepEstimate after = run(c);
+  EXPECT_GT(after.breakdown.dp_comm, overlapped.breakdown.dp_comm);
+  EXPECT_DOUBLE_EQ(after.breakdown.compute, overlapped.breakdown.compute);
+  // The same as a framework without the overlap (DeepSpeed's engine).
+  PerfConstants k = perf_constants(c.gpu, c.w.framework);
+  k.framework.dp_overlap = false;
+  c.w.layout.dp_overlap = true;
+  EXPECT_DOUBLE_EQ(estimate_step(c.w, c.server, c.gpu, c.fabric, k).breakdown.dp_comm,
+                   after.breakdown.dp_comm);
+}
+
 TEST(Dp, Fp8ParamGatherHalvesTheWeightAllGather) {
   // Pure DP 16 with the distributed optimizer: the updated weights are
   // all-gathered after the step, 2 bytes each, or 1 with --fp8-param-gather.

@@ -305,6 +305,28 @@ TEST(ValidationCsv, EpOverlapIsYOrNAndNeedsExpertParallelism) {
   }
 }
 
+// The optional dp_overlap column: y, n or empty (the framework's overlap).
+TEST(ValidationCsv, DpOverlapIsYOrN) {
+  const std::string head = header_line();
+  const std::string header = head.substr(0, head.size() - 1) + ",dp_overlap\n";
+  auto read = [&](const std::string& overlap) {
+    std::string row = row_with(19, "1");  // column 19: ep
+    row.insert(row.size() - 1, "," + overlap);
+    return read_validation_csv(header + row, "v.csv");
+  };
+  EXPECT_EQ(read("n").at(0).dp_overlap, "n");
+  EXPECT_EQ(read("y").at(0).dp_overlap, "y");
+  EXPECT_EQ(read("").at(0).dp_overlap, "");
+  try {
+    read("off");
+    ADD_FAILURE() << "dp_overlap 'off' accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key, "dp_overlap");
+    EXPECT_EQ(e.line, 2);
+    EXPECT_EQ(e.message, "unknown value 'off'");
+  }
+}
+
 TEST(ValidationCsv, PipelineScheduleIsAnOptionalLayoutChoice) {
   std::string header = header_line();
   header.insert(header.size() - 1, ",pipeline_schedule");
