@@ -44,6 +44,8 @@ const std::vector<std::string> kColumns = {"id",
                                            "mtp_layers",
                                            "ep_overlap",
                                            "dp_overlap",
+                                           "embedding_in_split",
+                                           "loss_in_split",
                                            "moe_dispatcher",
                                            "sp",
                                            "interleave",
@@ -148,7 +150,8 @@ bool is_optional_column(std::string_view name) {
   return name == "etp" || name == "scaleup_domain_gpus" || name == "moe_load_imbalance" ||
          name == "mtp_layers" || name == "train_tokens" || name == "first_stage_layers" ||
          name == "last_stage_layers" || name == "ep_overlap" || name == "pipeline_schedule" ||
-         name == "moe_dispatcher" || name == "dp_overlap" || is_memory_saver_column(name);
+         name == "moe_dispatcher" || name == "dp_overlap" || name == "embedding_in_split" ||
+         name == "loss_in_split" || is_memory_saver_column(name);
 }
 
 // The fine-tuning recipe's memory savers (issue 19), each optional.
@@ -403,6 +406,8 @@ std::vector<ValidationRow> read_validation_csv(const std::string& text, const st
                        "give ep (expert-parallel degree, at least 2) or leave ep_overlap empty");
     }
     r.dp_overlap = c.choice("dp_overlap", {"y", "n"});
+    r.embedding_in_split = c.choice("embedding_in_split", {"y", "n"});
+    r.loss_in_split = c.choice("loss_in_split", {"y", "n"});
     r.moe_dispatcher = c.choice("moe_dispatcher", {"alltoall", "deepep", "hybridep"});
     if (!r.moe_dispatcher.empty() && r.ep.value_or(1) < 2) {
       throw InputError(

@@ -303,6 +303,9 @@ ordered_json layout_json(const Layout& l) {
   if (l.schedule != PipeSchedule::one_f_one_b) j["pipeline_schedule"] = to_string(l.schedule);
   // Given only when switched off (layout `dp_overlap: false`).
   if (!l.dp_overlap) j["dp_overlap"] = false;
+  // Given only when on (layout embedding_in_split / loss_in_split).
+  if (l.embedding_in_split) j["embedding_in_split"] = true;
+  if (l.loss_in_split) j["loss_in_split"] = true;
   return j;
 }
 

@@ -147,12 +147,20 @@ long long grad_accum(const PlanCandidate& c) {
 // How the pipeline split the plan was evaluated with (workload/pipeline.hpp)
 // is written: nothing (pp 1, or even without interleaving), layers per
 // virtual stage (even), the layout's first/last stage sizes, or, for the even
-// split with the first layers mod pp ranks one layer more, a layout string.
+// split with the first layers mod pp ranks one layer more, a layout string;
+// with the embedding or loss counted in the split, the account flags.
 void pipeline_args(const ModelShape& m, const Layout& l, std::vector<std::string>& a) {
   const int layers = m.layers;
   const int pp = l.pp;
   const int v = pipeline_chunks(l);
   if (pp <= 1) return;
+  if (l.embedding_in_split || l.loss_in_split) {
+    // Megatron-LM's arguments.py takes the chunk count with the account flags.
+    if (v > 1) a.push_back(fmt::format("--num-virtual-stages-per-pipeline-rank {}", v));
+    if (l.embedding_in_split) a.push_back("--account-for-embedding-in-pipeline-split");
+    if (l.loss_in_split) a.push_back("--account-for-loss-in-pipeline-split");
+    return;
+  }
   if (l.first_stage_layers > 0 || l.last_stage_layers > 0) {
     if (v > 1) a.push_back(fmt::format("--num-virtual-stages-per-pipeline-rank {}", v));
     if (l.first_stage_layers > 0)

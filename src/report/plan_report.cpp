@@ -49,10 +49,18 @@ std::string layout_parallel(const Layout& l) {
   if (l.ep_overlap) s += " +ep-overlap";
   if (l.interleave > 1) s += fmt::format(" (interleave {})", l.interleave);
   if (l.schedule != PipeSchedule::one_f_one_b) s += fmt::format(" ({})", to_string(l.schedule));
+  return s + stage_split_label(l);
+}
+
+std::string stage_split_label(const Layout& l) {
   if (l.first_stage_layers > 0 || l.last_stage_layers > 0) {
-    s += fmt::format(", first/last stage {}/{} layers", l.first_stage_layers, l.last_stage_layers);
+    return fmt::format(", first/last stage {}/{} layers", l.first_stage_layers,
+                       l.last_stage_layers);
   }
-  return s;
+  if (l.embedding_in_split && l.loss_in_split) return ", embedding and loss in the pipeline split";
+  if (l.embedding_in_split) return ", embedding in the pipeline split";
+  if (l.loss_in_split) return ", loss in the pipeline split";
+  return "";
 }
 
 std::string layout_settings(const Layout& l) {

@@ -62,10 +62,7 @@ std::string estimate_text(const EstimateResult& r) {
                   : l.schedule != PipeSchedule::one_f_one_b
                       ? fmt::format(", schedule {}", to_string(l.schedule))
                       : "",
-                  l.first_stage_layers > 0 || l.last_stage_layers > 0
-                      ? fmt::format(", first/last stage {}/{} layers", l.first_stage_layers,
-                                    l.last_stage_layers)
-                      : ""),
+                  stage_split_label(l)),
       "Layout    ", "          ", ", ");
   o += "\n";
   std::string where = mem.stages == 1

@@ -407,8 +407,11 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
   // Stage sizes not given where the row leaves its pipeline recipe open
   // (recompute or interleave unknown): the even split or the balanced one,
   // as the planner tries (added below, once the layout's times can be had).
+  ly.embedding_in_split = r.embedding_in_split == "y";
+  ly.loss_in_split = r.loss_in_split == "y";
   const bool stages_unknown = !r.first_stage_layers && !r.last_stage_layers &&
-                              (!r.pp || *r.pp > 1) && (r.recompute.empty() || !r.interleave);
+                              !ly.embedding_in_split && !ly.loss_in_split && (!r.pp || *r.pp > 1) &&
+                              (r.recompute.empty() || !r.interleave);
   if (r.interleave) {
     ly.interleave = static_cast<int>(*r.interleave);
   } else if (ly.schedule != PipeSchedule::one_f_one_b) {

@@ -38,6 +38,9 @@ struct ValidationRow {
   // dp_overlap): "n" for a run that reduces after it; "" or "y": the
   // framework's overlap.
   std::string dp_overlap;
+  // The embedding / the loss counted as a layer in the pipeline split
+  // (layout embedding_in_split, loss_in_split): "y" | "n" | "" (n).
+  std::string embedding_in_split, loss_in_split;
   // MoE token dispatcher (workload moe.dispatcher): "alltoall" | "deepep" |
   // "hybridep"; "": the framework's.
   std::string moe_dispatcher;

@@ -50,6 +50,58 @@ Problem interleave_chunks(const ModelShape& m, int pp, int interleave) {
           "lower interleave or pp so that every chunk holds at least one layer"};
 }
 
+// Frameworks whose pipeline split can count the embedding and the loss as
+// layers: Megatron-Core (megatron, nemo) and in-house engines (other; Llama
+// 3's, arXiv:2407.21783 section 3.3.2).
+bool counts_embedding_in_split(Framework f) {
+  return f == Framework::megatron || f == Framework::nemo || f == Framework::other;
+}
+
+// Megatron-Core's rules for the embedding and loss counted in the pipeline
+// split (transformer_config.py __post_init__; training/arguments.py): a
+// Megatron-Core framework, pp > 1, no first/last stage sizes beside them,
+// and L + e + l places that split evenly over the ranks and each rank's
+// chunks.
+Problem accounted_split(const ModelShape& m, const Layout& ly, Framework f) {
+  const char* key = ly.embedding_in_split ? "layout.embedding_in_split" : "layout.loss_in_split";
+  const int e = ly.embedding_in_split ? 1 : 0, l = ly.loss_in_split ? 1 : 0;
+  const int places = m.layers + e + l;
+  const int v = pipeline_chunks(ly);
+  if (!counts_embedding_in_split(f)) {
+    return {key,
+            fmt::format("{} has no split that counts the embedding or loss as a layer "
+                        "(Megatron-Core's --account-for-embedding/loss-in-pipeline-split)",
+                        framework_traits(f).display),
+            "use framework megatron, nemo or other, or leave embedding_in_split and loss_in_split "
+            "out"};
+  }
+  if (ly.pp <= 1) {
+    return {key,
+            "embedding_in_split and loss_in_split place layers on pipeline stages, but pp is 1",
+            "set layout.pp > 1, or leave embedding_in_split and loss_in_split out"};
+  }
+  if (ly.first_stage_layers > 0 || ly.last_stage_layers > 0) {
+    return {key,
+            "embedding_in_split and loss_in_split cannot be given with first_stage_layers or "
+            "last_stage_layers (Megatron-Core refuses both together)",
+            "keep one way of sizing the first and last stages"};
+  }
+  return {key,
+          fmt::format("{} layers + {} place(s) for the embedding and loss = {} do not split "
+                      "evenly over pp {}{}",
+                      m.layers, e + l, places, ly.pp,
+                      v > 1 ? fmt::format(" x interleave {} chunks", v) : ""),
+          fmt::format("choose pp{} dividing {}", v > 1 ? " x interleave" : "", places)};
+}
+
+bool accounted_split_broken(const ModelShape& m, const Layout& ly, Framework f) {
+  if (!ly.embedding_in_split && !ly.loss_in_split) return false;
+  if (!counts_embedding_in_split(f) || ly.pp <= 1) return true;
+  if (ly.first_stage_layers > 0 || ly.last_stage_layers > 0) return true;
+  const int places = m.layers + (ly.embedding_in_split ? 1 : 0) + (ly.loss_in_split ? 1 : 0);
+  return places % (ly.pp * pipeline_chunks(ly)) != 0;
+}
+
 Problem cp_seq_len(long long seq_len, int cp) {
   return {"layout.cp", fmt::format("seq_len {} is not divisible by 2 * cp = {}", seq_len, 2 * cp),
           "context parallelism splits each sequence into 2*cp load-balanced chunks"};
@@ -303,11 +355,17 @@ void each_layout_problem(const Workload& w, long long gpus_in_cluster, Broken&& 
       if (broken([] { return interleave_without_pp(); })) return;
     } else if (!framework_traits(w.framework).interleaved_pp) {
       if (broken([&] { return interleave_unsupported(w.framework); })) return;
-    } else if (m.layers < ly.pp * ly.interleave) {
+    } else if (m.layers + (ly.embedding_in_split ? 1 : 0) + (ly.loss_in_split ? 1 : 0) <
+               ly.pp * ly.interleave) {
       // Uneven chunks are allowed (Megatron-Core places the remainder on the
-      // first and last stages); every chunk needs at least one layer.
+      // first and last stages); every chunk needs at least one layer, or
+      // the place of the embedding or loss.
       if (broken([&] { return interleave_chunks(m, ly.pp, ly.interleave); })) return;
     }
+  }
+  if (accounted_split_broken(m, ly, w.framework) &&
+      broken([&] { return accounted_split(m, ly, w.framework); })) {
+    return;
   }
   if (ly.first_stage_layers > 0 || ly.last_stage_layers > 0) {
     const int chunks = pipeline_chunks(ly);

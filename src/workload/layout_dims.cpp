@@ -108,6 +108,14 @@ const std::array<LayoutDim, kLayoutKeys> kDims = {{
    get<&Layout::dp_overlap>, set<&Layout::dp_overlap>,
    "data-parallel gradient reduction behind the backward pass where the framework overlaps it "
    "(Megatron-LM --overlap-grad-reduce, DDP/FSDP hooks); default on; false: after the backward"},
+  {K::embedding_in_split, "embedding_in_split", kFlag, 0, 1, {}, S::none, false, true,
+   get<&Layout::embedding_in_split>, set<&Layout::embedding_in_split>,
+   "the embedding takes one layer's place in the pipeline split (Megatron-Core "
+   "--account-for-embedding-in-pipeline-split); megatron/nemo, pp > 1"},
+  {K::loss_in_split, "loss_in_split", kFlag, 0, 1, {}, S::none, false, true,
+   get<&Layout::loss_in_split>, set<&Layout::loss_in_split>,
+   "the output layer and loss take one layer's place in the pipeline split (Megatron-Core "
+   "--account-for-loss-in-pipeline-split); megatron/nemo, pp > 1"},
 }};
 // clang-format on
 

@@ -44,8 +44,10 @@ enum class LayoutKey : std::uint8_t {
   last_stage_layers,
   pipeline_schedule,
   dp_overlap,
+  embedding_in_split,
+  loss_in_split,
 };
-inline constexpr std::size_t kLayoutKeys = 22;
+inline constexpr std::size_t kLayoutKeys = 24;
 
 enum class DimKind : std::uint8_t {
   integer,  // a whole number in [min, max] (a parallel degree, micro-batch, ZeRO stage)

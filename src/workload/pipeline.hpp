@@ -89,6 +89,13 @@ inline int schedule_parameter_copies(PipeSchedule s, int p) {
 inline int rank_layer_count(int layers, const Layout& ly, int s) {
   const int p = std::max(1, ly.pp);
   if (s < 0 || s >= p) return 0;
+  if (p > 1 && (ly.embedding_in_split || ly.loss_in_split)) {
+    // Megatron-Core get_num_layers_to_build: the embedding and the loss each
+    // count as a layer of the even split; checks.cpp rejects a split that is
+    // not even.
+    const int e = ly.embedding_in_split ? 1 : 0, l = ly.loss_in_split ? 1 : 0;
+    return (layers + e + l) / p - (s == 0 ? e : 0) - (s == p - 1 ? l : 0);
+  }
   const int first = p > 1 ? std::max(0, ly.first_stage_layers) : 0;
   const int last = p > 1 ? std::max(0, ly.last_stage_layers) : 0;
   if (first == 0 && last == 0) return layers / p + (s < layers % p ? 1 : 0);
@@ -102,7 +109,9 @@ inline int rank_layer_count(int layers, const Layout& ly, int s) {
 }
 
 // Layers of model chunk c of rank s: the rank's layers over its chunks, the
-// first (rank layers mod chunks) chunks one more.
+// first (rank layers mod chunks) chunks one more; with embedding_in_split
+// (loss_in_split) every chunk holds (L + e + l) / (pp x chunks) places and
+// the first rank's first (the last rank's last) chunk one layer fewer.
 int chunk_layer_count(int layers, const Layout& ly, int s, int c);
 
 // The layers of pipeline stage s (a rank with all its chunks).

@@ -81,6 +81,13 @@ struct Layout {
   // evenly. 0: not given (workload/pipeline.hpp, `stage_layers`).
   int first_stage_layers = 0;
   int last_stage_layers = 0;
+  // The token embedding (the output layer and loss) takes one layer's place
+  // in the pipeline split (Megatron-Core --account-for-embedding-in-pipeline-split,
+  // --account-for-loss-in-pipeline-split): L + 1 (+ 1) places split evenly
+  // over the pp x interleave chunks, and the first chunk of the first rank
+  // (the last chunk of the last rank) holds one layer fewer, possibly none.
+  bool embedding_in_split = false;
+  bool loss_in_split = false;
   int zero = 0;  // 0 none, 1 optimizer, 2 + gradients, 3 + weights (FSDP)
   Recompute recompute = Recompute::none;
   // recompute: full only: the layers of each model chunk recomputed, the

@@ -385,6 +385,20 @@ TEST(Launch, PipelineSplitsAreTheSplitThePlanWasEvaluatedWith) {
   EXPECT_TRUE(has(a, "--num-virtual-stages-per-pipeline-rank 2"));
   EXPECT_TRUE(has(a, "--decoder-first-pipeline-num-layers 14"));
   EXPECT_TRUE(has(a, "--decoder-last-pipeline-num-layers 14"));
+  // The embedding and loss counted in the split: the chunk count and the
+  // account flags (Megatron-LM arguments.py takes them together).
+  {
+    PlanCandidate c = small_candidate();
+    c.layout.pp = 16;
+    c.layout.interleave = 8;
+    c.layout.embedding_in_split = true;
+    c.layout.loss_in_split = true;
+    a = report::megatron_args(small_report(126), c);
+    EXPECT_TRUE(has(a, "--num-virtual-stages-per-pipeline-rank 8"));
+    EXPECT_TRUE(has(a, "--account-for-embedding-in-pipeline-split"));
+    EXPECT_TRUE(has(a, "--account-for-loss-in-pipeline-split"));
+    EXPECT_TRUE(layout_stages(a).empty());
+  }
   // Only the first given: no last-stage option (Megatron-LM's default).
   a = args_for(30, 4, 1, 6, 0);
   EXPECT_TRUE(has(a, "--decoder-first-pipeline-num-layers 6"));

@@ -188,6 +188,62 @@ TEST(PipelineStages, MegatronRulesForFirstAndLastSizes) {
   EXPECT_EQ(problem(32, pipeline(2, 1, 20, 12)), "");
 }
 
+Layout accounted(int pp, int v, bool embedding, bool loss) {
+  Layout ly = pipeline(pp, v);
+  ly.embedding_in_split = embedding;
+  ly.loss_in_split = loss;
+  return ly;
+}
+
+TEST(PipelineStages, EmbeddingAndLossTakeALayersPlaceInTheSplit) {
+  // Llama 3 405B (arXiv:2407.21783 section 3.3.2): 126 layers + embedding +
+  // loss = 128 places on pp 16 x 8 chunks, one each; the first rank's first
+  // chunk holds only the embedding, the last rank's last chunk only the loss.
+  const Layout ly = accounted(16, 8, true, true);
+  int sum = 0;
+  for (int s = 0; s < 16; ++s) {
+    EXPECT_EQ(rank_layer_count(126, ly, s), s == 0 || s == 15 ? 7 : 8) << s;
+    int chunks = 0;
+    for (int c = 0; c < 8; ++c) chunks += chunk_layer_count(126, ly, s, c);
+    EXPECT_EQ(chunks, rank_layer_count(126, ly, s)) << s;
+    sum += chunks;
+  }
+  EXPECT_EQ(sum, 126);
+  EXPECT_EQ(chunk_layer_count(126, ly, 0, 0), 0);
+  EXPECT_EQ(chunk_layer_count(126, ly, 0, 1), 1);
+  EXPECT_EQ(chunk_layer_count(126, ly, 15, 7), 0);
+  EXPECT_EQ(chunk_layer_count(126, ly, 15, 6), 1);
+  EXPECT_EQ(problem(126, ly), "");
+  // The embedding alone, without interleaving: 31 + 1 = 32 on pp 4, 8 each,
+  // the first rank 7.
+  const Layout e = accounted(4, 1, true, false);
+  EXPECT_EQ(rank_layer_count(31, e, 0), 7);
+  EXPECT_EQ(rank_layer_count(31, e, 3), 8);
+  EXPECT_EQ(problem(31, e), "");
+}
+
+TEST(PipelineStages, MegatronRulesForTheEmbeddingAndLossInTheSplit) {
+  // 126 + 2 = 128 does not split over pp 16 x 3 chunks.
+  EXPECT_EQ(problem(126, accounted(16, 3, true, true)),
+            "layout.embedding_in_split: 126 layers + 2 place(s) for the embedding and loss = 128 "
+            "do not split evenly over pp 16 x interleave 3 chunks");
+  EXPECT_EQ(problem(126, accounted(1, 1, false, true)),
+            "layout.loss_in_split: embedding_in_split and loss_in_split place layers on pipeline "
+            "stages, but pp is 1");
+  Layout both = accounted(16, 1, true, true);
+  both.first_stage_layers = 7;
+  both.last_stage_layers = 7;
+  EXPECT_NE(problem(126, both).find("cannot be given with first_stage_layers"), std::string::npos);
+  Workload w;
+  w.model = dense(126);
+  w.layout = accounted(16, 8, true, true);
+  w.framework = Framework::torchtitan;
+  const auto problems = check_layout(w, 0);
+  ASSERT_FALSE(problems.empty());
+  EXPECT_NE(problems.front().message.find("has no split that counts the embedding or loss"),
+            std::string::npos);
+}
+
 // Pipeline schedules (pipeline.hpp): DeepSeek-V3 table 2 in units of 1F1B's
 // bubble (p-1)(F+B). With B = 2F and W = F: b = 2/3, w = 1/3.
 TEST(PipelineSchedules, BubbleRatiosFollowTheDeepSeekV3Table) {

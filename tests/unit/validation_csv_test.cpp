@@ -315,6 +315,15 @@ TEST(ValidationCsv, DpOverlapIsYOrN) {
     return read_validation_csv(header + row, "v.csv");
   };
   EXPECT_EQ(read("n").at(0).dp_overlap, "n");
+  {
+    // The embedding_in_split and loss_in_split columns read the same way.
+    const std::string h2 = head.substr(0, head.size() - 1) + ",embedding_in_split,loss_in_split\n";
+    std::string row = row_with(19, "1");
+    row.insert(row.size() - 1, ",y,n");
+    const auto rows = read_validation_csv(h2 + row, "v.csv");
+    EXPECT_EQ(rows.at(0).embedding_in_split, "y");
+    EXPECT_EQ(rows.at(0).loss_in_split, "n");
+  }
   EXPECT_EQ(read("y").at(0).dp_overlap, "y");
   EXPECT_EQ(read("").at(0).dp_overlap, "");
   try {
