@@ -77,6 +77,7 @@ const std::vector<std::string> kColumns = {"id",
                                            "first_stage_layers",
                                            "last_stage_layers",
                                            "pipeline_schedule",
+                                           "loss_upcast",
                                            "compile"};
 
 // The whole-number columns, in column order, with the largest value each accepts.
@@ -158,7 +159,7 @@ bool is_optional_column(std::string_view name) {
 bool is_memory_saver_column(std::string_view name) {
   return name == "optimizer" || name == "offload" || name == "activation_offload" ||
          name == "loss_chunks" || name == "optimizer_in_backward" || name == "lora_targets" ||
-         name == "peak_kind" || name == "compile";
+         name == "peak_kind" || name == "compile" || name == "loss_upcast";
 }
 
 // The canonical index of a column name (a name of kColumns; the reader
@@ -442,6 +443,7 @@ std::vector<ValidationRow> read_validation_csv(const std::string& text, const st
     r.optimizer_in_backward = c.choice("optimizer_in_backward", {"y", "n"});
     r.lora_targets = c.choice("lora_targets", {"all", "attention", "qkv", "qv"});
     r.peak_kind = c.choice("peak_kind", {"allocated", "reserved"});
+    r.loss_upcast = c.choice("loss_upcast", {"y", "n"});
     if (r.loss_chunks && *r.loss_chunks < 1) {
       throw InputError(file, line, "loss_chunks", "must be at least 1",
                        "chunks of the chunked cross-entropy; 1 = off");

@@ -156,6 +156,7 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
   // Memory savers of the training loop (docs/input-format.md).
   w.loss_chunks = static_cast<int>(top.integer("loss_chunks", 1, 1000000).value_or(1));
   w.optimizer_in_backward = top.boolean("optimizer_in_backward").value_or(false);
+  w.loss_upcast = top.boolean("loss_upcast").value_or(true);
   // The names are the rows of workload/framework.hpp; an unknown one is an error.
   if (auto fw = top.choice("framework", framework_names())) w.framework = *framework_from_name(*fw);
   // compile: none, model or all; a YAML boolean means all (true) or none (false).

@@ -18,11 +18,19 @@ constexpr double kLogit16 = 2.0;
 // row's log-sum-exp, so the bf16 logits and their bf16 gradient remain: 2 + 2
 // (docs/model.md, "Logits and loss").
 constexpr double kCompiledLossLogitBytes = 4.0;
+// The loss taken of the 16-bit logits themselves (loss_upcast false): PyTorch's
+// log_softmax + nll_loss in the logits' dtype hold three 16-bit tensors of
+// n_tok x V at the peak, in the forward pass the logits, their shifted
+// contiguous copy and the log-probabilities, in the backward pass the
+// log-probabilities, their gradient and the logits' gradient: 2 + 2 + 2, the
+// fp32 path's 4 + 4 + 4 at half the width (docs/model.md, "Logits and loss").
+constexpr double kLoss16LogitBytes = 3.0 * kLogit16;
 // Bytes per logit alive at the peak of the loss computation: the framework's
-// (workload/framework.hpp, docs/model.md "Logits and loss"), or the compiled
-// loss's where that is fewer.
+// (workload/framework.hpp, docs/model.md "Logits and loss"), the 16-bit
+// loss's or the compiled loss's where that is fewer.
 double logit_bytes(const Workload& w) {
-  const double b = framework_traits(w.framework).logit_bytes;
+  double b = framework_traits(w.framework).logit_bytes;
+  if (!w.loss_upcast) b = std::min(b, kLoss16LogitBytes);
   return w.compile == Compile::all ? std::min(b, kCompiledLossLogitBytes) : b;
 }
 // Chunked cross-entropy (loss_chunks c > 1, torchtune CEWithChunkedOutputLoss):

@@ -221,6 +221,7 @@ void apply_memory_savers(const ValidationRow& r, Workload& w) {
   w.compile = r.compile == "model"                     ? Compile::model
               : r.compile == "y" || r.compile == "all" ? Compile::all
                                                        : Compile::none;
+  w.loss_upcast = r.loss_upcast != "n";
 }
 
 }  // namespace

@@ -71,6 +71,8 @@ struct ValidationRow {
   std::string lora_targets;              // all | attention | qkv | qv
   // torch.compile: n (or empty) | model (layers only) | y or all (layers and loss).
   std::string compile;
+  // The loss sees fp32 logits: y (or empty) | n (16-bit logits, no upcast).
+  std::string loss_upcast;
   // What a peak_mem_gib row measured: PyTorch's max_memory_allocated or
   // max_memory_reserved; empty: device memory in use (nvidia-smi).
   std::string peak_kind;

@@ -195,6 +195,13 @@ struct Workload {
   // optimizer_in_bwd): no whole-model gradient buffer.
   bool optimizer_in_backward = false;
   Compile compile = Compile::none;  // `compile`
+  // The cross-entropy sees fp32 logits (`loss_upcast`, default true): the
+  // framework's own loss path (FrameworkTraits::logit_bytes). false: the
+  // model's code takes the loss of its 16-bit logits with nothing upcasting
+  // them (Qwen-1's remote modeling code, CrossEntropyLoss on the fp16/bf16
+  // lm_head output, under DeepSpeed's 16-bit engine, which runs the model
+  // without autocast); docs/model.md, "Logits and loss".
+  bool loss_upcast = true;
   ClusterSpec cluster;
   InferenceSpec inference;  // task: inference only
   // MoE training: max-rank / mean-rank load of the routed experts (>= 1;

@@ -262,6 +262,30 @@ TEST(FinetuneMemory, CompiledLossKeepsFourBytesPerLogit) {
   EXPECT_NEAR(estimate_memory(w, g).peak.logits / eager, (2.0 + 2.0 / 8.0) / 12.0, 1e-12);
 }
 
+TEST(FinetuneMemory, SixteenBitLossKeepsSixBytesPerLogit) {
+  // Qwen-1's modeling code under DeepSpeed's 16-bit engine: CrossEntropyLoss
+  // of the fp16 lm_head output, no upcast, no autocast.
+  Workload w = lora("llama3-8b", FinetuneMethod::qlora, Framework::hf);
+  const Gpu& g = gpu("a100-sxm-80g");
+  const double upcast = estimate_memory(w, g).peak.logits;
+  w.loss_upcast = false;
+  // 4 + 4 + 4 -> 2 + 2 + 2.
+  EXPECT_NEAR(estimate_memory(w, g).peak.logits / upcast, 6.0 / 12.0, 1e-12);
+  w.loss_chunks = 8;  // chunks of the 16-bit loss: 2 + 4 / 8
+  EXPECT_NEAR(estimate_memory(w, g).peak.logits / upcast, (2.0 + 4.0 / 8.0) / 12.0, 1e-12);
+  w.loss_chunks = 1;
+  w.compile = Compile::all;  // a compiled loss keeps fewer still
+  EXPECT_NEAR(estimate_memory(w, g).peak.logits / upcast, 4.0 / 12.0, 1e-12);
+  // A fused loss that already keeps no more is unchanged (llm-foundry: 4).
+  for (Framework f : {Framework::mosaic, Framework::megatron}) {
+    Workload m = lora("llama3-8b", FinetuneMethod::full, f);
+    m.task = Task::pretrain;
+    const double own = estimate_memory(m, g).peak.logits;
+    m.loss_upcast = false;
+    EXPECT_DOUBLE_EQ(estimate_memory(m, g).peak.logits, own) << to_string(f);
+  }
+}
+
 TEST(FinetuneMemory, OptimizerInBackwardKeepsOneLayersGradients) {
   Workload w = lora("llama3-8b", FinetuneMethod::full, Framework::torchtune);
   w.task = Task::pretrain;
@@ -446,6 +470,14 @@ TEST(FinetuneInput, BadValuesNameTheKeyAndTheAcceptedValues) {
                "targets", "qkv");
 }
 
+TEST(FinetuneInput, LossUpcastKey) {
+  EXPECT_TRUE(read(std::string(kBase) + "framework: hf\n").workload.loss_upcast);
+  EXPECT_FALSE(
+      read(std::string(kBase) + "framework: hf\nloss_upcast: false\n").workload.loss_upcast);
+  EXPECT_TRUE(read(std::string(kBase) + "loss_upcast: true\n").workload.loss_upcast);
+  expect_error(std::string(kBase) + "loss_upcast: fp16\n", "loss_upcast", "true");
+}
+
 TEST(FinetuneInput, CompileKey) {
   EXPECT_EQ(read(std::string(kBase) + "framework: torchtitan\n").workload.compile, Compile::none);
   for (const auto& [v, want] : {std::pair<std::string, Compile>{"all", Compile::all},
@@ -501,6 +533,7 @@ TEST(FinetuneInput, CsvColumnsAreReadByName) {
   EXPECT_EQ(io::read_validation_csv(csv_with("peak_kind", "reserved"), "v.csv").at(0).peak_kind,
             "reserved");
   EXPECT_EQ(io::read_validation_csv(csv_with("compile", "model"), "v.csv").at(0).compile, "model");
+  EXPECT_EQ(io::read_validation_csv(csv_with("loss_upcast", "n"), "v.csv").at(0).loss_upcast, "n");
   // compile is the last column: a megatron row that says it compiles is refused.
   std::string megatron = csv_with("framework", "megatron");
   megatron.insert(megatron.size() - 1, "y");
@@ -517,6 +550,7 @@ TEST(FinetuneInput, CsvColumnsAreReadByName) {
                                  {"lora_targets", "mlp"},
                                  {"peak_kind", "active"},
                                  {"compile", "yes"},
+                                 {"loss_upcast", "no"},
                                  {"loss_chunks", "0"},
                                  {"loss_chunks", "two"}}) {
     try {
@@ -543,6 +577,23 @@ TEST(FinetuneInput, PeakKindPicksThePredictedPeak) {
   const double allocated = *predict_row(r, cat()).predicted;
   EXPECT_LT(allocated, reserved);
   EXPECT_LT(reserved, device);
+}
+
+TEST(FinetuneInput, LossUpcastColumnSetsTheLossPath) {
+  ValidationRow r = io::read_validation_csv(csv_with("framework", "hf"), "v.csv").at(0);
+  r.micro_batch = 1;
+  r.tp = r.pp = r.dp = 1;
+  r.recompute = "full";
+  r.zero = 2;
+  r.interleave = 1;
+  const double upcast = *predict_row(r, cat()).predicted;
+  r.loss_upcast = "n";
+  const double sixteen = *predict_row(r, cat()).predicted;
+  // 6 of the 12 bytes per logit of one 2048-token sequence (Llama 3 8B's
+  // vocabulary 128256), plus the allocator's share of them, in GiB.
+  const double saved = 2048.0 * 128256.0 * 6.0 / (1024.0 * 1024.0 * 1024.0);
+  EXPECT_GT(upcast - sixteen, saved);
+  EXPECT_LT(upcast - sixteen, 1.2 * saved);
 }
 
 }  // namespace
