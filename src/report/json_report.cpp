@@ -301,6 +301,15 @@ ordered_json layout_json(const Layout& l) {
                     {"order", order_string(l.order)}};
   // Given only when not 1F1B (the default every earlier output implies).
   if (l.schedule != PipeSchedule::one_f_one_b) j["pipeline_schedule"] = to_string(l.schedule);
+  // Given only with selective recompute of modules other than core_attn.
+  if (l.recompute == Recompute::selective && l.recompute_modules != kDefaultRecomputeModules) {
+    ordered_json mods = ordered_json::array();
+    for (int i = 0; i < kRecomputeModules; ++i) {
+      if ((l.recompute_modules & module_bit(static_cast<RecomputeModule>(i))) != 0)
+        mods.push_back(kRecomputeModuleNames[i]);
+    }
+    j["recompute_modules"] = mods;
+  }
   return j;
 }
 

@@ -395,6 +395,7 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
     ly.recompute = r.recompute == "full"        ? Recompute::full
                    : r.recompute == "selective" ? Recompute::selective
                                                 : Recompute::none;
+    if (r.recompute_modules) ly.recompute_modules = *r.recompute_modules;
   }
   if (!r.pipeline_schedule.empty()) {
     const auto& names = layout_dim(LayoutKey::pipeline_schedule).choices;

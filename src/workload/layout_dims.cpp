@@ -104,6 +104,11 @@ const std::array<LayoutDim, kLayoutKeys> kDims = {{
    get<&Layout::schedule>, set<&Layout::schedule>,
    "pipeline schedule with pp > 1: 1f1b (interleaved with interleave > 1), zb1p, dualpipe or "
    "dualpipev, where the framework has it; plan: searched among the framework's"},
+  {K::recompute_modules, "recompute_modules", DimKind::set, 0, (1 << kRecomputeModules) - 1,
+   kRecomputeModuleNames, S::none, false, true,
+   get<&Layout::recompute_modules>, set<&Layout::recompute_modules>,
+   "with recompute: selective, the sub-blocks recomputed (Megatron-Core --recompute-modules): "
+   "core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, shared_experts; default core_attn"},
 }};
 // clang-format on
 
