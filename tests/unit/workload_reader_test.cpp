@@ -572,7 +572,7 @@ TEST(WorkloadReader, ClusterGpusIsPartOfOneNode) {
 TEST(WorkloadReader, RecomputeModulesAreReadAsASet) {
   const std::string text =
       "model: deepseek-v3\nseq_len: 4096\nglobal_batch: 64\nframework: megatron\n"
-      "layout:\n  ep: 8\n  recompute: selective\n  recompute_modules: [mlp, mla_up_proj]\n";
+      "layout:\n  ep: 8\n  dp: 8\n  recompute: selective\n  recompute_modules: [mlp, mla_up_proj]\n";
   const Layout ly = read(text).workload.layout;
   EXPECT_EQ(ly.recompute, Recompute::selective);
   // mla_up_proj is bit 3, mlp bit 4: 8 + 16.
