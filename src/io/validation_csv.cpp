@@ -47,6 +47,7 @@ const std::vector<std::string> kColumns = {"id",
                                            "sp",
                                            "interleave",
                                            "recompute",
+                                           "recompute_modules",
                                            "zero",
                                            "finetune",
                                            "lora_rank",
@@ -74,8 +75,7 @@ const std::vector<std::string> kColumns = {"id",
                                            "first_stage_layers",
                                            "last_stage_layers",
                                            "pipeline_schedule",
-                                           "compile",
-                                           "recompute_modules"};
+                                           "compile"};
 
 // The whole-number columns, in column order, with the largest value each accepts.
 struct WholeColumn {

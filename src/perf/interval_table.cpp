@@ -1,5 +1,5 @@
 // Written by scripts/fit_intervals.py; do not edit by hand (rerun the script).
-// fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (split-conformal order statistics); commit 7f2bff5
+// fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (split-conformal order statistics); commit 6af1c3e
 #include "perf/intervals.hpp"
 
 namespace scaleout {
@@ -81,28 +81,28 @@ const std::vector<IntervalEntry>& interval_table() {
       {"time", "blackwell", "*", "finetune", "*", "*", 8, -0.293952, -0.006992},
       {"time", "blackwell", "*", "finetune", "dense", "*", 8, -0.293952, -0.006992},
       {"time", "blackwell", "*", "finetune", "dense", "le64", 8, -0.293952, -0.006992},
-      {"time", "blackwell", "*", "pretrain", "*", "*", 88, -0.253944, 0.207425},
+      {"time", "blackwell", "*", "pretrain", "*", "*", 88, -0.249281, 0.207425},
       {"time", "blackwell", "*", "pretrain", "dense", "*", 72, -0.251433, 0.105661},
       {"time", "blackwell", "*", "pretrain", "dense", "gt64", 30, -0.243318, 0.083626},
       {"time", "blackwell", "*", "pretrain", "dense", "le64", 37, -0.415935, 0.114198},
-      {"time", "blackwell", "*", "pretrain", "moe", "*", 32, -0.253944, 0.499118},
-      {"time", "blackwell", "*", "pretrain", "moe", "gt64", 18, -0.323053, 0.4238},
+      {"time", "blackwell", "*", "pretrain", "moe", "*", 32, -0.204855, 0.499118},
+      {"time", "blackwell", "*", "pretrain", "moe", "gt64", 18, -0.232403, 0.4238},
       {"time", "blackwell", "*", "pretrain", "moe", "le64", 12, -0.1347, 0.692467},
-      {"time", "blackwell", "*", "training", "*", "*", 96, -0.267553, 0.158752},
+      {"time", "blackwell", "*", "training", "*", "*", 96, -0.251433, 0.158752},
       {"time", "blackwell", "nemo", "finetune", "*", "*", 8, -0.293952, -0.006992},
       {"time", "blackwell", "nemo", "finetune", "dense", "*", 8, -0.293952, -0.006992},
       {"time", "blackwell", "nemo", "finetune", "dense", "le64", 8, -0.293952, -0.006992},
-      {"time", "blackwell", "nemo", "pretrain", "*", "*", 88, -0.253944, 0.207425},
+      {"time", "blackwell", "nemo", "pretrain", "*", "*", 88, -0.249281, 0.207425},
       {"time", "blackwell", "nemo", "pretrain", "dense", "*", 72, -0.251433, 0.105661},
       {"time", "blackwell", "nemo", "pretrain", "dense", "gt64", 30, -0.243318, 0.083626},
       {"time", "blackwell", "nemo", "pretrain", "dense", "le64", 37, -0.415935, 0.114198},
-      {"time", "blackwell", "nemo", "pretrain", "moe", "*", 16, -0.323053, 0.692467},
-      {"time", "blackwell", "nemo", "pretrain", "moe", "gt64", 9, -0.323053, 0.4238},
-      {"time", "blackwell", "nemo", "training", "*", "*", 96, -0.267553, 0.158752},
+      {"time", "blackwell", "nemo", "pretrain", "moe", "*", 16, -0.232403, 0.692467},
+      {"time", "blackwell", "nemo", "pretrain", "moe", "gt64", 9, -0.232403, 0.4238},
+      {"time", "blackwell", "nemo", "training", "*", "*", 96, -0.251433, 0.158752},
       {"time", "hopper", "*", "finetune", "*", "*", 20, -0.166985, 0.957038},
       {"time", "hopper", "*", "finetune", "dense", "*", 20, -0.166985, 0.957038},
       {"time", "hopper", "*", "finetune", "dense", "1-node", 16, -0.188902, 0.957364},
-      {"time", "hopper", "*", "pretrain", "*", "*", 80, -0.200576, 0.138821},
+      {"time", "hopper", "*", "pretrain", "*", "*", 80, -0.200467, 0.138821},
       {"time", "hopper", "*", "pretrain", "dense", "*", 50, -0.198149, 0.114595},
       {"time", "hopper", "*", "pretrain", "dense", "1-node", 22, -0.133917, 0.138821},
       {"time", "hopper", "*", "pretrain", "dense", "gt64", 11, -0.447394, 0.114595},
@@ -115,7 +115,7 @@ const std::vector<IntervalEntry>& interval_table() {
       {"time", "hopper", "*", "serving", "dense", "1-node", 82, -0.105754, 0.208337},
       {"time", "hopper", "*", "serving", "moe", "*", 34, -0.313793, 0.268316},
       {"time", "hopper", "*", "serving", "moe", "1-node", 34, -0.313793, 0.268316},
-      {"time", "hopper", "*", "training", "*", "*", 100, -0.198149, 0.159861},
+      {"time", "hopper", "*", "training", "*", "*", 100, -0.188902, 0.159861},
       {"time", "hopper", "automodel", "finetune", "*", "*", 14, 0.044598, 0.957364},
       {"time", "hopper", "automodel", "finetune", "dense", "*", 14, 0.044598, 0.957364},
       {"time", "hopper", "automodel", "finetune", "dense", "1-node", 10, 0.044598, 0.957364},
@@ -133,11 +133,11 @@ const std::vector<IntervalEntry>& interval_table() {
       {"time", "hopper", "mosaic", "pretrain", "dense", "*", 13, -0.198149, 0.120107},
       {"time", "hopper", "mosaic", "pretrain", "dense", "1-node", 9, -0.129445, 0.120107},
       {"time", "hopper", "mosaic", "training", "*", "*", 13, -0.198149, 0.120107},
-      {"time", "hopper", "nemo", "pretrain", "*", "*", 27, -0.234999, 0.599674},
+      {"time", "hopper", "nemo", "pretrain", "*", "*", 27, -0.200467, 0.599674},
       {"time", "hopper", "nemo", "pretrain", "dense", "*", 19, -0.200467, 0.09793},
       {"time", "hopper", "nemo", "pretrain", "dense", "le64", 10, -0.335028, 0.060667},
-      {"time", "hopper", "nemo", "pretrain", "moe", "*", 8, -0.234999, 0.893656},
-      {"time", "hopper", "nemo", "training", "*", "*", 32, -0.200467, 0.35209},
+      {"time", "hopper", "nemo", "pretrain", "moe", "*", 8, -0.106351, 0.893656},
+      {"time", "hopper", "nemo", "training", "*", "*", 32, -0.188902, 0.35209},
       {"time", "hopper", "torchtitan", "pretrain", "*", "*", 12, -0.161579, 0.171117},
       {"time", "hopper", "torchtitan", "pretrain", "dense", "*", 12, -0.161579, 0.171117},
       {"time", "hopper", "torchtitan", "training", "*", "*", 12, -0.161579, 0.171117},
@@ -146,7 +146,7 @@ const std::vector<IntervalEntry>& interval_table() {
 }
 
 const char* interval_table_source() {
-  return "fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (split-conformal order statistics); commit 7f2bff5";
+  return "fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (split-conformal order statistics); commit 6af1c3e";
 }
 
 }  // namespace scaleout
