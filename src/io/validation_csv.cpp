@@ -50,6 +50,7 @@ const std::vector<std::string> kColumns = {"id",
                                            "sp",
                                            "interleave",
                                            "recompute",
+                                           "recompute_modules",
                                            "zero",
                                            "finetune",
                                            "lora_rank",
@@ -152,7 +153,7 @@ bool is_optional_column(std::string_view name) {
          name == "mtp_layers" || name == "train_tokens" || name == "first_stage_layers" ||
          name == "last_stage_layers" || name == "ep_overlap" || name == "pipeline_schedule" ||
          name == "moe_dispatcher" || name == "dp_overlap" || name == "embedding_in_split" ||
-         name == "loss_in_split" || is_memory_saver_column(name);
+         name == "loss_in_split" || name == "recompute_modules" || is_memory_saver_column(name);
 }
 
 // The fine-tuning recipe's memory savers (issue 19), each optional.
@@ -241,6 +242,48 @@ struct Cells {
                      suggestion(s, allowed));
   }
 };
+
+// The recompute_modules cell: module names joined by '+' (mla_up_proj+mlp),
+// each a name of layout recompute_modules, at most once, and only with
+// recompute "selective"; empty: the default.
+std::optional<RecomputeModules> recompute_modules_cell(const Cells& c,
+                                                       const std::string& recompute) {
+  const std::string& s = c.str("recompute_modules");
+  if (s.empty()) return std::nullopt;
+  const std::vector<std::string> names = layout_choices(LayoutKey::recompute_modules);
+  if (recompute != "selective") {
+    throw InputError(c.file, c.line, "recompute_modules",
+                     fmt::format("'{}' names the sub-blocks selective recompute re-runs, but "
+                                 "recompute is {}",
+                                 printable(s), recompute.empty() ? "empty" : recompute),
+                     "set recompute to selective, or leave recompute_modules empty");
+  }
+  RecomputeModules bits = 0;
+  size_t pos = 0;
+  while (pos <= s.size()) {
+    const size_t plus = s.find('+', pos);
+    const std::string name = s.substr(pos, plus == std::string::npos ? plus : plus - pos);
+    const auto at = std::find(names.begin(), names.end(), name);
+    if (at == names.end()) {
+      std::string accepted;
+      for (const std::string& x : names) accepted += (accepted.empty() ? "" : ", ") + x;
+      const std::string close = closest_match(name, names);
+      throw InputError(
+          c.file, c.line, "recompute_modules", fmt::format("unknown module '{}'", printable(name)),
+          fmt::format("{}modules joined by '+', e.g. mla_up_proj+mlp; accepted: {}",
+                      close.empty() ? "" : "did you mean '" + close + "'? ", accepted));
+    }
+    const auto bit = static_cast<RecomputeModules>(1U << (at - names.begin()));
+    if ((bits & bit) != 0) {
+      throw InputError(c.file, c.line, "recompute_modules", fmt::format("'{}' given twice", name),
+                       "name each module once");
+    }
+    bits = static_cast<RecomputeModules>(bits | bit);
+    if (plus == std::string::npos) break;
+    pos = plus + 1;
+  }
+  return bits;
+}
 
 // The position in the header of each canonical column (index of kColumns).
 // The header names the columns in any order: an unknown name, a name given
@@ -416,6 +459,7 @@ std::vector<ValidationRow> read_validation_csv(const std::string& text, const st
           "give ep (expert-parallel degree, at least 2) or leave moe_dispatcher empty");
     }
     r.recompute = c.choice("recompute", layout_choices(LayoutKey::recompute));
+    r.recompute_modules = recompute_modules_cell(c, r.recompute);
     r.pipeline_schedule =
         c.choice("pipeline_schedule", layout_choices(LayoutKey::pipeline_schedule));
     r.finetune = c.choice("finetune", {"full", "lora", "qlora"});

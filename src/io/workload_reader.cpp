@@ -259,11 +259,56 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
           }
           break;
         }
+        case DimKind::set: {
+          // A list of names (or one name), each at most once.
+          const YAML::Node n = f.node(key);
+          if (!n.IsDefined() || n.IsNull()) break;
+          const std::vector<std::string> names(d.choices.begin(), d.choices.end());
+          std::vector<YAML::Node> items;
+          if (n.IsSequence()) {
+            for (const YAML::Node& x : n) items.push_back(x);
+          } else {
+            items.push_back(n);
+          }
+          std::string accepted;
+          for (const std::string& x : names) accepted += (accepted.empty() ? "" : ", ") + x;
+          if (items.empty()) {
+            f.fail(key, "empty list",
+                   fmt::format("name one or more of {}, or leave {} out", accepted, key));
+          }
+          int bits = 0;
+          for (const YAML::Node& x : items) {
+            const std::string name = scalar_string(x, file, "layout." + key);
+            const auto at = std::find(names.begin(), names.end(), name);
+            if (at == names.end()) {
+              const std::string close = closest_match(name, names);
+              throw InputError(
+                  file, line_of(x), "layout." + key,
+                  fmt::format("unknown module '{}'", printable(name)),
+                  fmt::format("{}accepted: {}",
+                              close.empty() ? "" : "did you mean '" + close + "'? ", accepted));
+            }
+            const int bit = 1 << static_cast<int>(at - names.begin());
+            if ((bits & bit) != 0) {
+              throw InputError(file, line_of(x), "layout." + key,
+                               fmt::format("'{}' given twice", name), "name each module once");
+            }
+            bits |= bit;
+          }
+          v = bits;
+          break;
+        }
         case DimKind::order:
           break;
       }
       if (d.key == LayoutKey::sp && !v) v = ly.tp > 1 ? 1 : 0;  // sp: on with tp > 1
       if (v) d.set(ly, *v);
+    }
+    if (f.has("recompute_modules") && ly.recompute != Recompute::selective) {
+      f.fail("recompute_modules",
+             fmt::format("names the sub-blocks selective recompute re-runs, but recompute is {}",
+                         f.has("recompute") ? to_string(ly.recompute) : "not given"),
+             "set recompute: selective, or leave recompute_modules out");
     }
     dp_given = f.has("dp");
     if (f.has("zero")) {

@@ -147,11 +147,34 @@ double optimizer_moment_bytes(const Workload& w) {
 // (selective recompute or FlashAttention, which never materialises the
 // s x s scores): every operation's saved input and output (Korthikanti et al.
 // 2022 §4.1: 34sbh + 5as^2b for GPT with dropout), and the attention core's
-// softmax (and dropout) or FlashAttention's log-sum-exp.
-double layer_bytes_per_token(const Workload& w, const LayerOps& ops, bool core_recomputed) {
+// softmax (and dropout) or FlashAttention's log-sum-exp. The tensors that
+// recomputing `dropped` frees (selective recompute of named modules,
+// StoredTensor::dropped_by) are left out.
+double layer_bytes_per_token(const Workload& w, const LayerOps& ops, bool core_recomputed,
+                             RecomputeModules dropped = 0) {
+  const double gemm_in = gemm_input_bytes(w);
   double bytes = kAct * stored_elems(ops, Stored::act16) +
-                 gemm_input_bytes(w) * stored_elems(ops, Stored::gemm_input) +
+                 gemm_in * stored_elems(ops, Stored::gemm_input) +
                  kMask * stored_elems(ops, Stored::mask) + 4.0 * stored_elems(ops, Stored::fp32);
+  if (dropped != 0) {
+    auto bytes_of = [&](const StoredTensor& t) {
+      if ((t.dropped_by & dropped) == 0) return 0.0;
+      switch (t.kind) {
+        case Stored::act16:
+          return kAct * t.elems;
+        case Stored::gemm_input:
+          return gemm_in * t.elems;
+        case Stored::mask:
+          return kMask * t.elems;
+        case Stored::fp32:
+          return 4.0 * t.elems;
+        case Stored::none:
+          break;
+      }
+      return 0.0;
+    };
+    for (const LayerOp& op : ops) bytes -= bytes_of(op.input) + bytes_of(op.output);
+  }
   const double heads = ops.core_heads;
   const double s_kv = static_cast<double>(w.seq_len);
   if (core_recomputed) {
@@ -277,7 +300,13 @@ double activation_bytes(const Workload& w, const LayerOps& ops) {
           !w.model.is_mla()) {
         return tokens * torchtitan_sac_bytes_per_token(w, ops);
       }
-      return tokens * layer_bytes_per_token(w, ops, true);
+      {
+        // Megatron-Core's named modules (layout recompute_modules): the
+        // attention core's scores go with core_attn (or FlashAttention).
+        const RecomputeModules mods = w.layout.recompute_modules;
+        const bool core = (mods & module_bit(RecomputeModule::core_attn)) != 0;
+        return tokens * layer_bytes_per_token(w, ops, core || w.layout.flash_attention, mods);
+      }
     case Recompute::none:
       return tokens * layer_bytes_per_token(w, ops, w.layout.flash_attention);
   }

@@ -52,9 +52,10 @@ class Builder {
     return op;
   }
   // Norm (reads and writes the residual stream; stores its input).
-  void norm(double params) {
+  LayerOp& norm(double params) {
     LayerOp& op = elementwise(OpBlock::norm, 4.0 * h_ / s_.seq_div, params);
     op.input = {h_ / s_.seq_div, Stored::act16};
+    return op;
   }
   void residual() { elementwise(OpBlock::other, 6.0 * h_ / s_.seq_div); }
   void dropout() {
@@ -71,6 +72,15 @@ class Builder {
 // Parameters of a linear in -> out with an optional bias.
 double linear(double in, double out, bool bias) { return in * out + (bias ? out : 0.0); }
 
+// Recompute modules (model/layer.hpp RecomputeModule) as bits.
+constexpr RecomputeModules kCoreAttn = module_bit(RecomputeModule::core_attn);
+constexpr RecomputeModules kMoeAct = module_bit(RecomputeModule::moe_act);
+constexpr RecomputeModules kLayernorm = module_bit(RecomputeModule::layernorm);
+constexpr RecomputeModules kMlaUpProj = module_bit(RecomputeModule::mla_up_proj);
+constexpr RecomputeModules kMlp = module_bit(RecomputeModule::mlp);
+constexpr RecomputeModules kMoe = module_bit(RecomputeModule::moe);
+constexpr RecomputeModules kSharedExperts = module_bit(RecomputeModule::shared_experts);
+
 void describe_attention(Builder& b, const ModelShape& m, const LayerSplit& s, LayerOps& out) {
   const double h = static_cast<double>(m.hidden);
   const double a = m.heads;
@@ -83,9 +93,17 @@ void describe_attention(Builder& b, const ModelShape& m, const LayerSplit& s, La
     const double qk = x.qk_nope_head_dim + x.qk_rope_head_dim;
     const double latent = x.kv_lora_rank + x.qk_rope_head_dim;
     bool first = true;
+    // The projections' input is the input norm's output, which layernorm
+    // recompute drops (MLA's input norm is a module of its own).
     auto input = [&](LayerOp& op) {
-      if (first) op.input = {h / sd, Stored::gemm_input};  // the projections' input
+      if (first) op.input = {h / sd, Stored::gemm_input, kLayernorm};
       first = false;
+    };
+    // The query and key/value up-projections and RoPE: mla_up_proj re-runs
+    // them and drops their outputs.
+    auto up_proj = [](LayerOp& op) {
+      op.rerun = kMlaUpProj;
+      op.output.dropped_by = kMlaUpProj;
     };
     if (x.q_lora_rank > 0) {
       const double qa = h * x.q_lora_rank + x.q_lora_rank;
@@ -96,11 +114,13 @@ void describe_attention(Builder& b, const ModelShape& m, const LayerSplit& s, La
       LayerOp& q_b =
           b.gemm(OpBlock::attention, TpSplit::column, a * qk / t, x.q_lora_rank, qb, qb / t);
       q_b.output = {a * qk / t, Stored::act16};  // queries
+      up_proj(q_b);
     } else {
       const double q = h * a * qk;
       LayerOp& op = b.gemm(OpBlock::attention, TpSplit::column, a * qk / t, h, q, q / t);
       input(op);
       op.output = {a * qk / t, Stored::act16};
+      up_proj(op);
     }
     const double kva = h * latent + x.kv_lora_rank;
     LayerOp& kv_a = b.gemm(OpBlock::attention, TpSplit::none, latent, h, kva, kva / t);
@@ -119,9 +139,12 @@ void describe_attention(Builder& b, const ModelShape& m, const LayerSplit& s, La
           b.gemm(OpBlock::attention, TpSplit::column, a * (x.qk_nope_head_dim + x.v_head_dim) / t,
                  x.kv_lora_rank, kvb, kvb / t);
       kv_b.output = {a * (qk + x.v_head_dim) / t, Stored::act16};  // keys and values
+      up_proj(kv_b);
     }
-    if (m.position == PositionKind::rope) b.elementwise(OpBlock::other, 4.0 * 2.0 * a * qk / t);
+    if (m.position == PositionKind::rope)
+      b.elementwise(OpBlock::other, 4.0 * 2.0 * a * qk / t).rerun = kMlaUpProj;
     LayerOp& core = b.add(OpKind::attention, OpBlock::attention);
+    core.rerun = kCoreAttn;
     core.heads = a / t;
     core.qk_dim = qk;
     core.v_dim = x.v_head_dim;
@@ -151,6 +174,7 @@ void describe_attention(Builder& b, const ModelShape& m, const LayerSplit& s, La
     b.elementwise(OpBlock::other, 4.0 * (a * d / t + kv_local));  // rotary on q, k
   }
   LayerOp& core = b.add(OpKind::attention, OpBlock::attention);
+  core.rerun = kCoreAttn;
   core.heads = a / t;
   core.qk_dim = d;
   core.v_dim = d;
@@ -175,6 +199,10 @@ struct MlpSpec {
   Stored fc1_input = Stored::none;  // the MLP input, when this MLP stores it
   Stored fc2_input = Stored::act16;
   int fuse = 0;
+  // The recompute modules that re-run this MLP and drop its tensors (the
+  // input of a checkpointed block is kept, so only a stored fc1 input that
+  // is a fused norm's output is dropped).
+  RecomputeModules unit = 0;
 };
 
 // Appends fc1 (and the gate), fc2; returns fc2.
@@ -186,19 +214,22 @@ LayerOp& describe_mlp(Builder& b, const ModelShape& m, const LayerSplit& s, cons
   LayerOp& fc1 = b.gemm(x.block, TpSplit::column, f_local, h, up, up / x.local_div, x.fuse);
   fc1.rows = x.rows;
   fc1.count = x.count;
-  fc1.input = {x.fc1_input == Stored::none ? 0.0 : h / s.seq_div, x.fc1_input};
-  fc1.output = {x.copies * f_local, Stored::act16};
+  fc1.input = {x.fc1_input == Stored::none ? 0.0 : h / s.seq_div, x.fc1_input, x.unit};
+  fc1.output = {x.copies * f_local, Stored::act16, x.unit};
+  fc1.rerun = x.unit;
   if (swiglu) {
     LayerOp& gate = b.gemm(x.block, TpSplit::column, f_local, h, up, up / x.local_div, x.fuse);
     gate.rows = x.rows;
     gate.count = x.count;
-    gate.output = {x.copies * f_local, Stored::act16};
+    gate.output = {x.copies * f_local, Stored::act16, x.unit};
+    gate.rerun = x.unit;
   }
   const double down = x.experts * linear(x.f, h, m.linear_bias);
   LayerOp& fc2 = b.gemm(x.block, TpSplit::row, h, f_local, down, down / x.local_div);
   fc2.rows = x.rows;
   fc2.count = x.count;
-  fc2.input = {x.copies * f_local, x.fc2_input};
+  fc2.input = {x.copies * f_local, x.fc2_input, x.unit};
+  fc2.rerun = x.unit;
   return fc2;
 }
 
@@ -240,14 +271,20 @@ LayerOps describe_layer(const ModelShape& m, bool moe_layer, const LayerSplit& s
   const double h = static_cast<double>(m.hidden);
   const double norm_params = m.norm == NormKind::layernorm ? 2.0 * h : h;
 
-  // Attention block (Korthikanti et al. 2022 §4.1).
-  b.norm(norm_params);
+  // Attention block (Korthikanti et al. 2022 §4.1). MLA's input norm is a
+  // module of its own (layernorm recompute); the others are fused into the
+  // QKV projection under Transformer Engine (gpt_layer_specs.py).
+  LayerOp& input_norm = b.norm(norm_params);
+  if (m.is_mla()) input_norm.rerun = kLayernorm;
   describe_attention(b, m, s, out);
   if (m.dropout) b.dropout();
   b.residual();
 
-  // MLP block.
-  b.norm(norm_params);
+  // MLP block. The pre-MLP norm of a MoE layer is a module of its own
+  // (layernorm recompute); a dense MLP's is fused into its FC1 and re-runs
+  // with it (mlp recompute).
+  LayerOp& mlp_norm = b.norm(norm_params);
+  mlp_norm.rerun = moe_layer ? kLayernorm : kMlp;
   const bool swiglu = m.mlp == MlpKind::swiglu;
   if (moe_layer) {
     const MoeShape& e = m.moe;
@@ -256,12 +293,15 @@ LayerOps describe_layer(const ModelShape& m, bool moe_layer, const LayerSplit& s
     const double router = e.experts * h;
     // The router is replicated on every tensor-parallel rank (Megatron-Core).
     LayerOp& r = b.gemm(OpBlock::router, TpSplit::none, e.experts, h, router, router);
-    r.input = {h / s.seq_div, Stored::act16};
-    r.output = {e.experts / s.seq_div, Stored::fp32};  // router probabilities
+    // The MoE block's input (the pre-MLP norm's output): kept by moe
+    // recompute as its checkpoint's input, dropped by layernorm recompute.
+    r.input = {h / s.seq_div, Stored::act16, kLayernorm};
+    r.output = {e.experts / s.seq_div, Stored::fp32, kMoe};  // router probabilities
+    r.rerun = kMoe;
     // Score function and top-k in FP32 (Megatron-Core --moe-router-dtype
     // fp32, router.py): read the logits, write the probabilities, read them
     // for the top-k selection, 4 bytes per expert each.
-    if (s.training) b.elementwise(OpBlock::other, 12.0 * e.experts / s.seq_div);
+    if (s.training) b.elementwise(OpBlock::other, 12.0 * e.experts / s.seq_div).rerun = kMoe;
     // MoE parallel folding (Megatron-Core): a rank routes its tokens/tp
     // (sequence-parallel) share; an expert's etp ranks gather the copies
     // sent to it, so a rank runs etp/tp of the layer's token copies through
@@ -271,41 +311,49 @@ LayerOps describe_layer(const ModelShape& m, bool moe_layer, const LayerSplit& s
     LayerOp& permute = b.elementwise(OpBlock::other, 4.0 * h * e.top_k / s.seq_div);
     // The experts' FC1 input, kept for its weight gradient (FP8 under
     // Transformer Engine, as DeepSeek-V3 caches it, report §3.3).
-    permute.output = {hot * h, Stored::gemm_input};  // expert inputs, as gathered
+    permute.output = {hot * h, Stored::gemm_input, kMoe};  // expert inputs, as gathered
+    permute.rerun = kMoe;
     const double local_experts = std::max(1.0, static_cast<double>(e.experts) / s.ep);
     // Several local experts: the received rows are sorted by expert before
     // them and back after them (Megatron-Core's second permutation,
     // sort_chunks_by_idxs; DeepEP's permute to expert order), a read and a
     // write of every received row each way.
     const double local_permute = s.training && local_experts > 1 ? 4.0 * h * hot : 0.0;
-    if (local_permute > 0) b.elementwise(OpBlock::other, local_permute);
+    if (local_permute > 0) b.elementwise(OpBlock::other, local_permute).rerun = kMoe;
     const double fe = static_cast<double>(e.expert_ffn);
     MlpSpec routed{OpBlock::experts, fe, static_cast<double>(e.experts), s.ep * s.etp, s.etp};
     routed.rows = hot / local_experts;
     routed.count = std::floor(local_experts);
     routed.copies = hot;
     routed.fuse = 2;
+    routed.unit = kMoe;
     // The routing weights multiply inside the activation (Megatron-Core
     // experts.py), so the combine is a scatter-add that keeps nothing.
-    describe_mlp(b, m, s, routed);
-    b.elementwise(OpBlock::other, (swiglu ? 6.0 : 4.0) * fe / s.etp * hot);  // activation x probs
-    if (local_permute > 0) b.elementwise(OpBlock::other, local_permute);     // back to token order
+    // moe_act re-runs the activation and drops its output, FC2's input.
+    LayerOp& fc2 = describe_mlp(b, m, s, routed);
+    fc2.input.dropped_by |= kMoeAct;
+    b.elementwise(OpBlock::other, (swiglu ? 6.0 : 4.0) * fe / s.etp * hot).rerun =
+        kMoe | kMoeAct;  // activation x probs
+    if (local_permute > 0)
+      b.elementwise(OpBlock::other, local_permute).rerun = kMoe;  // back to token order
     if (e.shared_experts > 0) {
       MlpSpec shared{OpBlock::shared_experts, fe, static_cast<double>(e.shared_experts), s.tp,
                      s.tp};
       shared.width = e.shared_experts;
       shared.fuse = 3;
+      shared.unit = kMoe | kSharedExperts;
       describe_mlp(b, m, s, shared);
     }
-    b.elementwise(OpBlock::other, 4.0 * h * e.top_k / s.seq_div);  // unpermute
+    b.elementwise(OpBlock::other, 4.0 * h * e.top_k / s.seq_div).rerun = kMoe;  // unpermute
   } else {
     MlpSpec dense{OpBlock::mlp, static_cast<double>(m.ffn), 1.0, s.tp, s.tp};
     dense.fc1_input = Stored::gemm_input;
     dense.fc2_input = Stored::gemm_input;
     dense.fuse = 2;
+    dense.unit = kMlp;
     describe_mlp(b, m, s, dense);
-    b.elementwise(OpBlock::other,
-                  (swiglu ? 6.0 : 4.0) * static_cast<double>(m.ffn) / s.tp);  // activation
+    b.elementwise(OpBlock::other, (swiglu ? 6.0 : 4.0) * static_cast<double>(m.ffn) / s.tp).rerun =
+        kMlp;  // activation
   }
   if (m.dropout) b.dropout();
   b.residual();

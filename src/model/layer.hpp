@@ -57,10 +57,50 @@ enum class Stored : std::uint8_t {
 
 inline constexpr int kStoredKinds = 5;
 
+// The sub-blocks Megatron-Core's selective recompute can re-run
+// (--recompute-granularity selective --recompute-modules; Megatron-LM
+// megatron/core/transformer/transformer_config.py `recompute_modules`,
+// docs/model.md "Selective recompute of named sub-blocks"):
+// - core_attn: the attention core (attention.py `checkpoint_core_attention`);
+// - moe_act: the routed experts' activation, its output dropped after FC2
+//   (moe/experts.py, CheckpointWithoutOutput);
+// - layernorm: the norms that are modules of their own under Transformer
+//   Engine, MLA's input norm and the MoE layers' pre-MLP norm (the others
+//   are fused into the next linear, gpt_layer_specs.py), output dropped
+//   (transformer_layer.py `recompute_input_layernorm`, `recompute_pre_mlp_layernorm`);
+// - mla_up_proj: MLA's query and key/value up-projections and RoPE, outputs
+//   dropped after the attention core (multi_latent_attention.py `recompute_up_proj`);
+// - mlp: the dense MLP with its fused norm (not MoE layers; transformer_layer.py `recompute_mlp`);
+// - moe: the whole MoE block, router to unpermute, dispatch and combine
+//   included (moe/moe_layer.py);
+// - shared_experts: the shared experts (moe/shared_experts.py).
+// core_attn, mlp, moe and shared_experts checkpoint normally (the block's
+// input is kept); the others discard their output only.
+enum class RecomputeModule : std::uint8_t {
+  core_attn,
+  moe_act,
+  layernorm,
+  mla_up_proj,
+  mlp,
+  moe,
+  shared_experts
+};
+inline constexpr int kRecomputeModules = 7;
+// A set of modules, one bit per RecomputeModule.
+using RecomputeModules = std::uint8_t;
+constexpr RecomputeModules module_bit(RecomputeModule m) {
+  return static_cast<RecomputeModules>(1U << static_cast<unsigned>(m));
+}
+// Megatron-Core's default --recompute-modules: core_attn.
+inline constexpr RecomputeModules kDefaultRecomputeModules = module_bit(RecomputeModule::core_attn);
+
 // A tensor an operation keeps for the backward pass, per local token.
 struct StoredTensor {
   double elems = 0;  // elements per token on one GPU (after TP/SP division)
   Stored kind = Stored::none;
+  // The recompute modules whose recompute frees it (it is recomputed in the
+  // backward pass instead of kept).
+  RecomputeModules dropped_by = 0;
 };
 
 struct LayerOp {
@@ -86,6 +126,9 @@ struct LayerOp {
   StoredTensor input, output;
   // A frozen base weight under LoRA (no weight gradient).
   bool frozen_under_lora = true;
+  // The recompute modules whose recompute runs this operation's forward
+  // again in the backward pass.
+  RecomputeModules rerun = 0;
 };
 
 // How the layer is split across GPUs.
@@ -204,6 +247,17 @@ inline double local_layer_params(const LayerOps& ops) {
 // Elements per token the layer stores of one kind.
 inline double stored_elems(const LayerOps& ops, Stored kind) {
   return ops.stored[static_cast<std::size_t>(kind)];
+}
+
+// The names of RecomputeModule, by value (Megatron-Core's --recompute-modules words).
+inline constexpr const char* kRecomputeModuleNames[kRecomputeModules] = {
+    "core_attn", "moe_act", "layernorm", "mla_up_proj", "mlp", "moe", "shared_experts"};
+
+// Whether recomputing `modules` runs `op`'s forward again (each operation
+// once, though it may sit in two of them: the MoE block holds moe_act and
+// shared_experts).
+inline bool reruns(const LayerOp& op, RecomputeModules modules) {
+  return (op.rerun & modules) != 0;
 }
 
 // Layers of the model that are MoE layers (the first `dense_layers` stay dense).

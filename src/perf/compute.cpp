@@ -93,6 +93,18 @@ LayerTimes layer_times(const Workload& w, const Gpu& gpu, const ComputeConstants
   // serving constants fitted on inference.csv.
   const bool fp8_training = fp8 && w.task != Task::inference;
   double ew_bytes = 0, ew_kernels = 0;
+  // The part of the re-run work an operation belongs to (none: nullptr),
+  // with its element-wise bytes and kernels.
+  std::array<double, kMaxRerunParts> part_bytes{}, part_kernels{};
+  auto part_of = [&](RecomputeModules mods) -> int {
+    if (mods == 0) return -1;
+    for (int i = 0; i < t.rerun_parts; ++i) {
+      if (t.rerun[static_cast<size_t>(i)].modules == mods) return i;
+    }
+    if (t.rerun_parts == kMaxRerunParts) return -1;  // not expected: describe_layer has 7
+    t.rerun[static_cast<size_t>(t.rerun_parts)].modules = mods;
+    return t.rerun_parts++;
+  };
   for_each_matmul(ops, [&](const LayerOp& op, double n) {
     const double m = tokens * op.rows;
     OpTimes& o = op.frozen_under_lora ? base : adapters;
@@ -102,12 +114,23 @@ LayerTimes layer_times(const Workload& w, const Gpu& gpu, const ComputeConstants
     // Training only, like the FP8 casts below: serving's GEMMs keep the
     // constants fitted on inference.csv.
     const double m_run = experts && w.task != Task::inference ? grouped_gemm_rows(m) : m;
-    o.gemm_s += op.count *
-                std::max(gemm_time_s(m_run, n, op.k, pk, gpu.hbm_bw_Bps, k, eff), k.kernel_floor_s);
+    const double gemm_s =
+        op.count *
+        std::max(gemm_time_s(m_run, n, op.k, pk, gpu.hbm_bw_Bps, k, eff), k.kernel_floor_s);
     // The expert rows are the most loaded rank's; its FLOPs over the load
     // are the mean rank's (what the step executes per GPU on average).
-    o.flops += op.count * 2.0 * m * n * op.k / (experts ? ops.expert_load : 1.0);
+    const double flops = op.count * 2.0 * m * n * op.k / (experts ? ops.expert_load : 1.0);
+    o.gemm_s += gemm_s;
+    o.flops += flops;
     o.kernels += op.count;
+    const int part = part_of(op.rerun);
+    if (part >= 0) {
+      RerunPart& p = t.rerun[static_cast<size_t>(part)];
+      p.forward.gemm_s += gemm_s;
+      p.forward.flops += flops;
+      p.forward.kernels += op.count;
+      if (op.split == TpSplit::row) (experts ? p.etp_reductions : p.tp_reductions) += 1;
+    }
     if (fp8_training && op.block == OpBlock::experts) {
       // FP8 experts quantise their grouped inputs in a kernel of their own
       // (read 16-bit, write FP8 and its transpose for the weight gradient:
@@ -115,15 +138,40 @@ LayerTimes layer_times(const Workload& w, const Gpu& gpu, const ComputeConstants
       // the norm and activation before it (Transformer Engine LayerNormLinear).
       ew_bytes += op.count * op.rows * op.k * kFp8QuantiseBytes;
       ew_kernels += 1;
+      if (part >= 0) {
+        part_bytes[static_cast<size_t>(part)] += op.count * op.rows * op.k * kFp8QuantiseBytes;
+        part_kernels[static_cast<size_t>(part)] += 1;
+      }
     }
   });
   for (const LayerOp& op : ops) {
-    if (op.kind == OpKind::attention) t.core = core_forward(w, gpu, k, op);
+    if (op.kind == OpKind::attention) {
+      t.core = core_forward(w, gpu, k, op);
+      const int part = part_of(op.rerun);
+      if (part >= 0) {
+        OpTimes& f = t.rerun[static_cast<size_t>(part)].forward;
+        f.attention_s += t.core.attention_s;
+        f.elementwise_s += t.core.elementwise_s;
+        f.flops += t.core.flops;
+        f.kernels += t.core.kernels;
+      }
+    }
     if (op.kind != OpKind::elementwise) continue;
     ew_bytes += op.bytes_per_token;
     ew_kernels += 1;
+    const int part = part_of(op.rerun);
+    if (part >= 0) {
+      part_bytes[static_cast<size_t>(part)] += op.bytes_per_token;
+      part_kernels[static_cast<size_t>(part)] += 1;
+    }
   }
   const double ew = elementwise_s(tokens * ew_bytes, gpu, k, ew_kernels);
+  for (int i = 0; i < t.rerun_parts; ++i) {
+    const size_t u = static_cast<size_t>(i);
+    t.rerun[u].forward.elementwise_s +=
+        elementwise_s(tokens * part_bytes[u], gpu, k, part_kernels[u]);
+    t.rerun[u].forward.kernels += part_kernels[u];
+  }
   // QLoRA: every GEMM of a 4-bit base weight first dequantises the whole
   // weight to 16 bit (eager bitsandbytes: forward and again for the input
   // gradient, and in the recompute forward), a pass at the framework's share
@@ -164,6 +212,23 @@ LayerTimes layer_times(const Workload& w, const Gpu& gpu, const ComputeConstants
 LayerTimes layer_times(const Workload& w, const Gpu& gpu, const ComputeConstants& k,
                        bool moe_layer) {
   return layer_times(w, gpu, k, describe_layer(w, moe_layer));
+}
+
+RerunPart rerun_forward(const LayerTimes& t, RecomputeModules modules) {
+  RerunPart out;
+  out.modules = modules;
+  for (int i = 0; i < t.rerun_parts; ++i) {
+    const RerunPart& p = t.rerun[static_cast<size_t>(i)];
+    if ((p.modules & modules) == 0) continue;
+    out.forward.gemm_s += p.forward.gemm_s;
+    out.forward.attention_s += p.forward.attention_s;
+    out.forward.elementwise_s += p.forward.elementwise_s;
+    out.forward.flops += p.forward.flops;
+    out.forward.kernels += p.forward.kernels;
+    out.tp_reductions += p.tp_reductions;
+    out.etp_reductions += p.etp_reductions;
+  }
+  return out;
 }
 
 namespace {

@@ -3,6 +3,8 @@
 // (docs/model.md, "Compute").
 #pragma once
 
+#include <array>
+
 #include "hw/hardware.hpp"
 #include "workload/workload.hpp"
 
@@ -59,6 +61,18 @@ struct OpTimes {
   double total() const { return gemm_s + attention_s + elementwise_s; }
 };
 
+// The forward work of the operations of a layer that the same recompute
+// modules re-run (one LayerOp::rerun value): selective recompute of named
+// sub-blocks repeats it in the backward pass.
+struct RerunPart {
+  RecomputeModules modules = 0;
+  OpTimes forward;
+  // Row-parallel matmuls among them: their TP (routed experts: expert-TP)
+  // reductions run again with them.
+  double tp_reductions = 0, etp_reductions = 0;
+};
+inline constexpr int kMaxRerunParts = 8;
+
 // One layer of one micro-batch on one GPU, timed from its description
 // (model/layer.hpp): forward and backward passes, the attention core alone
 // (what selective recomputation repeats) and the element-wise kernels' time.
@@ -68,7 +82,16 @@ struct LayerTimes {
   OpTimes core;              // attention core, forward
   double elementwise_s = 0;  // the layer's element-wise kernels (attention core's not included)
   double dequant_s = 0;      // QLoRA: one dequantisation pass over the layer's base weights
+  // The forward work by the recompute modules that re-run it (the attention
+  // core under core_attn).
+  std::array<RerunPart, kMaxRerunParts> rerun{};
+  int rerun_parts = 0;
 };
+
+// What selective recompute of `modules` runs again per layer and
+// micro-batch: the forward of every operation one of them re-runs (once
+// each), with the row-parallel reductions among them.
+RerunPart rerun_forward(const LayerTimes& t, RecomputeModules modules);
 LayerTimes layer_times(const Workload& w, const Gpu& gpu, const ComputeConstants& k,
                        const LayerOps& ops);
 LayerTimes layer_times(const Workload& w, const Gpu& gpu, const ComputeConstants& k,

@@ -366,8 +366,17 @@ StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstant
         compute += 0.5 * f.gemm_s + one.times.elementwise_s;
         flops += 0.5 * (f.flops - one.times.core.flops);
       } else {
-        compute += one.times.core.total();
-        flops += one.times.core.flops;
+        // Megatron-Core's named modules (layout recompute_modules; the
+        // default, core_attn, is the attention core alone): their forward
+        // runs again, with the TP reductions of their row-parallel matmuls
+        // and, for the whole MoE block, its dispatch and combine (the
+        // forward half of the all-to-all time).
+        const RecomputeModules mods = ly.recompute_modules;
+        const RerunPart again = rerun_forward(one.times, mods);
+        compute += again.forward.total();
+        flops += again.forward.flops;
+        tp += again.tp_reductions * lt.tp_one + again.etp_reductions * one.etp_one;
+        if ((mods & module_bit(RecomputeModule::moe)) != 0 && ops.moe) ep *= 1.5;
       }
     }
     // DualPipe(V) pairs every forward chunk with a backward chunk for the

@@ -306,6 +306,15 @@ ordered_json layout_json(const Layout& l) {
   // Given only when on (layout embedding_in_split / loss_in_split).
   if (l.embedding_in_split) j["embedding_in_split"] = true;
   if (l.loss_in_split) j["loss_in_split"] = true;
+  // Given only with selective recompute of modules other than core_attn.
+  if (l.recompute == Recompute::selective && l.recompute_modules != kDefaultRecomputeModules) {
+    ordered_json mods = ordered_json::array();
+    for (int i = 0; i < kRecomputeModules; ++i) {
+      if ((l.recompute_modules & module_bit(static_cast<RecomputeModule>(i))) != 0)
+        mods.push_back(kRecomputeModuleNames[i]);
+    }
+    j["recompute_modules"] = mods;
+  }
   return j;
 }
 

@@ -15,9 +15,10 @@
 //   --swiglu, --normalization RMSNorm, --position-embedding-type,
 //   --disable-bias-linear, --add-qkv-bias, --untie-embeddings-and-output-weights,
 //   --attention-dropout, --hidden-dropout, --sequence-parallel,
-//   --recompute-activations, --recompute-granularity, --recompute-method,
-//   --recompute-num-layers, --use-distributed-optimizer, --optimizer-cpu-offload
-//   (validate_args asserts --use-precision-aware-optimizer with it), --bf16,
+//   --recompute-activations, --recompute-granularity, --recompute-modules,
+//   --recompute-method, --recompute-num-layers, --use-distributed-optimizer,
+//   --optimizer-cpu-offload (validate_args asserts --use-precision-aware-optimizer with it),
+//   --bf16,
 //   --fp16, --fp8-format {e4m3,hybrid}, --transformer-impl transformer_engine,
 //   --attention-backend {flash,fused,unfused,local,auto}, --num-experts,
 //   --moe-router-topk, --moe-ffn-hidden-size, --moe-shared-expert-intermediate-size,
@@ -585,7 +586,17 @@ std::vector<std::string> megatron_args(const PlanReport& r, const PlanCandidate&
   if (trained_mtp_layers(w) > 0)
     a.push_back(fmt::format("--mtp-num-layers {}", trained_mtp_layers(w)));
   if (l.sp && l.tp > 1) a.push_back("--sequence-parallel");
-  if (l.recompute == Recompute::selective) a.push_back("--recompute-activations");
+  if (l.recompute == Recompute::selective) {
+    // The default module set is --recompute-activations (selective,
+    // core_attn); any other names its modules (Megatron-Core
+    // --recompute-modules, transformer_config.py recompute_modules).
+    if (l.recompute_modules == kDefaultRecomputeModules) {
+      a.push_back("--recompute-activations");
+    } else {
+      a.push_back("--recompute-granularity selective");
+      a.push_back("--recompute-modules " + recompute_modules_string(l.recompute_modules, ' '));
+    }
+  }
   if (l.recompute == Recompute::full) {
     // Every layer (uniform, one layer per checkpoint), or the first N layers
     // of each model chunk (block: partial recompute, layout recompute_layers).

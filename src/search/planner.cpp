@@ -282,11 +282,25 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
   };
   // The memory-saving settings, cheapest in time first (fixed arrays: nothing
   // is allocated per candidate).
-  std::array<Recompute, 3> recomputes = {Recompute::none, Recompute::selective, Recompute::full};
+  // Recompute: none, selective (Megatron-Core's default modules), the
+  // model's cheap modules where it has any (checks.hpp
+  // cheap_recompute_modules: output-discarding ones), full; or the file's.
+  struct RecomputeChoice {
+    Recompute rc;
+    RecomputeModules modules;
+  };
+  constexpr RecomputeModules kCore = kDefaultRecomputeModules;
+  std::array<RecomputeChoice, 4> recomputes = {{{Recompute::none, kCore},
+                                                {Recompute::selective, kCore},
+                                                {Recompute::full, kCore},
+                                                {Recompute::full, kCore}}};
   size_t n_recomputes = 3;
   if (fx.has(LayoutKey::recompute)) {
-    recomputes[0] = fx.values.recompute;
+    recomputes[0] = {fx.values.recompute, r.workload.layout.recompute_modules};
     n_recomputes = 1;
+  } else if (const RecomputeModules cheap = cheap_recompute_modules(r.workload); cheap != kCore) {
+    recomputes[2] = {Recompute::selective, cheap};
+    n_recomputes = 4;
   }
   // Partial recompute: the file's recompute_layers, or searched when the
   // file fixes neither it nor recompute (a fixed `full` means every layer).
@@ -441,12 +455,13 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
                     const int z = zeros[zi];
                     bool none_fits = false;
                     for (size_t ri = 0; ri < n_recomputes; ++ri) {
-                      const Recompute rc = recomputes[ri];
+                      const Recompute rc = recomputes[ri].rc;
                       for (size_t oi = 0; oi < n_offloads; ++oi) {
                         const bool off = offloads[oi];
                         ly.zero = z;
                         ly.fp8_param_gather = fp8_gather_at(z);
                         ly.recompute = rc;
+                        ly.recompute_modules = recomputes[ri].modules;
                         ly.recompute_layers = rc == Recompute::full ? fixed_rc_layers : 0;
                         ly.offload_optimizer = off;
                         ++out.evaluated;

@@ -382,6 +382,16 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
       u.options.push_back([rc](Workload& x) { x.layout.recompute = rc; });
       u.labels.push_back(fmt::format("recompute={}", to_string(rc)));
     }
+    // Selective recompute of the model's cheap modules, as the planner tries
+    // (checks.hpp cheap_recompute_modules).
+    if (const RecomputeModules cheap = cheap_recompute_modules(w);
+        cheap != kDefaultRecomputeModules) {
+      u.options.push_back([cheap](Workload& x) {
+        x.layout.recompute = Recompute::selective;
+        x.layout.recompute_modules = cheap;
+      });
+      u.labels.push_back("recompute=selective " + recompute_modules_string(cheap, '+'));
+    }
     // Partial recompute (Megatron-LM's block method): a few layers of each
     // model chunk, the planner's continuum between none and full.
     for (int n : {1, 2, 3, 4, 6, 8}) {
@@ -396,6 +406,7 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
     ly.recompute = r.recompute == "full"        ? Recompute::full
                    : r.recompute == "selective" ? Recompute::selective
                                                 : Recompute::none;
+    if (r.recompute_modules) ly.recompute_modules = *r.recompute_modules;
   }
   if (!r.pipeline_schedule.empty()) {
     const auto& names = layout_dim(LayoutKey::pipeline_schedule).choices;

@@ -48,6 +48,10 @@ struct ValidationRow {
   // Layers on the first and last pipeline stage; empty: not given.
   std::optional<long long> first_stage_layers, last_stage_layers;
   std::string recompute;
+  // With recompute "selective": the modules recomputed (layout
+  // recompute_modules, a bit per model/layer.hpp RecomputeModule); empty:
+  // Megatron-Core's default, core_attn.
+  std::optional<RecomputeModules> recompute_modules;
   // Pipeline schedule (layout pipeline_schedule); empty: 1f1b.
   std::string pipeline_schedule;
   std::optional<long long> zero;

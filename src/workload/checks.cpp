@@ -155,6 +155,79 @@ Problem recompute_layers_without_full(Recompute r) {
           "set recompute: full, or leave recompute_layers out"};
 }
 
+// What is wrong with the layout's recompute_modules, if anything: modules
+// other than the default without selective recompute, a framework whose
+// selective recompute is not Megatron-Core's module list, or a module the
+// model lacks (Megatron-Core transformer_config.py refuses mla_up_proj
+// without MLA and moe_act without grouped-GEMM experts).
+std::optional<Problem> recompute_modules_problem(const Workload& w) {
+  const Layout& ly = w.layout;
+  const RecomputeModules mods = ly.recompute_modules;
+  if (mods == kDefaultRecomputeModules) return std::nullopt;
+  const std::string names = recompute_modules_string(mods, '+');
+  if (ly.recompute != Recompute::selective) {
+    return Problem{"layout.recompute_modules",
+                   fmt::format("recompute_modules {} names the sub-blocks selective recompute "
+                               "re-runs, but recompute is {}",
+                               names, to_string(ly.recompute)),
+                   "set recompute: selective, or leave recompute_modules out"};
+  }
+  if (framework_traits(w.framework).selective == SelectiveRecompute::op_level_sac) {
+    return Problem{"layout.recompute_modules",
+                   fmt::format("{}'s selective recompute is op-level activation checkpointing, "
+                               "not Megatron-Core's --recompute-modules",
+                               framework_traits(w.framework).display),
+                   "leave recompute_modules out"};
+  }
+  const ModelShape& m = w.model;
+  if ((mods & module_bit(RecomputeModule::mla_up_proj)) != 0 && !m.is_mla()) {
+    return Problem{
+        "layout.recompute_modules",
+        fmt::format("mla_up_proj needs multi-latent attention; model '{}' has none", m.id),
+        "leave mla_up_proj out"};
+  }
+  const RecomputeModules moe_only = module_bit(RecomputeModule::moe_act) |
+                                    module_bit(RecomputeModule::moe) |
+                                    module_bit(RecomputeModule::shared_experts);
+  if ((mods & moe_only) != 0 && !m.is_moe()) {
+    return Problem{"layout.recompute_modules",
+                   fmt::format("{} needs a mixture-of-experts model; model '{}' has no experts",
+                               recompute_modules_string(mods & moe_only, '+'), m.id),
+                   "leave moe_act, moe and shared_experts out"};
+  }
+  const RecomputeModules output_discarding =
+      module_bit(RecomputeModule::moe_act) | module_bit(RecomputeModule::layernorm);
+  if ((mods & output_discarding) != 0 && te_fp8(w)) {
+    // The launch files write --fp8-recipe delayed (report/launch.cpp).
+    return Problem{"layout.recompute_modules",
+                   fmt::format("Megatron-Core refuses {} recompute under delayed-scaling FP8 "
+                               "(transformer_config.py), the FP8 recipe the launch files write",
+                               recompute_modules_string(mods & output_discarding, '+')),
+                   "leave moe_act and layernorm out with precision: fp8, or train in bf16"};
+  }
+  if ((mods & module_bit(RecomputeModule::shared_experts)) != 0 && m.moe.shared_experts == 0) {
+    return Problem{"layout.recompute_modules",
+                   fmt::format("shared_experts: model '{}' has no shared experts", m.id),
+                   "leave shared_experts out"};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+RecomputeModules cheap_recompute_modules(const Workload& w) {
+  RecomputeModules mods = kDefaultRecomputeModules;
+  if (framework_traits(w.framework).selective == SelectiveRecompute::op_level_sac) return mods;
+  const ModelShape& m = w.model;
+  const bool fp8 = te_fp8(w);
+  if (m.is_mla()) mods |= module_bit(RecomputeModule::mla_up_proj);
+  if (!fp8 && (m.is_mla() || m.is_moe())) mods |= module_bit(RecomputeModule::layernorm);
+  if (!fp8 && m.is_moe()) mods |= module_bit(RecomputeModule::moe_act);
+  return mods;
+}
+
+namespace {
+
 // Megatron-Core's rules for uneven first/last stages (transformer_config.py,
 // "Uneven PP"; transformer_block.py get_num_layers_to_build): each given size
 // is a multiple of the chunks, and the ranks left split the layers left
@@ -319,6 +392,9 @@ std::vector<Problem> check_fixed_layout(const Workload& w, const FixedLayoutKeys
       is_fixed(LayoutKey::recompute) && ly.recompute != Recompute::full) {
     out.push_back(recompute_layers_without_full(ly.recompute));
   }
+  if (is_fixed(LayoutKey::recompute_modules) && is_fixed(LayoutKey::recompute)) {
+    if (const std::optional<Problem> bad = recompute_modules_problem(w)) out.push_back(*bad);
+  }
   if (is_fixed(LayoutKey::first_stage_layers) || is_fixed(LayoutKey::last_stage_layers)) {
     Layout split = ly;
     if (!is_fixed(LayoutKey::first_stage_layers)) split.first_stage_layers = 0;
@@ -414,6 +490,11 @@ void each_layout_problem(const Workload& w, long long gpus_in_cluster, Broken&& 
   if (ly.recompute_layers > 0 && ly.recompute != Recompute::full &&
       broken([&] { return recompute_layers_without_full(ly.recompute); })) {
     return;
+  }
+  if (ly.recompute_modules != kDefaultRecomputeModules) {
+    if (const std::optional<Problem> bad = recompute_modules_problem(w);
+        bad && broken([&] { return *bad; }))
+      return;
   }
   if (ly.schedule != PipeSchedule::one_f_one_b) {
     if (const std::optional<Problem> bad = schedule_problem(w); bad && broken([&] { return *bad; }))

@@ -43,6 +43,16 @@ struct FixedLayoutKeys {
 // QLoRA with fp8. `w` holds the fixed values (the others at their defaults).
 std::vector<Problem> check_fixed_layout(const Workload& w, const FixedLayoutKeys& fixed);
 
+// The output-discarding modules of selective recompute the workload's
+// model has, with core_attn (Megatron-Core --recompute-modules): layernorm
+// and mla_up_proj with MLA, layernorm and moe_act with experts; moe_act and
+// layernorm left out under Transformer Engine FP8 (delayed scaling refuses
+// them). They re-run element-wise kernels and MLA's small up-projections
+// only. The default set where nothing applies (or under a framework whose
+// selective recompute is op-level); `plan` tries the set between selective
+// and full recompute.
+RecomputeModules cheap_recompute_modules(const Workload& w);
+
 // layout.fp8_param_gather without the distributed optimizer (zero 0), which
 // Megatron-LM refuses; part of check_layout.
 std::vector<Problem> check_fp8_param_gather(const Layout& ly);

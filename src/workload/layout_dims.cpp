@@ -116,6 +116,11 @@ const std::array<LayoutDim, kLayoutKeys> kDims = {{
    get<&Layout::loss_in_split>, set<&Layout::loss_in_split>,
    "the output layer and loss take one layer's place in the pipeline split (Megatron-Core "
    "--account-for-loss-in-pipeline-split); megatron/nemo, pp > 1"},
+  {K::recompute_modules, "recompute_modules", DimKind::set, 0, (1 << kRecomputeModules) - 1,
+   kRecomputeModuleNames, S::none, false, true,
+   get<&Layout::recompute_modules>, set<&Layout::recompute_modules>,
+   "with recompute: selective, the sub-blocks recomputed (Megatron-Core --recompute-modules): "
+   "core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, shared_experts; default core_attn"},
 }};
 // clang-format on
 

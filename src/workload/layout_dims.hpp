@@ -46,14 +46,16 @@ enum class LayoutKey : std::uint8_t {
   dp_overlap,
   embedding_in_split,
   loss_in_split,
+  recompute_modules,
 };
-inline constexpr std::size_t kLayoutKeys = 24;
+inline constexpr std::size_t kLayoutKeys = 25;
 
 enum class DimKind : std::uint8_t {
   integer,  // a whole number in [min, max] (a parallel degree, micro-batch, ZeRO stage)
   flag,     // true/false
   choice,   // one name of `choices`; the value is its index (the enum's value)
   order,    // the rank order, a permutation of tp, cp, dp and pp (no integer value)
+  set,      // a set of names of `choices` (a list); the value has bit i for choices[i]
 };
 
 // How `plan` chooses the value when the file does not fix it.

@@ -34,7 +34,27 @@ std::string recompute_label(const Layout& l) {
   if (l.recompute == Recompute::full && l.recompute_layers > 0) {
     s += " " + std::to_string(l.recompute_layers) + "/chunk";
   }
+  if (l.recompute == Recompute::selective && l.recompute_modules != kDefaultRecomputeModules) {
+    s += " " + recompute_modules_string(l.recompute_modules, '+');
+  }
   return s;
+}
+
+std::string recompute_modules_string(RecomputeModules m, char sep) {
+  std::string s;
+  for (int i = 0; i < kRecomputeModules; ++i) {
+    if ((m & module_bit(static_cast<RecomputeModule>(i))) == 0) continue;
+    if (!s.empty()) s += sep;
+    s += kRecomputeModuleNames[i];
+  }
+  return s;
+}
+
+std::optional<RecomputeModule> recompute_module_from_name(std::string_view name) {
+  for (int i = 0; i < kRecomputeModules; ++i) {
+    if (name == kRecomputeModuleNames[i]) return static_cast<RecomputeModule>(i);
+  }
+  return std::nullopt;
 }
 
 std::string order_string(const std::array<Dim, 4>& order) {

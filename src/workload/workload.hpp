@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "hw/hardware.hpp"
 #include "model/layer.hpp"
@@ -95,6 +97,10 @@ struct Layout {
   // --recompute-num-layers N); the others keep their activations. 0: every
   // layer (--recompute-method uniform --recompute-num-layers 1).
   int recompute_layers = 0;
+  // recompute: selective only: the sub-blocks recomputed (Megatron-Core
+  // --recompute-modules; model/layer.hpp RecomputeModule), a bit per
+  // module; Megatron-Core's default core_attn.
+  RecomputeModules recompute_modules = kDefaultRecomputeModules;
   bool flash_attention = true;
   bool offload_optimizer = false;  // optimizer state (and master weights) in host memory
   // offload: all (with offload_optimizer): parameters and gradients in host
@@ -292,7 +298,13 @@ const char* to_string(Dim d);
 // "tp-cp-dp-pp"
 std::string order_string(const std::array<Dim, 4>& order);
 // The recompute policy as reports print it: "none", "selective", "full", or
-// with recompute_layers N "full N/chunk".
+// with recompute_layers N "full N/chunk", or with modules other than
+// core_attn "selective mla_up_proj+mlp".
 std::string recompute_label(const Layout& l);
+// The module names of a set joined by `sep` ("mla_up_proj+mlp" with '+'),
+// in RecomputeModule order.
+std::string recompute_modules_string(RecomputeModules m, char sep);
+// The module of a name, or none.
+std::optional<RecomputeModule> recompute_module_from_name(std::string_view name);
 
 }  // namespace scaleout

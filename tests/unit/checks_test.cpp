@@ -164,5 +164,45 @@ TEST(Checks, FixedLayoutAgreesWithCheckLayoutWhenEverythingIsFixed) {
   }
 }
 
+TEST(Checks, CheapRecomputeModulesAreLegalAndModelSpecific) {
+  auto bit = [](RecomputeModule m) { return module_bit(m); };
+  Workload w;
+  w.model = *io::builtin_catalog().find_model("deepseek-v3");
+  w.framework = Framework::megatron;
+  w.layout.ep = 8;
+  w.layout.dp = 8;
+  // MLA and experts, bf16: core_attn + moe_act + layernorm + mla_up_proj.
+  const RecomputeModules all = kDefaultRecomputeModules | bit(RecomputeModule::moe_act) |
+                               bit(RecomputeModule::layernorm) | bit(RecomputeModule::mla_up_proj);
+  EXPECT_EQ(cheap_recompute_modules(w), all);
+  w.layout.recompute = Recompute::selective;
+  w.layout.recompute_modules = all;
+  EXPECT_TRUE(check_layout(w, 0).empty());
+  // FP8 under Megatron-Core: delayed scaling refuses moe_act and layernorm.
+  w.precision = Precision::fp8;
+  EXPECT_EQ(cheap_recompute_modules(w),
+            kDefaultRecomputeModules | bit(RecomputeModule::mla_up_proj));
+  ASSERT_EQ(check_layout(w, 0).size(), 1u);
+  EXPECT_EQ(check_layout(w, 0)[0].key, "layout.recompute_modules");
+  w.layout.recompute_modules = cheap_recompute_modules(w);
+  EXPECT_TRUE(check_layout(w, 0).empty());
+  // A dense model without MLA: the default; torchtitan: the default.
+  EXPECT_EQ(cheap_recompute_modules(llama70()), kDefaultRecomputeModules);
+  w.precision = Precision::bf16;
+  w.framework = Framework::torchtitan;
+  EXPECT_EQ(cheap_recompute_modules(w), kDefaultRecomputeModules);
+  // Modules without selective recompute, or the model lacks them.
+  Workload d = llama70();
+  d.layout.recompute = Recompute::full;
+  d.layout.recompute_modules = bit(RecomputeModule::mlp);
+  ASSERT_FALSE(check_layout(d, 0).empty());
+  EXPECT_EQ(check_layout(d, 0)[0].key, "layout.recompute_modules");
+  d.layout.recompute = Recompute::selective;
+  EXPECT_TRUE(check_layout(d, 0).empty());
+  d.layout.recompute_modules = bit(RecomputeModule::moe_act);
+  EXPECT_FALSE(check_layout(d, 0).empty());
+  EXPECT_FALSE(layout_legal(d, 0));
+}
+
 }  // namespace
 }  // namespace scaleout

@@ -222,5 +222,53 @@ TEST(Properties, TensorParallelSplitsLayerFlops) {
   EXPECT_NEAR(eight * 8, one, 1e-9 * one);
 }
 
+// What selective recompute of named modules runs again (rerun_forward).
+TEST(Rerun, ModulesOfDeepSeekV3ByHand) {
+  Workload w = workload("deepseek-v3", 4096);
+  w.framework = Framework::megatron;
+  w.layout.ep = 8;
+  w.layout.dp = 8;
+  const ComputeConstants k = compute_constants(gpu("h100-sxm"));
+  const LayerTimes moe = layer_times(w, gpu("h100-sxm"), k, true);
+  const LayerTimes dense = layer_times(w, gpu("h100-sxm"), k, false);
+  auto bit = [](RecomputeModule m) { return module_bit(m); };
+  const double T = 4096;
+  // core_attn: the attention core's forward, as before.
+  const RerunPart core = rerun_forward(moe, bit(RecomputeModule::core_attn));
+  EXPECT_DOUBLE_EQ(core.forward.total(), moe.core.total());
+  EXPECT_DOUBLE_EQ(core.forward.flops, moe.core.flops);
+  // mla_up_proj: q_b (1536 -> 128*192) and kv_b (512 -> 128*256) matmuls:
+  // 2*T*(1536*24576 + 512*32768) FLOPs, no reduction.
+  const RerunPart up = rerun_forward(moe, bit(RecomputeModule::mla_up_proj));
+  EXPECT_DOUBLE_EQ(up.forward.flops, 2 * T * (1536 * 24576.0 + 512 * 32768.0));
+  EXPECT_GT(up.forward.elementwise_s, 0.0);  // RoPE
+  EXPECT_EQ(up.tp_reductions + up.etp_reductions, 0.0);
+  // mlp (dense layers): FC1, gate, FC2 of 7168 x 18432: 2*T*3*7168*18432
+  // FLOPs and FC2's reduction; nothing in a MoE layer.
+  const RerunPart mlp = rerun_forward(dense, bit(RecomputeModule::mlp));
+  EXPECT_DOUBLE_EQ(mlp.forward.flops, 2 * T * 3 * 7168.0 * 18432);
+  EXPECT_EQ(mlp.tp_reductions, 1.0);
+  EXPECT_EQ(rerun_forward(moe, bit(RecomputeModule::mlp)).forward.total(), 0.0);
+  // moe_act: an element-wise kernel only.
+  const RerunPart act = rerun_forward(moe, bit(RecomputeModule::moe_act));
+  EXPECT_EQ(act.forward.flops, 0.0);
+  EXPECT_GT(act.forward.elementwise_s, 0.0);
+  // moe: the whole block; moe_act and shared_experts inside it count once.
+  const RerunPart block = rerun_forward(moe, bit(RecomputeModule::moe));
+  const RerunPart both =
+      rerun_forward(moe, bit(RecomputeModule::moe) | bit(RecomputeModule::moe_act) |
+                             bit(RecomputeModule::shared_experts));
+  EXPECT_DOUBLE_EQ(both.forward.total(), block.forward.total());
+  EXPECT_GT(block.forward.total(),
+            act.forward.total() +
+                rerun_forward(moe, bit(RecomputeModule::shared_experts)).forward.total());
+  // Routed FC2 over expert-TP, the shared experts' FC2 over TP.
+  EXPECT_EQ(block.etp_reductions, 1.0);
+  EXPECT_EQ(block.tp_reductions, 1.0);
+  // The parts add up to no more than the layer's forward.
+  const RerunPart all = rerun_forward(moe, 0x7f);
+  EXPECT_LT(all.forward.total(), moe.forward.total());
+}
+
 }  // namespace
 }  // namespace scaleout

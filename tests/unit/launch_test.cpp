@@ -316,6 +316,30 @@ TEST(Launch, Fp8ParamGatherFlag) {
   EXPECT_TRUE(has(report::megatron_args(r, c), "--fp8-param-gather"));
 }
 
+TEST(Launch, RecomputeModulesFlags) {
+  // The default module set is --recompute-activations; any other names its
+  // modules (Megatron-Core --recompute-granularity selective --recompute-modules).
+  report::PlanReport r = small_report();
+  PlanCandidate c = small_candidate();
+  auto recompute_args = [&] {
+    std::vector<std::string> out;
+    for (const std::string& a : report::megatron_args(r, c)) {
+      if (a.find("--recompute") == 0) out.push_back(a);
+    }
+    return out;
+  };
+  EXPECT_EQ(recompute_args(), std::vector<std::string>{});
+  c.layout.recompute = Recompute::selective;
+  EXPECT_EQ(recompute_args(), std::vector<std::string>{"--recompute-activations"});
+  c.layout.recompute_modules =
+      module_bit(RecomputeModule::mla_up_proj) | module_bit(RecomputeModule::mlp);
+  EXPECT_EQ(recompute_args(), (std::vector<std::string>{"--recompute-granularity selective",
+                                                        "--recompute-modules mla_up_proj mlp"}));
+  c.layout.recompute_modules = kDefaultRecomputeModules | module_bit(RecomputeModule::moe_act);
+  EXPECT_EQ(recompute_args(), (std::vector<std::string>{"--recompute-granularity selective",
+                                                        "--recompute-modules core_attn moe_act"}));
+}
+
 TEST(Launch, MoeDispatcherFlags) {
   // Megatron-Core's dispatcher arguments follow the workload's moe.dispatcher;
   // all-to-all, Megatron-LM's own, when the run leaves it to the framework.

@@ -124,6 +124,74 @@ TEST(Activations, SwigluGqaWithoutDropout) {
   EXPECT_DOUBLE_EQ(lora_fp8, activation_bytes_per_layer(w, false));
 }
 
+// Selective recompute of named modules (Megatron-Core --recompute-modules):
+// each frees the tensors its checkpoint drops.
+RecomputeModules with(RecomputeModule m) { return kDefaultRecomputeModules | module_bit(m); }
+
+TEST(Activations, SelectiveMlpModuleFreesTheDenseMlp) {
+  // Llama 3 8B (as above): mlp recompute frees the MLP input (2h, the fused
+  // norm's output), gate, up and product (3*2*14336); the norm's input stays
+  // as the checkpoint's input.
+  Workload w;
+  w.model = *io::builtin_catalog().find_model("llama3-8b");
+  w.seq_len = 8192;
+  w.layout.micro_batch = 1;
+  w.layout.recompute = Recompute::selective;
+  const double base = activation_bytes_per_layer(w, false);
+  w.layout.recompute_modules = with(RecomputeModule::mlp);
+  EXPECT_DOUBLE_EQ(base - activation_bytes_per_layer(w, false), 8192 * (2 * 4096.0 + 6 * 14336.0));
+  // layernorm: the dense layer's norms are fused into QKV and FC1 under
+  // Transformer Engine, so nothing is freed.
+  w.layout.recompute_modules = with(RecomputeModule::layernorm);
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(w, false), base);
+}
+
+TEST(Activations, SelectiveModulesOfDeepSeekV3) {
+  // DeepSeek-V3, tp 1, ep 8, bf16, seq 4096: per token (h 7168, 128 heads,
+  // q/k head 128 + 64, v head 128, expert FFN 2048, top-8).
+  Workload w;
+  w.model = *io::builtin_catalog().find_model("deepseek-v3");
+  w.framework = Framework::megatron;
+  w.seq_len = 4096;
+  w.layout.micro_batch = 1;
+  w.layout.ep = 8;
+  w.layout.dp = 8;
+  w.layout.recompute = Recompute::selective;
+  const double T = 4096;
+  const double base_moe = activation_bytes_per_layer(w, true);
+  const double base_dense = activation_bytes_per_layer(w, false);
+  auto freed = [&](RecomputeModule m, bool moe) {
+    w.layout.recompute_modules = with(m);
+    const double x = activation_bytes_per_layer(w, moe);
+    w.layout.recompute_modules = kDefaultRecomputeModules;
+    return (moe ? base_moe : base_dense) - x;
+  };
+  // mla_up_proj: queries 128*192 and keys and values 128*(192 + 128), 2 B each.
+  EXPECT_DOUBLE_EQ(freed(RecomputeModule::mla_up_proj, true), T * 2 * 128 * (192 + 320.0));
+  EXPECT_DOUBLE_EQ(freed(RecomputeModule::mla_up_proj, false), T * 2 * 128 * (192 + 320.0));
+  // layernorm: MLA's projection input (2h) and, in a MoE layer, the router
+  // input (2h); the dense layer's pre-MLP norm is fused into FC1.
+  EXPECT_DOUBLE_EQ(freed(RecomputeModule::layernorm, true), T * 2 * 2 * 7168.0);
+  EXPECT_DOUBLE_EQ(freed(RecomputeModule::layernorm, false), T * 2 * 7168.0);
+  // moe_act: the routed experts' FC2 input, top_k x capacity x load rows of
+  // 2048, 2 B each.
+  const LayerOps ops = describe_layer(w, true);
+  const double rows = 8 * w.model.moe.capacity_factor * ops.expert_load;
+  EXPECT_DOUBLE_EQ(freed(RecomputeModule::moe_act, true), T * 2 * rows * 2048);
+  EXPECT_DOUBLE_EQ(freed(RecomputeModule::moe_act, false), 0.0);
+  // shared_experts: one shared expert's FC1, gate and FC2 input, 3*2*2048.
+  EXPECT_DOUBLE_EQ(freed(RecomputeModule::shared_experts, true), T * 3 * 2 * 2048.0);
+  // moe frees all of those (and the router's and dispatch's) but keeps its
+  // input, the router input that layernorm frees.
+  const double moe = freed(RecomputeModule::moe, true);
+  EXPECT_GT(moe, freed(RecomputeModule::moe_act, true) + T * 3 * 2 * 2048.0);
+  w.layout.recompute_modules = with(RecomputeModule::moe) | module_bit(RecomputeModule::moe_act);
+  EXPECT_DOUBLE_EQ(base_moe - activation_bytes_per_layer(w, true), moe);  // freed once
+  // mlp frees the dense layers' MLP only.
+  EXPECT_DOUBLE_EQ(freed(RecomputeModule::mlp, true), 0.0);
+  EXPECT_DOUBLE_EQ(freed(RecomputeModule::mlp, false), T * (2 * 7168.0 + 3 * 2 * 18432.0));
+}
+
 TEST(Activations, TorchtitanOpLevelSelectiveKeepsEverySecondMatmul) {
   // Layer input 2h, attention output 2h + lse 4a, and wq (2h), wv (2*1024),
   // w1 (2f), w2 (2h) of the seven matmul outputs.

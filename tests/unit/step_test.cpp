@@ -496,6 +496,37 @@ TEST(Recompute, TorchtitanSelectiveCostsMoreThanMegatronSelective) {
             run(make("meg", "llama3-8b", "dgx-h100", ly, 8, 8192, Framework::megatron)).step_s);
 }
 
+TEST(Recompute, NamedModulesCostTheirForwardBetweenSelectiveAndFull) {
+  // DeepSeek-V3 on 8 DGX H100, ep 64 (all-to-all over the network): each
+  // module adds its forward to the step, all of them less than full
+  // recompute; moe also repeats the forward dispatch and combine.
+  Layout ly = layout(1, 1, 64);
+  ly.ep = 64;
+  ly.zero = 1;
+  ly.recompute = Recompute::selective;
+  Case c = make("dsv3", "deepseek-v3", "dgx-h100", ly, 512, 4096);
+  auto step = [&](RecomputeModules mods) {
+    c.w.layout.recompute_modules = mods;
+    return run(c).breakdown;
+  };
+  const StepBreakdown core = step(kDefaultRecomputeModules);
+  double previous = core.compute;
+  for (RecomputeModule m :
+       {RecomputeModule::moe_act, RecomputeModule::layernorm, RecomputeModule::mla_up_proj,
+        RecomputeModule::shared_experts, RecomputeModule::mlp, RecomputeModule::moe}) {
+    const RecomputeModules mods =
+        static_cast<RecomputeModules>(c.w.layout.recompute_modules | module_bit(m));
+    const double compute = step(mods).compute;
+    EXPECT_GT(compute, previous) << kRecomputeModuleNames[static_cast<int>(m)];
+    previous = compute;
+  }
+  EXPECT_GT(step(kDefaultRecomputeModules | module_bit(RecomputeModule::moe)).ep_comm,
+            core.ep_comm);
+  c.w.layout.recompute = Recompute::full;
+  c.w.layout.recompute_modules = kDefaultRecomputeModules;
+  EXPECT_LT(previous, run(c).breakdown.compute);
+}
+
 TEST(Zero3, DeepSpeedWithPartialOverlapIsSlowerThanFsdp) {
   // Same workload and kernel constants: DeepSpeed's per-tensor gathers hide
   // behind 45 % of a layer's compute; FSDP hides its gathers behind all of it.

@@ -58,6 +58,41 @@ TEST(ValidationCsv, BadCellNamesLineAndColumn) {
   }
 }
 
+// The optional recompute_modules column: names joined by '+', only with
+// recompute selective.
+TEST(ValidationCsv, RecomputeModulesCell) {
+  const std::string path = std::string(SCALEOUT_SOURCE_DIR) + "/data/validation/training.csv";
+  std::string text = read_text_file(path);
+  const std::string header = text.substr(0, text.find('\n')) + ",recompute_modules\n";
+  auto row = [](const std::string& recompute, const std::string& modules) {
+    return "x1,g,m,24,3072,24,24,9216,51200,gelu,,,2048,512,,1,1,32,1,1,n,1," + recompute +
+           ",0,full,,,a100-sxm-80g,32,8,8,200,ib,megatron,step_time_s,3.5,d,c,," + modules + "\n";
+  };
+  auto error_of = [&](const std::string& r) -> std::string {
+    try {
+      read_validation_csv(header + r, "v.csv");
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "<no InputError>";
+  };
+  const auto rows = read_validation_csv(header + row("selective", "mlp+core_attn"), "v.csv");
+  ASSERT_EQ(rows.size(), 1u);
+  // core_attn bit 0 + mlp bit 4 = 17.
+  EXPECT_EQ(rows[0].recompute_modules, RecomputeModules{17});
+  EXPECT_FALSE(read_validation_csv(header + row("selective", ""), "v.csv")[0].recompute_modules);
+  EXPECT_EQ(error_of(row("selective", "mlp+moe_atc")),
+            "v.csv:2: recompute_modules: unknown module 'moe_atc' (did you mean 'moe_act'? "
+            "modules joined by '+', e.g. mla_up_proj+mlp; accepted: core_attn, moe_act, "
+            "layernorm, mla_up_proj, mlp, moe, shared_experts)");
+  EXPECT_EQ(error_of(row("full", "mlp")),
+            "v.csv:2: recompute_modules: 'mlp' names the sub-blocks selective recompute re-runs, "
+            "but recompute is full (set recompute to selective, or leave recompute_modules "
+            "empty)");
+  EXPECT_EQ(error_of(row("selective", "mlp+mlp")),
+            "v.csv:2: recompute_modules: 'mlp' given twice (name each module once)");
+}
+
 TEST(ValidationCsv, ShapeCellContradictingTheNamedCatalogModelIsAnInputError) {
   const std::string path = std::string(SCALEOUT_SOURCE_DIR) + "/data/validation/training.csv";
   const std::string text = read_text_file(path);

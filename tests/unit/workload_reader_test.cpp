@@ -113,6 +113,28 @@ const std::vector<BadCase> kBadCases = {
      "w.yaml:10: layout.fp8_param_gather: fp8_param_gather needs the distributed optimizer (zero "
      ">= 1) (set zero: 1; Megatron-LM refuses --fp8-param-gather without "
      "--use-distributed-optimizer)"},
+    {"RecomputeModuleUnknown",
+     with(kBase, "  recompute: selective\n",
+          "  recompute: selective\n  recompute_modules: [core_attn, moe_atc]\n"),
+     "w.yaml:11: layout.recompute_modules: unknown module 'moe_atc' (did you mean 'moe_act'? "
+     "accepted: core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, shared_experts)"},
+    {"RecomputeModuleTwice",
+     with(kBase, "  recompute: selective\n",
+          "  recompute: selective\n  recompute_modules: [mlp, mlp]\n"),
+     "w.yaml:11: layout.recompute_modules: 'mlp' given twice (name each module once)"},
+    {"RecomputeModulesWithoutSelective",
+     with(kBase, "  recompute: selective\n", "  recompute: full\n  recompute_modules: [mlp]\n"),
+     "w.yaml:11: layout.recompute_modules: names the sub-blocks selective recompute re-runs, but "
+     "recompute is full (set recompute: selective, or leave recompute_modules out)"},
+    {"RecomputeModulesWithoutRecompute",
+     with(kBase, "  recompute: selective\n", "  recompute_modules: [mlp]\n"),
+     "w.yaml:10: layout.recompute_modules: names the sub-blocks selective recompute re-runs, but "
+     "recompute is not given (set recompute: selective, or leave recompute_modules out)"},
+    {"RecomputeModuleTheModelLacks",
+     with(kBase, "  recompute: selective\n",
+          "  recompute: selective\n  recompute_modules: [mla_up_proj]\n"),
+     "w.yaml:11: layout.recompute_modules: mla_up_proj needs multi-latent attention; model "
+     "'llama3-8b' has none (leave mla_up_proj out)"},
     {"RankOrderNotAPermutation",
      with(kBase, "micro_batch: 1", "micro_batch: 1\n  order: tp-dp-dp-pp"),
      "w.yaml:10: layout.order: 'tp-dp-dp-pp' is not an order of tp, cp, dp and pp (write all four "
@@ -545,6 +567,20 @@ TEST(WorkloadReader, ClusterGpusIsPartOfOneNode) {
   EXPECT_EQ(wf.workload.cluster.nodes, 1);
   EXPECT_EQ(wf.workload.layout.dp, 1);
   EXPECT_EQ(read(kBase).workload.cluster.gpus, 0);  // absent: whole nodes
+}
+
+TEST(WorkloadReader, RecomputeModulesAreReadAsASet) {
+  const std::string text =
+      "model: deepseek-v3\nseq_len: 4096\nglobal_batch: 64\nframework: megatron\n"
+      "layout:\n  ep: 8\n  dp: 8\n  recompute: selective\n  recompute_modules: [mlp, mla_up_proj]\n";
+  const Layout ly = read(text).workload.layout;
+  EXPECT_EQ(ly.recompute, Recompute::selective);
+  // mla_up_proj is bit 3, mlp bit 4: 8 + 16.
+  EXPECT_EQ(ly.recompute_modules, 24);
+  EXPECT_EQ(recompute_label(ly), "selective mla_up_proj+mlp");
+  // Left out: Megatron-Core's default, core_attn (bit 0).
+  EXPECT_EQ(read(kBase).workload.layout.recompute_modules, 1);
+  EXPECT_EQ(recompute_label(read(kBase).workload.layout), "selective");
 }
 
 }  // namespace
