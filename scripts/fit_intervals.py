@@ -17,8 +17,9 @@ finetune pooled; then the same with every framework pooled), the 10th and
 rows: weighted split-conformal order statistics, each row weighing
 1 / sqrt(rows of its source in the regime), so that one long sweep of one
 source (one paper, one cluster; its errors are correlated) does not set the
-interval of every other source in its regime alone. The shipped table is
-fitted on every row.
+interval of every other source in its regime alone. A regime of fewer than
+THIN_ROWS rows is fitted on its rows together with its parent's, weighing
+PRIOR_ROWS rows in all. The shipped table is fitted on every row.
 Its coverage is estimated by FOLDS-fold cross-validation: fold k holds the
 rows k, k + FOLDS, k + 2 FOLDS, ... (file order) of every data set; a table is
 fitted on the other folds, and the script reports, per data set, the share of
@@ -61,6 +62,15 @@ THROUGHPUT = {"tokens_per_s_per_gpu", "mfu", "output_tokens_per_s"}
 # independent rows than it has. 0.5 (a source weighs sqrt(n)) is the midpoint,
 # chosen on the held-out coverage (docs/validation.md, "Prediction intervals").
 SOURCE_POWER = 0.5
+# A regime of fewer rows than THIN_ROWS (19: the fewest n for which the upper
+# order statistic, the ceil((n + 1) 0.9)-th of n, is not the largest residual)
+# is fitted on its rows together with its parent regime's (the next key of
+# its fallback chain), the parent's rows weighing PRIOR_ROWS rows in all
+# (scaled to the regime's mean row weight): a thin regime's interval shrinks
+# toward its parent's instead of spanning its own few extremes. PRIOR_ROWS was
+# chosen on the held-out coverage among 4, 8 and 16 (docs/validation.md).
+THIN_ROWS = next(n for n in range(2, 1000) if math.ceil((n + 1) * HIGH_Q) < n)
+PRIOR_ROWS = 16
 
 
 def quantile(pairs, q):
@@ -123,6 +133,14 @@ def parents(key):
     return list(dict.fromkeys(out))
 
 
+def weighted(rows):
+    """(residual, weight) of each row: 1 / (rows of its source) ** SOURCE_POWER."""
+    per_source = {}
+    for r in rows:
+        per_source[r["source"]] = per_source.get(r["source"], 0) + 1
+    return [(r["resid"], per_source[r["source"]] ** -SOURCE_POWER) for r in rows], len(per_source)
+
+
 def fit(train):
     groups = {}
     for r in train:
@@ -133,12 +151,15 @@ def fit(train):
         rows = groups[k]
         if len(rows) < MIN_ROWS:
             continue
-        per_source = {}
-        for r in rows:
-            per_source[r["source"]] = per_source.get(r["source"], 0) + 1
-        pairs = [(r["resid"], per_source[r["source"]] ** -SOURCE_POWER) for r in rows]
+        pairs, sources = weighted(rows)
+        chain = parents("/".join(k))
+        parent = chain[1] if len(chain) > 1 else None
+        if len(rows) < THIN_ROWS and parent in groups:
+            prior, _ = weighted(groups[parent])
+            scale = sum(w for _, w in pairs) / len(rows) * PRIOR_ROWS / sum(w for _, w in prior)
+            pairs = pairs + [(x, w * scale) for x, w in prior]
         table.append({"metric": k[0], "family": k[1], "framework": k[2], "task": k[3],
-                      "moe": k[4], "scale": k[5], "rows": len(rows), "sources": len(per_source),
+                      "moe": k[4], "scale": k[5], "rows": len(rows), "sources": sources,
                       "low_log": round(quantile(pairs, LOW_Q), 6),
                       "high_log": round(quantile(pairs, HIGH_Q), 6)})
     return table
