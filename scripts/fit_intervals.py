@@ -240,8 +240,9 @@ def main():
     source = ("fitted by scripts/fit_intervals.py on every row of data/validation/{} "
               "(coverage estimated by {}-fold cross-validation), 10th and 90th percentiles of "
               "ln(measured/predicted), regimes of at least {} rows (weighted split-conformal order "
-              "statistics, a row weighing 1/sqrt(rows of its source)); commit {}").format(
-                  ", ".join(DATA_SETS), FOLDS, MIN_ROWS, commit())
+              "statistics, a row weighing 1/sqrt(rows of its source); regimes under {} rows fitted "
+              "with their parent's rows as {} prior rows); commit {}").format(
+                  ", ".join(DATA_SETS), FOLDS, MIN_ROWS, THIN_ROWS, PRIOR_ROWS, commit())
     folds = [fit([r for r in every if r["index"] % FOLDS != k]) for k in range(FOLDS)]
     report = []
     print(f"{'data set':<24} {'held-out':>8} {'inside':>6} {'coverage':>8} {'median width':>12}"
