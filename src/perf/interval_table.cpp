@@ -1,5 +1,5 @@
 // Written by scripts/fit_intervals.py; do not edit by hand (rerun the script).
-// fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (weighted split-conformal order statistics, a row weighing 1/sqrt(rows of its source)); commit 1c9a8c8
+// fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (weighted split-conformal order statistics, a row weighing 1/sqrt(rows of its source); regimes under 19 rows fitted with their parent's rows as 16 prior rows); commit d7bb750
 #include "perf/intervals.hpp"
 
 namespace scaleout {
@@ -9,7 +9,7 @@ const std::vector<IntervalEntry>& interval_table() {
       {"memory", "ampere", "*", "finetune", "*", "*", 57, -0.261693, 0.426054},
       {"memory", "ampere", "*", "finetune", "dense", "*", 57, -0.261693, 0.426054},
       {"memory", "ampere", "*", "finetune", "dense", "1-domain", 57, -0.261693, 0.426054},
-      {"memory", "ampere", "*", "pretrain", "*", "*", 12, -0.215011, 0.426054},
+      {"memory", "ampere", "*", "pretrain", "*", "*", 12, -0.224541, 0.561778},
       {"memory", "ampere", "*", "pretrain", "dense", "*", 12, -0.224541, 0.561778},
       {"memory", "ampere", "*", "pretrain", "dense", "1-domain", 12, -0.224541, 0.561778},
       {"memory", "ampere", "*", "training", "*", "*", 69, -0.224541, 0.426054},
@@ -21,11 +21,11 @@ const std::vector<IntervalEntry>& interval_table() {
       {"memory", "ampere", "litgpt", "finetune", "dense", "*", 20, -0.001701, 0.917479},
       {"memory", "ampere", "litgpt", "finetune", "dense", "1-domain", 20, -0.001701, 0.917479},
       {"memory", "ampere", "litgpt", "training", "*", "*", 20, -0.001701, 0.917479},
-      {"memory", "ampere", "torchtune", "pretrain", "*", "*", 9, -0.259821, 0.561778},
+      {"memory", "ampere", "torchtune", "pretrain", "*", "*", 9, -0.224541, 0.561778},
       {"memory", "ampere", "torchtune", "pretrain", "dense", "*", 9, -0.224541, 0.561778},
       {"memory", "ampere", "torchtune", "pretrain", "dense", "1-domain", 9, -0.224541, 0.561778},
       {"memory", "ampere", "torchtune", "training", "*", "*", 14, -0.259821, 0.40661},
-      {"memory", "hopper", "*", "pretrain", "*", "*", 12, -0.05473, 0.325052},
+      {"memory", "hopper", "*", "pretrain", "*", "*", 12, -0.05473, 0.040898},
       {"memory", "hopper", "*", "pretrain", "dense", "*", 12, -0.05473, 0.040898},
       {"memory", "hopper", "*", "training", "*", "*", 14, -0.05473, 0.325052},
       {"memory", "hopper", "torchtitan", "pretrain", "*", "*", 12, -0.05473, 0.040898},
@@ -35,7 +35,7 @@ const std::vector<IntervalEntry>& interval_table() {
       {"run", "ampere", "*", "pretrain", "dense", "*", 11, -0.120125, 0.641446},
       {"run", "ampere", "*", "pretrain", "dense", "gt64", 11, -0.120125, 0.641446},
       {"run", "ampere", "*", "training", "*", "*", 11, -0.120125, 0.641446},
-      {"time", "ada", "*", "finetune", "*", "*", 15, -0.55143, 0.513056},
+      {"time", "ada", "*", "finetune", "*", "*", 15, -0.578754, 0.562193},
       {"time", "ada", "*", "finetune", "dense", "*", 15, -0.55143, 0.513056},
       {"time", "ada", "*", "finetune", "dense", "1-domain", 15, -0.55143, 0.513056},
       {"time", "ada", "*", "training", "*", "*", 16, -0.578754, 0.562193},
@@ -66,7 +66,7 @@ const std::vector<IntervalEntry>& interval_table() {
       {"time", "ampere", "megatron", "pretrain", "dense", "*", 43, -0.060231, 0.135039},
       {"time", "ampere", "megatron", "pretrain", "dense", "gt64", 32, -0.045921, 0.155131},
       {"time", "ampere", "megatron", "training", "*", "*", 43, -0.060231, 0.135039},
-      {"time", "ampere", "mosaic", "pretrain", "*", "*", 18, -0.135181, 0.180264},
+      {"time", "ampere", "mosaic", "pretrain", "*", "*", 18, -0.159881, 0.260082},
       {"time", "ampere", "mosaic", "pretrain", "dense", "*", 18, -0.135181, 0.180264},
       {"time", "ampere", "mosaic", "pretrain", "dense", "1-domain", 11, -0.159881, 0.180264},
       {"time", "ampere", "mosaic", "training", "*", "*", 18, -0.135181, 0.180264},
@@ -78,7 +78,7 @@ const std::vector<IntervalEntry>& interval_table() {
       {"time", "ampere", "torchtune", "pretrain", "dense", "*", 9, -0.263879, 0.255468},
       {"time", "ampere", "torchtune", "pretrain", "dense", "1-domain", 9, -0.263879, 0.255468},
       {"time", "ampere", "torchtune", "training", "*", "*", 14, -0.263879, 0.21526},
-      {"time", "blackwell", "*", "finetune", "*", "*", 8, -0.289397, 0.114198},
+      {"time", "blackwell", "*", "finetune", "*", "*", 8, -0.293952, -0.006992},
       {"time", "blackwell", "*", "finetune", "dense", "*", 8, -0.293952, -0.006992},
       {"time", "blackwell", "*", "pretrain", "*", "*", 88, -0.249281, 0.207425},
       {"time", "blackwell", "*", "pretrain", "dense", "*", 72, -0.249281, 0.114198},
@@ -87,7 +87,7 @@ const std::vector<IntervalEntry>& interval_table() {
       {"time", "blackwell", "*", "pretrain", "moe", "*", 16, -0.253944, 0.4238},
       {"time", "blackwell", "*", "pretrain", "moe", "gt64", 9, -0.323053, 0.499118},
       {"time", "blackwell", "*", "training", "*", "*", 96, -0.267553, 0.158752},
-      {"time", "blackwell", "nemo", "finetune", "*", "*", 8, -0.289397, 0.114198},
+      {"time", "blackwell", "nemo", "finetune", "*", "*", 8, -0.293952, -0.006992},
       {"time", "blackwell", "nemo", "finetune", "dense", "*", 8, -0.293952, -0.006992},
       {"time", "blackwell", "nemo", "pretrain", "*", "*", 88, -0.249281, 0.207425},
       {"time", "blackwell", "nemo", "pretrain", "dense", "*", 72, -0.249281, 0.114198},
@@ -113,7 +113,7 @@ const std::vector<IntervalEntry>& interval_table() {
       {"time", "hopper", "*", "serving", "moe", "*", 17, -0.229073, 0.247972},
       {"time", "hopper", "*", "serving", "moe", "1-domain", 17, -0.313793, 0.268316},
       {"time", "hopper", "*", "training", "*", "*", 100, -0.234999, 0.166894},
-      {"time", "hopper", "automodel", "finetune", "*", "*", 14, -0.106825, 0.957038},
+      {"time", "hopper", "automodel", "finetune", "*", "*", 14, 0.044598, 0.957364},
       {"time", "hopper", "automodel", "finetune", "dense", "*", 14, 0.044598, 0.957364},
       {"time", "hopper", "automodel", "finetune", "dense", "1-domain", 10, 0.044598, 0.957364},
       {"time", "hopper", "automodel", "training", "*", "*", 20, -0.296514, 0.957038},
@@ -122,7 +122,7 @@ const std::vector<IntervalEntry>& interval_table() {
       {"time", "hopper", "engine", "serving", "dense", "1-domain", 82, -0.140026, 0.222629},
       {"time", "hopper", "engine", "serving", "moe", "*", 17, -0.313793, 0.268316},
       {"time", "hopper", "engine", "serving", "moe", "1-domain", 17, -0.313793, 0.268316},
-      {"time", "hopper", "megatron", "pretrain", "*", "*", 18, -0.071808, 0.123851},
+      {"time", "hopper", "megatron", "pretrain", "*", "*", 18, -0.250852, 0.155666},
       {"time", "hopper", "megatron", "pretrain", "moe", "*", 15, -0.285443, 0.155666},
       {"time", "hopper", "megatron", "pretrain", "moe", "gt64", 11, -0.250852, 0.155666},
       {"time", "hopper", "megatron", "training", "*", "*", 18, -0.200467, 0.143326},
@@ -143,7 +143,7 @@ const std::vector<IntervalEntry>& interval_table() {
 }
 
 const char* interval_table_source() {
-  return "fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (weighted split-conformal order statistics, a row weighing 1/sqrt(rows of its source)); commit 1c9a8c8";
+  return "fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (weighted split-conformal order statistics, a row weighing 1/sqrt(rows of its source); regimes under 19 rows fitted with their parent's rows as 16 prior rows); commit d7bb750";
 }
 
 }  // namespace scaleout
