@@ -6,14 +6,20 @@ data/catalog/intervals.json) from the validation residuals of data/validation.
     scripts/fit_intervals.py build/scaleout --check    # fit, compare with the files
 
 Every data set is predicted with `scaleout validate --format json`; each
-predicted row carries its regime key (metric/family/task/moe/scale, written by
-src/validation: metric/family/framework/task/moe/scale). The residual of a row is ln(measured / predicted) for times,
+predicted row carries its regime key (metric/family/framework/task/moe/scale,
+written by src/validation) and its source (the `group` column; serving: `source`).
+The residual of a row is ln(measured / predicted) for times,
 memory and whole-run figures, and ln(predicted / measured) for throughputs and
 MFU (the time they imply). The rows of every data set are pooled and fitted:
 per regime and per parent regime (scale pooled; MoE pooled; pretrain and
 finetune pooled; then the same with every framework pooled), the 10th and
-90th percentiles (split-conformal order statistics) of the residuals, for every
-regime with at least MIN_ROWS rows. The shipped table is fitted on every row.
+90th percentiles of the residuals, for every regime with at least MIN_ROWS
+rows: weighted split-conformal order statistics, each row weighing
+1 / sqrt(rows of its source in the regime), so that one long sweep of one
+source (one paper, one cluster; its errors are correlated) does not set the
+interval of every other source in its regime alone. A regime of fewer than
+THIN_ROWS rows is fitted on its rows together with its parent's (same task), weighing
+PRIOR_ROWS rows in all. The shipped table is fitted on every row.
 Its coverage is estimated by FOLDS-fold cross-validation: fold k holds the
 rows k, k + FOLDS, k + 2 FOLDS, ... (file order) of every data set; a table is
 fitted on the other folds, and the script reports, per data set, the share of
@@ -49,19 +55,45 @@ FOLDS = 5  # cross-validation folds for the coverage report
 # kUnvalidated* in src/perf/intervals.hpp
 UNVALIDATED = {"time": (0.5, 2.0), "run": (0.5, 2.0), "memory": (0.8, 1.5)}
 THROUGHPUT = {"tokens_per_s_per_gpu", "mfu", "output_tokens_per_s"}
+# A row of a source with n rows in a regime weighs n ** -SOURCE_POWER: 0 would
+# weigh every row alike (one sweep of 1440 rows outweighs a paper of 3), 1
+# every source alike; the residuals' intra-source correlation is about 0.3
+# (one-way ANOVA by source, time rows), so a long sweep is worth far fewer
+# independent rows than it has. 0.5 (a source weighs sqrt(n)) is the midpoint,
+# chosen on the held-out coverage (docs/validation.md, "Prediction intervals").
+SOURCE_POWER = 0.5
+# A regime of fewer rows than THIN_ROWS (19: the fewest n for which the upper
+# order statistic, the ceil((n + 1) 0.9)-th of n, is not the largest residual)
+# is fitted on its rows together with its parent regime's (the next key of
+# its fallback chain, if of the same task), the parent's rows weighing PRIOR_ROWS rows in all
+# (scaled to the regime's mean row weight): a thin regime's interval shrinks
+# toward its parent's instead of spanning its own few extremes. PRIOR_ROWS was
+# chosen on the held-out coverage among 4, 8 and 16 (docs/validation.md).
+THIN_ROWS = next(n for n in range(2, 1000) if math.ceil((n + 1) * HIGH_Q) < n)
+PRIOR_ROWS = 16
 
 
-def quantile(xs, q):
-    """The split-conformal order statistic: for the upper end the
-    ceil((n + 1) q)-th smallest of n residuals (at most the n-th), for the
-    lower end the floor((n + 1) q)-th (at least the first). It is wider than
-    the plain sample quantile on few rows, so that a new row falls inside
-    with the nominal probability."""
-    s = sorted(xs)
-    n = len(s)
-    if q < 0.5:
-        return s[max(1, math.floor((n + 1) * q)) - 1]
-    return s[min(n, math.ceil((n + 1) * q)) - 1]
+def quantile(pairs, q):
+    """The weighted split-conformal order statistic of (residual, weight)
+    pairs (Tibshirani et al. 2019, "Conformal prediction under covariate
+    shift", with the new row at the rows' effective weight): with total
+    weight W and effective weight w* = sum(w^2) / W of a new row, the upper
+    end is the smallest residual whose cumulative weight from below reaches
+    q (W + w*), the lower end the largest whose cumulative weight from above
+    reaches (1 - q) (W + w*) (clipped to the largest and smallest residual).
+    With equal weights this is the plain split-conformal order statistic, the
+    ceil((n + 1) q)-th smallest of n for the upper end and the
+    floor((n + 1) q)-th for the lower: wider than the sample quantile on few
+    rows, so that a new row falls inside with the nominal probability."""
+    s = sorted(pairs)
+    total = sum(w for _, w in s)
+    need = (total + sum(w * w for _, w in s) / total) * (q if q > 0.5 else 1 - q)
+    acc = 0.0
+    for x, w in (s if q > 0.5 else reversed(s)):
+        acc += w
+        if acc >= need * (1 - 1e-12):
+            return x
+    return s[-1][0] if q > 0.5 else s[0][0]
 
 
 def rows_of(binary, name):
@@ -77,7 +109,8 @@ def rows_of(binary, name):
             continue
         resid = math.log(pred / meas) if r["metric"] in THROUGHPUT else math.log(meas / pred)
         rows.append({"index": i, "regime": r["regime"], "resid": resid, "metric": r["metric"],
-                     "predicted": pred, "measured": meas})
+                     "predicted": pred, "measured": meas,
+                     "source": r.get("group") or r.get("source") or r["id"]})
     return rows
 
 
@@ -86,7 +119,8 @@ def parents(key):
     scale pooled, then for an MoE regime the MoE regime of every framework
     (an MoE step errs unlike a dense one more than one framework unlike
     another), then MoE and dense pooled, then pretrain and finetune pooled;
-    then the same with every framework pooled."""
+    then the same with every framework pooled. Each key once: a row is
+    fitted once into every regime it belongs to."""
     metric, family, framework, task, moe, scale = key.split("/")
     out = []
     for fw in (framework, "*"):
@@ -96,22 +130,40 @@ def parents(key):
         out.append((metric, family, fw, task, "*", "*"))
         if task != "serving":
             out.append((metric, family, fw, "training", "*", "*"))
-    return out
+    return list(dict.fromkeys(out))
+
+
+def weighted(rows):
+    """(residual, weight) of each row: 1 / (rows of its source) ** SOURCE_POWER."""
+    per_source = {}
+    for r in rows:
+        per_source[r["source"]] = per_source.get(r["source"], 0) + 1
+    return [(r["resid"], per_source[r["source"]] ** -SOURCE_POWER) for r in rows], len(per_source)
 
 
 def fit(train):
     groups = {}
     for r in train:
         for k in parents(r["regime"]):
-            groups.setdefault(k, []).append(r["resid"])
+            groups.setdefault(k, []).append(r)
     table = []
     for k in sorted(groups):
-        xs = groups[k]
-        if len(xs) < MIN_ROWS:
+        rows = groups[k]
+        if len(rows) < MIN_ROWS:
             continue
+        pairs, sources = weighted(rows)
+        chain = parents("/".join(k))
+        parent = chain[1] if len(chain) > 1 else None
+        # Never toward the pool of pretrain and finetune: adapter memory errs
+        # by up to +33 % where pre-training memory errs within 5 %.
+        if len(rows) < THIN_ROWS and parent in groups and parent[3] == k[3]:
+            prior, _ = weighted(groups[parent])
+            scale = sum(w for _, w in pairs) / len(rows) * PRIOR_ROWS / sum(w for _, w in prior)
+            pairs = pairs + [(x, w * scale) for x, w in prior]
         table.append({"metric": k[0], "family": k[1], "framework": k[2], "task": k[3],
-                      "moe": k[4], "scale": k[5], "rows": len(xs), "low_log": round(quantile(xs, LOW_Q), 6),
-                      "high_log": round(quantile(xs, HIGH_Q), 6)})
+                      "moe": k[4], "scale": k[5], "rows": len(rows), "sources": sources,
+                      "low_log": round(quantile(pairs, LOW_Q), 6),
+                      "high_log": round(quantile(pairs, HIGH_Q), 6)})
     return table
 
 
@@ -161,10 +213,10 @@ def doc_tables(report, table):
             "-" if r["coverage"] is None else f"{100 * r['coverage']:.1f} %",
             "-" if r["median_width"] is None else f"{100 * r['median_width']:.0f} %",
             r["unvalidated_rows"]))
-    reg = ["| metric | family | framework | task | moe | scale | rows | low | high |",
-           "|---|---|---|---|---|---|---:|---:|---:|"]
+    reg = ["| metric | family | framework | task | moe | scale | rows | sources | low | high |",
+           "|---|---|---|---|---|---|---:|---:|---:|---:|"]
     for e in table:
-        reg.append("| {metric} | {family} | {framework} | {task} | {moe} | {scale} | {rows} | ".format(**e)
+        reg.append("| {metric} | {family} | {framework} | {task} | {moe} | {scale} | {rows} | {sources} | ".format(**e)
                    + f"{math.exp(e['low_log']):.2f} | {math.exp(e['high_log']):.2f} |")
     return {"coverage": cov, "regimes": reg}
 
@@ -189,8 +241,10 @@ def main():
     table = fit(every)
     source = ("fitted by scripts/fit_intervals.py on every row of data/validation/{} "
               "(coverage estimated by {}-fold cross-validation), 10th and 90th percentiles of "
-              "ln(measured/predicted), regimes of at least {} rows (split-conformal order "
-              "statistics); commit {}").format(", ".join(DATA_SETS), FOLDS, MIN_ROWS, commit())
+              "ln(measured/predicted), regimes of at least {} rows (weighted split-conformal order "
+              "statistics, a row weighing 1/sqrt(rows of its source); regimes under {} rows fitted "
+              "with their parent's rows as {} prior rows); commit {}").format(
+                  ", ".join(DATA_SETS), FOLDS, MIN_ROWS, THIN_ROWS, PRIOR_ROWS, commit())
     folds = [fit([r for r in every if r["index"] % FOLDS != k]) for k in range(FOLDS)]
     report = []
     print(f"{'data set':<24} {'held-out':>8} {'inside':>6} {'coverage':>8} {'median width':>12}"
@@ -214,8 +268,10 @@ def main():
     doc = {"description": "Central 80 % prediction intervals by regime: 10th and 90th percentiles "
                           "of ln(measured/predicted) (throughput and MFU as the time they imply); "
                           "docs/model.md, 'Prediction intervals'. Keys: metric/family/framework/"
-                          "task/moe/scale; '*' pools; task 'training' pools pretrain and finetune.",
-           "source": source, "min_rows": MIN_ROWS,
+                          "task/moe/scale; '*' pools; task 'training' pools pretrain and finetune; "
+                          "scale 1-domain: one scale-up (NVLink) domain. A row weighs "
+                          "1/sqrt(rows of its source in the regime).",
+           "source": source, "min_rows": MIN_ROWS, "source_power": SOURCE_POWER,
            "unvalidated_default": {k: {"low": v[0], "high": v[1]} for k, v in UNVALIDATED.items()},
            "held_out": report, "regimes": table}
     json_path = os.path.join(ROOT, "data", "catalog", "intervals.json")

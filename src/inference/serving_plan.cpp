@@ -111,7 +111,7 @@ void try_layout(const PlanRequest& r, const ServingConstants& k, const ModelFact
        .framework = "engine",
        .task = IntervalTask::serving,
        .moe = w.model.is_moe(),
-       .scale = scale_band(static_cast<long long>(tp) * pp, hw.server.gpus_per_node)});
+       .scale = scale_band(static_cast<long long>(tp) * pp, domain_gpus(hw.server))});
   c.band = std::max(0.0, c.interval.high - 1.0);
   c.nodes = static_cast<int>(replica_nodes);  // one replica; replicas come below
   if (!c.estimate.meets_ttft || !c.estimate.meets_tpot) {

@@ -34,12 +34,12 @@ const char* to_string(ScaleBand s) {
     case ScaleBand::over_64:
       return "gt64";
     default:
-      return "1-node";
+      return "1-domain";
   }
 }
 
-ScaleBand scale_band(long long gpus, long long gpus_per_node) {
-  if (gpus <= gpus_per_node || gpus <= 1) return ScaleBand::one_node;
+ScaleBand scale_band(long long gpus, long long domain_gpus) {
+  if (gpus <= domain_gpus || gpus <= 1) return ScaleBand::one_domain;
   return gpus <= 64 ? ScaleBand::up_to_64 : ScaleBand::over_64;
 }
 

@@ -16,14 +16,19 @@ namespace scaleout {
 // they imply), a GPU's peak memory, or a whole run's GPU-hours or days.
 enum class IntervalMetric { time, memory, run };
 enum class IntervalTask { pretrain, finetune, serving };
-// GPUs of the run: one node, up to 64 GPUs, more than 64.
-enum class ScaleBand { one_node, up_to_64, over_64 };
+// GPUs of the run: one scale-up (NVLink) domain (a node, or a rack-scale
+// domain such as GB200 NVL72: no scale-out network in the step), up to 64
+// GPUs, more than 64.
+enum class ScaleBand { one_domain, up_to_64, over_64 };
 
 const char* to_string(IntervalMetric m);
 const char* to_string(IntervalTask t);
 const char* to_string(ScaleBand s);
 
-ScaleBand scale_band(long long gpus, long long gpus_per_node);
+// The band of a run of `gpus` GPUs on servers whose scale-up domain holds
+// `domain_gpus` (hw/hardware.hpp domain_gpus: the node, or the rack-scale
+// NVLink domain).
+ScaleBand scale_band(long long gpus, long long domain_gpus);
 
 struct RegimeKey {
   IntervalMetric metric = IntervalMetric::time;
@@ -31,10 +36,10 @@ struct RegimeKey {
   std::string framework;  // "megatron", "hf", ...; serving: "engine"
   IntervalTask task = IntervalTask::pretrain;
   bool moe = false;
-  ScaleBand scale = ScaleBand::one_node;
+  ScaleBand scale = ScaleBand::one_domain;
 };
 
-// "time/hopper/megatron/pretrain/dense/1-node": the key as validate and the
+// "time/hopper/megatron/pretrain/dense/1-domain": the key as validate and the
 // fitting script write it.
 std::string regime_name(const RegimeKey& k);
 
@@ -46,7 +51,7 @@ struct IntervalEntry {
   const char* framework;
   const char* task;
   const char* moe;    // "moe" | "dense" | "*"
-  const char* scale;  // "1-node" | "le64" | "gt64" | "*"
+  const char* scale;  // "1-domain" | "le64" | "gt64" | "*"
   int rows;           // fitting rows behind it (rows of data/validation)
   double low_log;     // 10th percentile of ln(measured / predicted)
   double high_log;    // 90th percentile

@@ -86,7 +86,7 @@ RegimeKey regime_of(const Workload& w, const HardwareOption& hw, int nodes, Inte
           .task = is_lora(w) ? IntervalTask::finetune : IntervalTask::pretrain,
           .moe = w.model.is_moe(),
           .scale = scale_band(static_cast<long long>(nodes) * hw.server.gpus_per_node,
-                              hw.server.gpus_per_node)};
+                              domain_gpus(hw.server))};
 }
 
 namespace {

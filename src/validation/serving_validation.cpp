@@ -73,7 +73,7 @@ ServingValidationReport validate_serving_rows(const std::vector<ServingRow>& row
         .framework = "engine",
         .task = IntervalTask::serving,
         .moe = model->is_moe(),
-        .scale = scale_band(static_cast<long long>(row.tp) * row.pp, server->gpus_per_node)};
+        .scale = scale_band(static_cast<long long>(row.tp) * row.pp, domain_gpus(*server))};
     r.regime = regime_name(key);
     r.interval = prediction_interval(key);
     const bool throughput = row.metric != "ttft_s" && row.metric != "tpot_s";

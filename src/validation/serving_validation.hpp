@@ -32,7 +32,7 @@ struct ServingRowResult {
   int batch = 0;  // concurrency the prediction used
   // The central 80 % interval of the row's regime (perf/intervals.hpp).
   double predicted_low = 0, predicted_high = 0;
-  std::string regime;  // "time/hopper/serving/dense/1-node"
+  std::string regime;  // "time/hopper/engine/serving/dense/1-domain"
   PredictionInterval interval;
   bool inside() const { return measured >= predicted_low && measured <= predicted_high; }
   double error() const { return (predicted - measured) / measured; }

@@ -633,7 +633,7 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
                   .framework = to_string(chosen->framework),
                   .task = is_lora(*chosen) ? IntervalTask::finetune : IntervalTask::pretrain,
                   .moe = chosen->model.is_moe(),
-                  .scale = scale_band(gpus, server.gpus_per_node)};
+                  .scale = scale_band(gpus, domain_gpus(server))};
     out.regime = regime_name(key);
     out.interval = prediction_interval(key);
     const double lo = out.interval.low, hi = out.interval.high;

@@ -702,10 +702,29 @@ TEST(Intervals, MoeIsKeptBeforeTheFrameworkIsPooled) {
 }
 
 TEST(Intervals, ScaleBands) {
-  EXPECT_EQ(scale_band(8, 8), ScaleBand::one_node);
-  EXPECT_EQ(scale_band(1, 8), ScaleBand::one_node);
+  EXPECT_EQ(scale_band(8, 8), ScaleBand::one_domain);
+  EXPECT_EQ(scale_band(1, 8), ScaleBand::one_domain);
   EXPECT_EQ(scale_band(64, 8), ScaleBand::up_to_64);
   EXPECT_EQ(scale_band(72, 4), ScaleBand::over_64);
+  EXPECT_EQ(to_string(ScaleBand::one_domain), std::string("1-domain"));
+}
+
+TEST(Intervals, ARackScaleDomainIsOneScaleBand) {
+  // 64 GPUs in one GB200 NVL72 rack run their step inside one NVLink domain,
+  // as 8 GPUs of one DGX do; 64 DGX GPUs need the scale-out network.
+  const Catalog& cat = io::builtin_catalog();
+  const Server& rack = *cat.find_server("dgx-gb200-nvl72");
+  const Server& dgx = *cat.find_server("dgx-h100");
+  EXPECT_EQ(scale_band(64, domain_gpus(rack)), ScaleBand::one_domain);
+  EXPECT_EQ(scale_band(72, domain_gpus(rack)), ScaleBand::one_domain);
+  EXPECT_EQ(scale_band(76, domain_gpus(rack)), ScaleBand::over_64);
+  EXPECT_EQ(scale_band(8, domain_gpus(dgx)), ScaleBand::one_domain);
+  EXPECT_EQ(scale_band(64, domain_gpus(dgx)), ScaleBand::up_to_64);
+  // A plan's regime takes the same band (search/planner.cpp regime_of).
+  PlanRequest r = request("llama3-8b", {"dgx-gb200-nvl72"}, 1e10);
+  const HardwareOption& hw = r.hardware[0];
+  EXPECT_EQ(regime_of(r.workload, hw, 16, IntervalMetric::time).scale, ScaleBand::one_domain);
+  EXPECT_EQ(regime_of(r.workload, hw, 19, IntervalMetric::time).scale, ScaleBand::over_64);
 }
 
 TEST(Search, DeepSpeedPipelinesRunWithoutInterleaving) {

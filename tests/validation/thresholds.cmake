@@ -70,26 +70,27 @@ set(SCALEOUT_VALIDATION_CHECKS
   "inference.csv|by_metric/tpot_s/mape|max|0.14"               # 0.122 (6 rows)
   "inference.csv|by_metric/ttft_s/mape|max|0.12"               # 0.096
   # Share of measured values inside the central 80 % interval (issue 21), every row of the file
-  # (the even rows fitted the table, the odd rows are held out: docs/validation.md). A sane
-  # range, not a target: below 0.6 the intervals are too narrow, above 0.97 uselessly wide.
-  "training.csv|interval_coverage/share|min|0.6"              # 0.886
+  # (in-sample: the shipped table is fitted on every row; the held-out 5-fold figures are in
+  # docs/validation.md). A sane range, not a target: below 0.6 the intervals are too narrow,
+  # above 0.97 uselessly wide.
+  "training.csv|interval_coverage/share|min|0.6"              # 0.868
   "training.csv|interval_coverage/share|max|0.97"
-  "external.csv|interval_coverage/share|min|0.6"              # 0.682
+  "external.csv|interval_coverage/share|min|0.6"              # 0.727
   "external.csv|interval_coverage/share|max|0.97"
-  "moe-training.csv|interval_coverage/share|min|0.6"          # 0.739
+  "moe-training.csv|interval_coverage/share|min|0.6"          # 0.913
   "moe-training.csv|interval_coverage/share|max|0.97"
-  "blackwell-training.csv|interval_coverage/share|min|0.6"    # 0.902
+  "blackwell-training.csv|interval_coverage/share|min|0.6"    # 0.880
   "blackwell-training.csv|interval_coverage/share|max|0.97"
-  "finetune.csv|interval_coverage/share|min|0.6"              # 0.888 (0.807 before the RTX 3090/A5000 rows)
+  "finetune.csv|interval_coverage/share|min|0.6"              # 0.858 (0.807 before the RTX 3090/A5000 rows)
   "finetune.csv|interval_coverage/share|max|0.97"
   "whole-runs.csv|interval_coverage/share|min|0.6"            # 1.0 (0.923 before the row inputs were read from the sources)
-  # whole-runs.csv: no upper limit. Every row sits on the fixed unvalidated default (0.5-2x; no
-  # whole-run regime has 8 fitting rows), so its coverage measures the model, not a fitted width.
-  "vtrain-single.csv|interval_coverage/share|min|0.6"         # 0.806
+  # whole-runs.csv: no upper limit. Its 13 rows are 11 rows of one regime (at most 18 rows, its
+  # interval spans them) and 2 on the fixed unvalidated default (0.5-2x).
+  "vtrain-single.csv|interval_coverage/share|min|0.6"         # 0.800
   "vtrain-single.csv|interval_coverage/share|max|0.97"
-  "vtrain-multi.csv|interval_coverage/share|min|0.6"          # 0.899
+  "vtrain-multi.csv|interval_coverage/share|min|0.6"          # 0.890
   "vtrain-multi.csv|interval_coverage/share|max|0.97"
-  "inference.csv|interval_coverage/share|min|0.6"             # 0.78
+  "inference.csv|interval_coverage/share|min|0.6"             # 0.820
   "inference.csv|interval_coverage/share|max|0.97"
 )
 # Spearman rank correlation per model: "file|limit" holds for every model of

@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""Unit checks of scripts/fit_intervals.py's fitting rules (ctest
+validation.fit_intervals_rules): the weighted split-conformal order statistic,
+the source weights, the thin-regime shrinkage and the parent chain."""
+import math
+import os
+import random
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+import fit_intervals as F  # noqa: E402
+
+
+def check(cond, what):
+    if not cond:
+        sys.exit("FAIL: " + what)
+
+
+# Equal weights: the plain split-conformal order statistics.
+rnd = random.Random(1)
+for n in range(1, 120):
+    xs = sorted(rnd.random() for _ in range(n))
+    lo, hi = F.quantile([(x, 1.0) for x in xs], 0.1), F.quantile([(x, 1.0) for x in xs], 0.9)
+    check(lo == xs[max(1, math.floor((n + 1) * 0.1)) - 1], f"lower order statistic, n={n}")
+    check(hi == xs[min(n, math.ceil((n + 1) * 0.9)) - 1], f"upper order statistic, n={n}")
+check(F.THIN_ROWS == 19, "19 rows: the fewest whose upper order statistic is not the largest")
+
+# Source weights: 60 rows of one source near 0 and 3 rows of another at +0.3;
+# weighed row by row the 90th percentile stays near 0, by source it reaches
+# the small source.
+def row(resid, source, i):
+    return {"regime": "time/hopper/megatron/pretrain/dense/gt64", "resid": resid,
+            "source": source, "index": i}
+
+
+rows = [row(0.01 * (i % 5), "sweep", i) for i in range(60)] + [row(0.3, "paper", 60 + i) for i in range(3)]
+entry = next(e for e in F.fit(rows) if e["framework"] == "megatron" and e["scale"] == "gt64")
+check(entry["rows"] == 63 and entry["sources"] == 2, "rows and sources of an entry")
+check(abs(entry["high_log"] - 0.3) < 1e-9, "the small source sets the upper end")
+old = F.SOURCE_POWER
+F.SOURCE_POWER = 0.0
+entry = next(e for e in F.fit(rows) if e["framework"] == "megatron" and e["scale"] == "gt64")
+check(entry["high_log"] < 0.1, "rows alike: the sweep sets the upper end")
+F.SOURCE_POWER = old
+
+# A row is fitted once into each regime (the MoE chain lists no key twice).
+chain = F.parents("time/hopper/nemo/pretrain/moe/le64")
+check(len(chain) == len(set(chain)), "parents lists each key once")
+moe = [dict(row(0.0, f"s{i}", i), regime="time/hopper/nemo/pretrain/moe/le64") for i in range(8)]
+pooled = next(e for e in F.fit(moe) if e["framework"] == "*" and e["moe"] == "moe" and e["scale"] == "le64")
+check(pooled["rows"] == 8, "an MoE row counts once in its framework-pooled regime")
+
+# A thin regime shrinks toward its parent of the same task: 8 rows at +0.5
+# at one scale, 30 rows at 0 at another; the 8-row regime's upper end stays
+# +0.5 but its lower end is pulled toward the parent's 0 ... -0.1.
+thin = [dict(row(0.5 + 0.01 * i, f"t{i}", i), regime="time/hopper/megatron/pretrain/dense/le64")
+        for i in range(8)]
+wide = [dict(row(-0.1 + 0.004 * i, f"w{i}", 8 + i), regime="time/hopper/megatron/pretrain/dense/gt64")
+        for i in range(30)]
+e = next(e for e in F.fit(thin + wide) if e["framework"] == "megatron" and e["scale"] == "le64")
+check(e["rows"] == 8 and e["low_log"] < 0.5, "an 8-row regime shrinks toward its parent")
+big = [dict(r, index=40 + i) for i, r in enumerate(thin * 3)]
+e = next(e for e in F.fit(big + wide) if e["framework"] == "megatron" and e["scale"] == "le64")
+check(e["rows"] == 24 and e["low_log"] >= 0.5, "a regime of 19 rows or more is fitted on its own")
+# Never across the pretrain + finetune pool.
+mem = [dict(row(0.0, f"p{i}", i), regime="memory/hopper/torchtitan/pretrain/dense/1-domain",
+            metric="peak_mem_gib") for i in range(10)]
+ft = [dict(row(0.4, f"f{i}", 10 + i), regime="memory/hopper/hf/finetune/dense/1-domain",
+           metric="peak_mem_gib") for i in range(10)]
+e = next(e for e in F.fit(mem + ft) if e["framework"] == "*" and e["task"] == "pretrain"
+         and e["moe"] == "*")
+check(abs(e["high_log"]) < 1e-9, "a pretrain regime does not shrink toward the finetune pool")
+print("fit_intervals rules: ok")
