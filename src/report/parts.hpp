@@ -55,8 +55,8 @@ std::string wrap(const std::string& text, const std::string& first, const std::s
 std::string layout_line(const Layout& l);
 std::string layout_parallel(const Layout& l);
 std::string layout_settings(const Layout& l);
-// ", first/last stage 7/7 layers", ", embedding and loss in the pipeline
-// split", or "" for the even split.
+// ", first/last stage 7/7 layers", ", embedding/loss in split" (each in a
+// layer's place), or "" for the even split.
 std::string stage_split_label(const Layout& l);
 // The fabric id, or "8 x 400 Gb/s NICs" for the server's own NICs.
 std::string fabric_name(const HardwareOption& hw);

@@ -57,9 +57,9 @@ std::string stage_split_label(const Layout& l) {
     return fmt::format(", first/last stage {}/{} layers", l.first_stage_layers,
                        l.last_stage_layers);
   }
-  if (l.embedding_in_split && l.loss_in_split) return ", embedding and loss in the pipeline split";
-  if (l.embedding_in_split) return ", embedding in the pipeline split";
-  if (l.loss_in_split) return ", loss in the pipeline split";
+  if (l.embedding_in_split && l.loss_in_split) return ", embedding/loss in split";
+  if (l.embedding_in_split) return ", embedding in split";
+  if (l.loss_in_split) return ", loss in split";
   return "";
 }
 

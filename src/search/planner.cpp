@@ -313,6 +313,8 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
   const int fixed_last = fx.has(LayoutKey::last_stage_layers) ? fx.values.last_stage_layers : 0;
   const bool search_split =
       !fx.has(LayoutKey::first_stage_layers) && !fx.has(LayoutKey::last_stage_layers);
+  const bool split_flags_free =
+      !fx.has(LayoutKey::embedding_in_split) && !fx.has(LayoutKey::loss_in_split);
   std::array<bool, 2> offloads = {false, true};
   size_t n_offloads = 2;
   if (fx.has(LayoutKey::offload)) {
@@ -394,6 +396,8 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
                 // (the balanced one is tried below).
                 ly.first_stage_layers = fixed_first;
                 ly.last_stage_layers = fixed_last;
+                ly.embedding_in_split = r.workload.layout.embedding_in_split;
+                ly.loss_in_split = r.workload.layout.loss_in_split;
                 // Overlapping the MoE all-to-all hides it wherever it is allowed.
                 ly.ep_overlap =
                     fx.has(LayoutKey::ep_overlap) ? fx.values.ep_overlap : ep_overlap_allowed(w);
@@ -407,8 +411,23 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
                 // step than stages is refused.
                 const bool too_few_for_interleave =
                     v > 1 && batch < static_cast<long long>(mb) * dp * pp;
+                // Where only the embedding and loss in the split make the
+                // chunks legal (more chunks than layers), that is the base.
+                bool legal = layout_legal(w, gpus);
+                const bool may_account =
+                    search_split && split_flags_free && pp > 1 && counts_embedding_in_split(fw);
+                bool base_accounted = false;
+                if (!legal && may_account) {
+                  ly.embedding_in_split = true;
+                  ly.loss_in_split = true;
+                  legal = base_accounted = layout_legal(w, gpus);
+                  if (!legal) {
+                    ly.embedding_in_split = false;
+                    ly.loss_in_split = false;
+                  }
+                }
                 if (batch % (static_cast<long long>(mb) * dp) != 0 || too_few_for_interleave ||
-                    !layout_legal(w, gpus)) {
+                    !legal) {
                   out.rejected.add(Rejection::divisibility);
                   continue;
                 }
@@ -526,6 +545,17 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
                     ly.first_stage_layers = 0;
                     ly.last_stage_layers = 0;
                   }
+                }
+                // The embedding and the loss each in a layer's place of the
+                // split (Megatron-Core's account flags; Llama 3 405B's
+                // layout), where the framework has them and the file fixes
+                // no stage sizing: kept where it is faster or fits.
+                if (may_account && !base_accounted && least_here <= kBalancedSplitReach) {
+                  ly.embedding_in_split = true;
+                  ly.loss_in_split = true;
+                  if (layout_legal(w, gpus)) try_settings();
+                  ly.embedding_in_split = false;
+                  ly.loss_in_split = false;
                 }
               }
             }

@@ -50,13 +50,6 @@ Problem interleave_chunks(const ModelShape& m, int pp, int interleave) {
           "lower interleave or pp so that every chunk holds at least one layer"};
 }
 
-// Frameworks whose pipeline split can count the embedding and the loss as
-// layers: Megatron-Core (megatron, nemo) and in-house engines (other; Llama
-// 3's, arXiv:2407.21783 section 3.3.2).
-bool counts_embedding_in_split(Framework f) {
-  return f == Framework::megatron || f == Framework::nemo || f == Framework::other;
-}
-
 // Megatron-Core's rules for the embedding and loss counted in the pipeline
 // split (transformer_config.py __post_init__; training/arguments.py): a
 // Megatron-Core framework, pp > 1, no first/last stage sizes beside them,
@@ -304,6 +297,29 @@ Problem qlora_fp8() {
 
 }  // namespace
 
+// Frameworks whose pipeline split can count the embedding and the loss as
+// layers: Megatron-Core (megatron, nemo) and in-house engines (other; Llama
+// 3's, arXiv:2407.21783 section 3.3.2).
+bool counts_embedding_in_split(Framework f) {
+  return f == Framework::megatron || f == Framework::nemo || f == Framework::other;
+}
+
+namespace {
+
+// Chunk places the embedding and the loss may take in the split: the fixed
+// flags, or both where the planner may still set them (the framework has
+// them and the file fixes neither).
+template <typename IsFixed>
+int split_places(const Workload& w, IsFixed&& is_fixed) {
+  const Layout& ly = w.layout;
+  if (is_fixed(LayoutKey::embedding_in_split) || is_fixed(LayoutKey::loss_in_split)) {
+    return (ly.embedding_in_split ? 1 : 0) + (ly.loss_in_split ? 1 : 0);
+  }
+  return counts_embedding_in_split(w.framework) ? 2 : 0;
+}
+
+}  // namespace
+
 std::vector<Problem> check_fixed_layout(const Workload& w, const FixedLayoutKeys& fixed) {
   std::vector<Problem> out;
   const ModelShape& m = w.model;
@@ -319,8 +335,8 @@ std::vector<Problem> check_fixed_layout(const Workload& w, const FixedLayoutKeys
       out.push_back(interleave_without_pp());
     } else if (!framework_traits(w.framework).interleaved_pp) {
       out.push_back(interleave_unsupported(w.framework));
-    } else if (is_fixed(LayoutKey::pp) &&
-               m.layers < static_cast<long long>(ly.pp) * ly.interleave) {
+    } else if (is_fixed(LayoutKey::pp) && m.layers + split_places(w, is_fixed) <
+                                              static_cast<long long>(ly.pp) * ly.interleave) {
       out.push_back(interleave_chunks(m, ly.pp, ly.interleave));
     } else if (!is_fixed(LayoutKey::pp) && m.layers < 2LL * ly.interleave) {
       // The fewest stages an interleaved pipeline has is 2.

@@ -61,6 +61,10 @@ std::vector<Problem> check_fp8_param_gather(const Layout& ly);
 // (layout `ep_overlap`): expert parallelism, and with megatron or nemo a
 // pipeline of one stage or an interleaved one (Megatron-Core's rule).
 bool ep_overlap_allowed(const Workload& w);
+// Whether the framework's pipeline split can count the embedding and the
+// loss as layers (layout embedding_in_split, loss_in_split): megatron, nemo
+// (Megatron-Core's --account-for-*-in-pipeline-split) and other.
+bool counts_embedding_in_split(Framework f);
 
 // Whether framework `f` ships pipeline schedule `s` (FrameworkTraits::
 // pipeline_schedules).

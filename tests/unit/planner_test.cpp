@@ -432,6 +432,29 @@ TEST(Search, BalancedStagesOffsetTheEmbeddingAndTheOutputLayer) {
   EXPECT_EQ(fixed.frontier.front().layout.last_stage_layers, 6);
 }
 
+TEST(Search, TriesTheEmbeddingAndLossInTheSplit) {
+  // Llama 3.1 405B on pp 16 x interleave 8 (Llama 3's own layout): 126 layers
+  // are fewer than the 128 chunks, so only the split that gives the
+  // embedding and the loss a chunk each is legal, and the planner finds it.
+  PlanRequest r = request("llama3.1-405b", {"dgx-h100"}, 1e11);
+  r.workload.framework = Framework::megatron;
+  r.workload.seq_len = 8192;
+  r.workload.global_batch = 64;
+  r.constraints.max_nodes = 16;
+  r.fixed.set(LayoutKey::tp, 8);
+  r.fixed.set(LayoutKey::pp, 16);
+  r.fixed.set(LayoutKey::interleave, 8);
+  r.fixed.set(LayoutKey::micro_batch, 1);
+  const PlanResult p = plan(r);
+  ASSERT_FALSE(p.frontier.empty());
+  EXPECT_TRUE(p.frontier.front().layout.embedding_in_split);
+  EXPECT_TRUE(p.frontier.front().layout.loss_in_split);
+  // Fixed off: no legal layout is left.
+  r.fixed.set(LayoutKey::embedding_in_split, 0);
+  r.fixed.set(LayoutKey::loss_in_split, 0);
+  EXPECT_TRUE(plan(r).frontier.empty());
+}
+
 TEST(Search, Fp8ParamGatherKeepsTheDistributedOptimizer) {
   // Megatron-LM refuses --fp8-param-gather without the distributed optimizer:
   // every plan keeps zero >= 1, and it needs less memory than without the option.
