@@ -14,6 +14,11 @@ framework and writes every assumption into the row's `derivation`:
   interleave  = VP, or 1 where the table says n/a
   precision   = fp8 for FP8 (per-tensor current scaling), MXFP8 and 32x32-block FP8
                 (NVFP4 rows are not gathered: the model has no 4-bit training)
+  compile     = y for torchtitan rows (--training.compile), else empty
+  embedding_in_split, loss_in_split
+              = y where the sheet's cells of those names say y (the recipe counts the
+                token embedding / the output layer and loss as pipeline layers:
+                Megatron-Core account_for_*_in_pipeline_split), else empty
   system      = DGX-GB200 NVL72: 4 GPUs per compute tray, 72-GPU NVLink domain,
                 4 x 400 Gb/s per tray; DGX-GB300 NVL72: the same with 4 x 800 Gb/s; DGX-B200 / DGX-H100: 8 GPUs, 8 x 400 Gb/s;
                 the fabric is not named by the sources (empty)
@@ -33,7 +38,8 @@ import sys
 COLUMNS = ("id,group,model,layers,hidden,heads,kv_heads,ffn_hidden,vocab,mlp,moe_experts,"
            "moe_top_k,seq_len,global_batch,micro_batch,tp,pp,dp,cp,ep,sp,interleave,recompute,"
            "zero,finetune,lora_rank,precision,gpu,num_gpus,gpus_per_node,scaleup_domain_gpus,"
-           "nics_per_node,nic_gbps,fabric,framework,metric,value,etp,derivation,cite").split(",")
+           "nics_per_node,nic_gbps,fabric,framework,metric,value,etp,derivation,cite,compile,"
+           "embedding_in_split,loss_in_split").split(",")
 
 MB_COMMIT = "067f987df03b8355b03192d88d70f1709fedf51a"
 SOURCES = {
@@ -53,6 +59,12 @@ SOURCES = {
            "https://github.com/pytorch/torchtitan/blob/4a61bd87d3c7e92bcfeb5d5464d9e6bd13ef440a/"
            "benchmarks/llama3-8b_h200_202506_trainy-whitefiber.md"),
 }
+
+# The recipe that sets the pipeline-split flags the performance tables do not print.
+SPLIT_SOURCE = ("Megatron-Bridge 381d0b825 src/megatron/bridge/recipes/llama/h100/llama3.py "
+                "llama31_405b_pretrain_256gpu_h100_bf16_config")
+# Decoder layers of the catalog models a split-flag row names (for the check below).
+CATALOG_LAYERS = {"Llama 3.1 405B": 126}
 
 # Dense models the catalog lacks, from their papers / configs.
 NEMOTRON4 = {
@@ -122,6 +134,22 @@ def build(r):
     out["interleave"] = r["vp"] or 1
     framework = "torchtitan" if r["source"] == "tt" else "nemo"
     out["framework"] = framework
+    if framework == "torchtitan":
+        out["compile"] = "y"
+    flags = [c for c in ("embedding_in_split", "loss_in_split") if r.get(c) == "y"]
+    if flags:
+        layers = CATALOG_LAYERS[r["model"]]
+        places, chunks = layers + len(flags), pp * int(r["vp"] or 1)
+        assert places % chunks == 0, r["id"]
+        for c in flags:
+            out[c] = "y"
+        names = " and ".join(f"account_for_{c.split('_')[0]}_in_pipeline_split" for c in flags)
+        note.append(f"the recipe counts the {' and the '.join(c.split('_')[0] for c in flags)} as "
+                    f"pipeline layers ({names} set in {SPLIT_SOURCE}; the table does not print "
+                    f"them: ASSUMED the performance recipe keeps the base recipe's flags; {layers} layers "
+                    f"alone do not divide into PP {pp} x VP {r['vp']} chunks) -> {', '.join(c + ' y' for c in flags)}; "
+                    f"{layers} layers + {len(flags)} = {places} places = PP {pp} x VP {r['vp']} "
+                    f"chunks of {places // chunks}")
     fsdp = r["fsdp"] not in ("", "0")
     if framework == "torchtitan":
         out["zero"] = 3
