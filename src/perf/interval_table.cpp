@@ -1,5 +1,5 @@
 // Written by scripts/fit_intervals.py; do not edit by hand (rerun the script).
-// fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (weighted split-conformal order statistics, a row weighing 1/sqrt(rows of its source); regimes under 19 rows fitted with their parent's rows as 16 prior rows); commit 9714b8d
+// fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (weighted split-conformal order statistics, a row weighing 1/sqrt(rows of its source); regimes under 19 rows fitted with their parent's rows as 16 prior rows); commit 3697db5
 #include "perf/intervals.hpp"
 
 namespace scaleout {
@@ -80,22 +80,22 @@ const std::vector<IntervalEntry>& interval_table() {
       {"time", "ampere", "torchtune", "training", "*", "*", 14, -0.263879, 0.21526},
       {"time", "blackwell", "*", "finetune", "*", "*", 8, -0.293952, -0.006992},
       {"time", "blackwell", "*", "finetune", "dense", "*", 8, -0.293952, -0.006992},
-      {"time", "blackwell", "*", "pretrain", "*", "*", 88, -0.243318, 0.207425},
-      {"time", "blackwell", "*", "pretrain", "dense", "*", 72, -0.249281, 0.114198},
+      {"time", "blackwell", "*", "pretrain", "*", "*", 93, -0.232403, 0.207425},
+      {"time", "blackwell", "*", "pretrain", "dense", "*", 77, -0.243318, 0.106544},
       {"time", "blackwell", "*", "pretrain", "dense", "1-domain", 40, -0.415935, 0.106544},
-      {"time", "blackwell", "*", "pretrain", "dense", "gt64", 30, -0.243318, 0.137598},
+      {"time", "blackwell", "*", "pretrain", "dense", "gt64", 35, -0.243318, 0.083626},
       {"time", "blackwell", "*", "pretrain", "moe", "*", 16, -0.230825, 0.4238},
       {"time", "blackwell", "*", "pretrain", "moe", "gt64", 9, -0.232403, 0.499118},
-      {"time", "blackwell", "*", "training", "*", "*", 96, -0.251433, 0.158752},
+      {"time", "blackwell", "*", "training", "*", "*", 101, -0.251433, 0.158752},
       {"time", "blackwell", "nemo", "finetune", "*", "*", 8, -0.293952, -0.006992},
       {"time", "blackwell", "nemo", "finetune", "dense", "*", 8, -0.293952, -0.006992},
-      {"time", "blackwell", "nemo", "pretrain", "*", "*", 88, -0.243318, 0.207425},
-      {"time", "blackwell", "nemo", "pretrain", "dense", "*", 72, -0.249281, 0.114198},
+      {"time", "blackwell", "nemo", "pretrain", "*", "*", 93, -0.232403, 0.207425},
+      {"time", "blackwell", "nemo", "pretrain", "dense", "*", 77, -0.243318, 0.106544},
       {"time", "blackwell", "nemo", "pretrain", "dense", "1-domain", 40, -0.415935, 0.106544},
-      {"time", "blackwell", "nemo", "pretrain", "dense", "gt64", 30, -0.243318, 0.137598},
+      {"time", "blackwell", "nemo", "pretrain", "dense", "gt64", 35, -0.243318, 0.083626},
       {"time", "blackwell", "nemo", "pretrain", "moe", "*", 16, -0.204855, 0.499118},
       {"time", "blackwell", "nemo", "pretrain", "moe", "gt64", 9, -0.232403, 0.499118},
-      {"time", "blackwell", "nemo", "training", "*", "*", 96, -0.251433, 0.158752},
+      {"time", "blackwell", "nemo", "training", "*", "*", 101, -0.251433, 0.158752},
       {"time", "hopper", "*", "finetune", "*", "*", 20, -0.188902, 0.957038},
       {"time", "hopper", "*", "finetune", "dense", "*", 20, -0.188902, 0.957038},
       {"time", "hopper", "*", "finetune", "dense", "1-domain", 16, -0.188902, 0.957038},
@@ -143,7 +143,7 @@ const std::vector<IntervalEntry>& interval_table() {
 }
 
 const char* interval_table_source() {
-  return "fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (weighted split-conformal order statistics, a row weighing 1/sqrt(rows of its source); regimes under 19 rows fitted with their parent's rows as 16 prior rows); commit 9714b8d";
+  return "fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (weighted split-conformal order statistics, a row weighing 1/sqrt(rows of its source); regimes under 19 rows fitted with their parent's rows as 16 prior rows); commit 3697db5";
 }
 
 }  // namespace scaleout
