@@ -444,20 +444,22 @@ std::vector<ValidationRow> read_validation_csv(const std::string& text, const st
     for (const WholeColumn& col : kWholeColumns) r.*col.value = c.integer(col.name, col.max);
     r.mlp = c.choice("mlp", {"gelu", "swiglu"});
     r.sp = c.choice("sp", {"y", "n"});
+    // A setting of expert parallelism given on a row without it.
+    auto needs_ep = [&](bool given, const char* column, const char* what) {
+      if (given && r.ep.value_or(1) < 2) {
+        throw InputError(file, line, column, fmt::format("{} needs ep > 1", what),
+                         fmt::format("give ep (expert-parallel degree, at least 2) or leave {} "
+                                     "empty",
+                                     column));
+      }
+    };
     r.ep_overlap = c.choice("ep_overlap", {"y", "n"});
-    if (r.ep_overlap == "y" && r.ep.value_or(1) < 2) {
-      throw InputError(file, line, "ep_overlap", "the all-to-all overlap needs ep > 1",
-                       "give ep (expert-parallel degree, at least 2) or leave ep_overlap empty");
-    }
+    needs_ep(r.ep_overlap == "y", "ep_overlap", "the all-to-all overlap");
     r.dp_overlap = c.choice("dp_overlap", {"y", "n"});
     r.embedding_in_split = c.choice("embedding_in_split", {"y", "n"});
     r.loss_in_split = c.choice("loss_in_split", {"y", "n"});
     r.moe_dispatcher = c.choice("moe_dispatcher", {"alltoall", "deepep", "hybridep"});
-    if (!r.moe_dispatcher.empty() && r.ep.value_or(1) < 2) {
-      throw InputError(
-          file, line, "moe_dispatcher", "a token dispatcher needs ep > 1",
-          "give ep (expert-parallel degree, at least 2) or leave moe_dispatcher empty");
-    }
+    needs_ep(!r.moe_dispatcher.empty(), "moe_dispatcher", "a token dispatcher");
     r.recompute = c.choice("recompute", layout_choices(LayoutKey::recompute));
     r.recompute_modules = recompute_modules_cell(c, r.recompute);
     r.pipeline_schedule =
