@@ -447,7 +447,7 @@ std::vector<ValidationRow> read_validation_csv(const std::string& text, const st
     // A setting of expert parallelism given on a row without it.
     auto needs_ep = [&](bool given, const char* column, const char* what) {
       if (given && r.ep.value_or(1) < 2) {
-        throw InputError(file, line, column, fmt::format("{} needs ep > 1", what),
+        throw InputError(file, r.line, column, fmt::format("{} needs ep > 1", what),
                          fmt::format("give ep (expert-parallel degree, at least 2) or leave {} "
                                      "empty",
                                      column));
