@@ -313,8 +313,11 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
   const int fixed_last = fx.has(LayoutKey::last_stage_layers) ? fx.values.last_stage_layers : 0;
   const bool search_split =
       !fx.has(LayoutKey::first_stage_layers) && !fx.has(LayoutKey::last_stage_layers);
-  const bool split_flags_free =
-      !fx.has(LayoutKey::embedding_in_split) && !fx.has(LayoutKey::loss_in_split);
+  // The embedding and loss in the split may be tried (the framework has it,
+  // the file sizes no stage and fixes neither flag); per candidate with pp > 1.
+  const bool may_account_split = search_split && !fx.has(LayoutKey::embedding_in_split) &&
+                                 !fx.has(LayoutKey::loss_in_split) &&
+                                 counts_embedding_in_split(r.workload.framework);
   std::array<bool, 2> offloads = {false, true};
   size_t n_offloads = 2;
   if (fx.has(LayoutKey::offload)) {
@@ -414,8 +417,7 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
                 // Where only the embedding and loss in the split make the
                 // chunks legal (more chunks than layers), that is the base.
                 bool legal = layout_legal(w, gpus);
-                const bool may_account =
-                    search_split && split_flags_free && pp > 1 && counts_embedding_in_split(fw);
+                const bool may_account = may_account_split && pp > 1;
                 bool base_accounted = false;
                 if (!legal && may_account) {
                   ly.embedding_in_split = true;

@@ -57,8 +57,7 @@ Problem interleave_chunks(const ModelShape& m, int pp, int interleave) {
 // chunks.
 Problem accounted_split(const ModelShape& m, const Layout& ly, Framework f) {
   const char* key = ly.embedding_in_split ? "layout.embedding_in_split" : "layout.loss_in_split";
-  const int e = ly.embedding_in_split ? 1 : 0, l = ly.loss_in_split ? 1 : 0;
-  const int places = m.layers + e + l;
+  const int places = m.layers + split_places(ly);
   const int v = pipeline_chunks(ly);
   if (!counts_embedding_in_split(f)) {
     return {key,
@@ -82,16 +81,16 @@ Problem accounted_split(const ModelShape& m, const Layout& ly, Framework f) {
   return {key,
           fmt::format("{} layers + {} place(s) for the embedding and loss = {} do not split "
                       "evenly over pp {}{}",
-                      m.layers, e + l, places, ly.pp,
+                      m.layers, split_places(ly), places, ly.pp,
                       v > 1 ? fmt::format(" x interleave {} chunks", v) : ""),
           fmt::format("choose pp{} dividing {}", v > 1 ? " x interleave" : "", places)};
 }
 
 bool accounted_split_broken(const ModelShape& m, const Layout& ly, Framework f) {
-  if (!ly.embedding_in_split && !ly.loss_in_split) return false;
+  if (split_places(ly) == 0) return false;
   if (!counts_embedding_in_split(f) || ly.pp <= 1) return true;
   if (ly.first_stage_layers > 0 || ly.last_stage_layers > 0) return true;
-  const int places = m.layers + (ly.embedding_in_split ? 1 : 0) + (ly.loss_in_split ? 1 : 0);
+  const int places = m.layers + split_places(ly);
   return places % (ly.pp * pipeline_chunks(ly)) != 0;
 }
 
@@ -310,10 +309,9 @@ namespace {
 // flags, or both where the planner may still set them (the framework has
 // them and the file fixes neither).
 template <typename IsFixed>
-int split_places(const Workload& w, IsFixed&& is_fixed) {
-  const Layout& ly = w.layout;
+int possible_split_places(const Workload& w, IsFixed&& is_fixed) {
   if (is_fixed(LayoutKey::embedding_in_split) || is_fixed(LayoutKey::loss_in_split)) {
-    return (ly.embedding_in_split ? 1 : 0) + (ly.loss_in_split ? 1 : 0);
+    return split_places(w.layout);
   }
   return counts_embedding_in_split(w.framework) ? 2 : 0;
 }
@@ -335,7 +333,7 @@ std::vector<Problem> check_fixed_layout(const Workload& w, const FixedLayoutKeys
       out.push_back(interleave_without_pp());
     } else if (!framework_traits(w.framework).interleaved_pp) {
       out.push_back(interleave_unsupported(w.framework));
-    } else if (is_fixed(LayoutKey::pp) && m.layers + split_places(w, is_fixed) <
+    } else if (is_fixed(LayoutKey::pp) && m.layers + possible_split_places(w, is_fixed) <
                                               static_cast<long long>(ly.pp) * ly.interleave) {
       out.push_back(interleave_chunks(m, ly.pp, ly.interleave));
     } else if (!is_fixed(LayoutKey::pp) && m.layers < 2LL * ly.interleave) {
@@ -447,8 +445,7 @@ void each_layout_problem(const Workload& w, long long gpus_in_cluster, Broken&& 
       if (broken([] { return interleave_without_pp(); })) return;
     } else if (!framework_traits(w.framework).interleaved_pp) {
       if (broken([&] { return interleave_unsupported(w.framework); })) return;
-    } else if (m.layers + (ly.embedding_in_split ? 1 : 0) + (ly.loss_in_split ? 1 : 0) <
-               ly.pp * ly.interleave) {
+    } else if (m.layers + split_places(ly) < ly.pp * ly.interleave) {
       // Uneven chunks are allowed (Megatron-Core places the remainder on the
       // first and last stages); every chunk needs at least one layer, or
       // the place of the embedding or loss.

@@ -8,10 +8,10 @@ namespace scaleout {
 int chunk_layer_count(int layers, const Layout& ly, int s, int c) {
   const int chunks = pipeline_chunks(ly);
   if (c < 0 || c >= chunks) return 0;
-  if (ly.pp > 1 && (ly.embedding_in_split || ly.loss_in_split)) {
-    const int e = ly.embedding_in_split ? 1 : 0, l = ly.loss_in_split ? 1 : 0;
-    const int places = (layers + e + l) / (ly.pp * chunks);
-    return places - (s == 0 && c == 0 ? e : 0) - (s == ly.pp - 1 && c == chunks - 1 ? l : 0);
+  if (ly.pp > 1 && split_places(ly) > 0) {
+    const int places = (layers + split_places(ly)) / (ly.pp * chunks);
+    return places - (s == 0 && c == 0 && ly.embedding_in_split ? 1 : 0) -
+           (s == ly.pp - 1 && c == chunks - 1 && ly.loss_in_split ? 1 : 0);
   }
   const int n = rank_layer_count(layers, ly, s);
   return n / chunks + (c < n % chunks ? 1 : 0);

@@ -80,6 +80,12 @@ inline int schedule_parameter_copies(PipeSchedule s, int p) {
   return s == PipeSchedule::dualpipe && p > 1 ? 2 : 1;
 }
 
+// Places the embedding and the loss take in the pipeline split (layout
+// embedding_in_split, loss_in_split): 0, 1 or 2.
+inline int split_places(const Layout& ly) {
+  return (ly.embedding_in_split ? 1 : 0) + (ly.loss_in_split ? 1 : 0);
+}
+
 // Transformer layers on rank s, all its chunks, of a `layers`-layer model.
 // Without first/last sizes the layers split evenly and the first
 // layers mod pp ranks take one more. With them (Megatron-Core
@@ -89,12 +95,12 @@ inline int schedule_parameter_copies(PipeSchedule s, int p) {
 inline int rank_layer_count(int layers, const Layout& ly, int s) {
   const int p = std::max(1, ly.pp);
   if (s < 0 || s >= p) return 0;
-  if (p > 1 && (ly.embedding_in_split || ly.loss_in_split)) {
+  if (p > 1 && split_places(ly) > 0) {
     // Megatron-Core get_num_layers_to_build: the embedding and the loss each
     // count as a layer of the even split; checks.cpp rejects a split that is
     // not even.
-    const int e = ly.embedding_in_split ? 1 : 0, l = ly.loss_in_split ? 1 : 0;
-    return (layers + e + l) / p - (s == 0 ? e : 0) - (s == p - 1 ? l : 0);
+    return (layers + split_places(ly)) / p - (s == 0 && ly.embedding_in_split ? 1 : 0) -
+           (s == p - 1 && ly.loss_in_split ? 1 : 0);
   }
   const int first = p > 1 ? std::max(0, ly.first_stage_layers) : 0;
   const int last = p > 1 ? std::max(0, ly.last_stage_layers) : 0;
