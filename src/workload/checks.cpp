@@ -171,6 +171,13 @@ std::optional<Problem> recompute_modules_problem(const Workload& w) {
                                framework_traits(w.framework).display),
                    "leave recompute_modules out"};
   }
+  if (w.framework == Framework::deepspeed) {
+    // Megatron-DeepSpeed forked Megatron-LM before --recompute-modules.
+    return Problem{"layout.recompute_modules",
+                   "Megatron-DeepSpeed has no --recompute-modules: its selective recompute is "
+                   "the attention core only",
+                   "leave recompute_modules out, or use framework megatron or nemo"};
+  }
   const ModelShape& m = w.model;
   if ((mods & module_bit(RecomputeModule::mla_up_proj)) != 0 && !m.is_mla()) {
     return Problem{
@@ -209,7 +216,10 @@ std::optional<Problem> recompute_modules_problem(const Workload& w) {
 
 RecomputeModules cheap_recompute_modules(const Workload& w) {
   RecomputeModules mods = kDefaultRecomputeModules;
-  if (framework_traits(w.framework).selective == SelectiveRecompute::op_level_sac) return mods;
+  if (framework_traits(w.framework).selective == SelectiveRecompute::op_level_sac ||
+      w.framework == Framework::deepspeed) {
+    return mods;
+  }
   const ModelShape& m = w.model;
   const bool fp8 = te_fp8(w);
   if (m.is_mla()) mods |= module_bit(RecomputeModule::mla_up_proj);

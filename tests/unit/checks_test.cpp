@@ -199,6 +199,13 @@ TEST(Checks, CheapRecomputeModulesAreLegalAndModelSpecific) {
   EXPECT_EQ(check_layout(d, 0)[0].key, "layout.recompute_modules");
   d.layout.recompute = Recompute::selective;
   EXPECT_TRUE(check_layout(d, 0).empty());
+  // Megatron-DeepSpeed has no module list: refused, and not searched.
+  const Framework was = d.framework;
+  d.framework = Framework::deepspeed;
+  ASSERT_FALSE(check_layout(d, 0).empty());
+  EXPECT_EQ(check_layout(d, 0)[0].key, "layout.recompute_modules");
+  EXPECT_EQ(cheap_recompute_modules(d), kDefaultRecomputeModules);
+  d.framework = was;
   d.layout.recompute_modules = bit(RecomputeModule::moe_act);
   EXPECT_FALSE(check_layout(d, 0).empty());
   EXPECT_FALSE(layout_legal(d, 0));
