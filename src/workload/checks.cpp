@@ -54,44 +54,50 @@ Problem interleave_chunks(const ModelShape& m, int pp, int interleave) {
 // split (transformer_config.py __post_init__; training/arguments.py): a
 // Megatron-Core framework, pp > 1, no first/last stage sizes beside them,
 // and L + e + l places that split evenly over the ranks and each rank's
-// chunks.
-Problem accounted_split(const ModelShape& m, const Layout& ly, Framework f) {
+// chunks. The rule is found once (no text on the planner's hot path) and
+// the Problem built from it.
+enum class AccountedRule { ok, framework, no_pp, sized_stages, uneven };
+
+AccountedRule accounted_split_rule(const ModelShape& m, const Layout& ly, Framework f) {
+  if (split_places(ly) == 0) return AccountedRule::ok;
+  if (!counts_embedding_in_split(f)) return AccountedRule::framework;
+  if (ly.pp <= 1) return AccountedRule::no_pp;
+  if (ly.first_stage_layers > 0 || ly.last_stage_layers > 0) return AccountedRule::sized_stages;
+  const int places = m.layers + split_places(ly);
+  return places % (ly.pp * pipeline_chunks(ly)) != 0 ? AccountedRule::uneven : AccountedRule::ok;
+}
+
+Problem accounted_split(const ModelShape& m, const Layout& ly, Framework f, AccountedRule rule) {
   const char* key = ly.embedding_in_split ? "layout.embedding_in_split" : "layout.loss_in_split";
+  switch (rule) {
+    case AccountedRule::framework:
+      return {key,
+              fmt::format("{} has no split that counts the embedding or loss as a layer "
+                          "(Megatron-Core's --account-for-embedding/loss-in-pipeline-split)",
+                          framework_traits(f).display),
+              "use framework megatron, nemo or other, or leave embedding_in_split and "
+              "loss_in_split out"};
+    case AccountedRule::no_pp:
+      return {key,
+              "embedding_in_split and loss_in_split place layers on pipeline stages, but pp is 1",
+              "set layout.pp > 1, or leave embedding_in_split and loss_in_split out"};
+    case AccountedRule::sized_stages:
+      return {key,
+              "embedding_in_split and loss_in_split cannot be given with first_stage_layers or "
+              "last_stage_layers (Megatron-Core refuses both together)",
+              "keep one way of sizing the first and last stages"};
+    case AccountedRule::uneven:
+    case AccountedRule::ok:
+      break;
+  }
   const int places = m.layers + split_places(ly);
   const int v = pipeline_chunks(ly);
-  if (!counts_embedding_in_split(f)) {
-    return {key,
-            fmt::format("{} has no split that counts the embedding or loss as a layer "
-                        "(Megatron-Core's --account-for-embedding/loss-in-pipeline-split)",
-                        framework_traits(f).display),
-            "use framework megatron, nemo or other, or leave embedding_in_split and loss_in_split "
-            "out"};
-  }
-  if (ly.pp <= 1) {
-    return {key,
-            "embedding_in_split and loss_in_split place layers on pipeline stages, but pp is 1",
-            "set layout.pp > 1, or leave embedding_in_split and loss_in_split out"};
-  }
-  if (ly.first_stage_layers > 0 || ly.last_stage_layers > 0) {
-    return {key,
-            "embedding_in_split and loss_in_split cannot be given with first_stage_layers or "
-            "last_stage_layers (Megatron-Core refuses both together)",
-            "keep one way of sizing the first and last stages"};
-  }
   return {key,
           fmt::format("{} layers + {} place(s) for the embedding and loss = {} do not split "
                       "evenly over pp {}{}",
                       m.layers, split_places(ly), places, ly.pp,
                       v > 1 ? fmt::format(" x interleave {} chunks", v) : ""),
           fmt::format("choose pp{} dividing {}", v > 1 ? " x interleave" : "", places)};
-}
-
-bool accounted_split_broken(const ModelShape& m, const Layout& ly, Framework f) {
-  if (split_places(ly) == 0) return false;
-  if (!counts_embedding_in_split(f) || ly.pp <= 1) return true;
-  if (ly.first_stage_layers > 0 || ly.last_stage_layers > 0) return true;
-  const int places = m.layers + split_places(ly);
-  return places % (ly.pp * pipeline_chunks(ly)) != 0;
 }
 
 Problem cp_seq_len(long long seq_len, int cp) {
@@ -462,8 +468,9 @@ void each_layout_problem(const Workload& w, long long gpus_in_cluster, Broken&& 
       if (broken([&] { return interleave_chunks(m, ly.pp, ly.interleave); })) return;
     }
   }
-  if (accounted_split_broken(m, ly, w.framework) &&
-      broken([&] { return accounted_split(m, ly, w.framework); })) {
+  if (const AccountedRule rule = accounted_split_rule(m, ly, w.framework);
+      rule != AccountedRule::ok &&
+      broken([&] { return accounted_split(m, ly, w.framework, rule); })) {
     return;
   }
   if (ly.first_stage_layers > 0 || ly.last_stage_layers > 0) {
