@@ -64,10 +64,11 @@ double gemm_input_bytes(const Workload& w) { return te_fp8(w) && !is_lora(w) ? k
 // Stage micro-batches of rank s's activations alive at the peak of
 // Megatron-Core's interleaved schedule (pipeline_parallel/schedules.py @
 // d98e8a6): forward chunks run in the order of `get_schedule_table` (groups
-// of p micro-batches, microbatch_group_size_per_vp_stage's default; within a
+// of N micro-batches, microbatch_group_size_per_vp_stage: p, or the smallest
+// legal group when p does not divide m, interleave_group_size; within a
 // group chunk 0 for each of them, then chunk 1, ...), backward chunks in the
 // same order with the chunk reversed (`get_model_chunk_id`); rank s first
-// runs W = 2 (p - s - 1) + (v - 1) p forwards (`get_pp_rank_microbatches`),
+// runs W = 2 (p - s - 1) + (v - 1) N forwards (`get_pp_rank_microbatches`),
 // then one forward and one backward per step. The peak is the most layers
 // alive after a steady-state forward, over the rank's layers. With chunks of
 // equal size it is min(m v, W + 1) / v; with unequal chunks (layers not a
@@ -75,18 +76,19 @@ double gemm_input_bytes(const Workload& w) { return te_fp8(w) && !is_lora(w) ? k
 double interleaved_in_flight(const ModelShape& model, const Layout& ly, int s, double m_steps) {
   const int p = std::max(1, ly.pp);
   const int v = pipeline_chunks(ly);
-  const double warmup_closed = 2.0 * (p - s - 1) + (v - 1.0) * p;
+  const long long mbs = std::max(1LL, std::llround(m_steps));
+  const long long n = interleave_group_size(p, mbs);
+  const double warmup_closed = 2.0 * (p - s - 1) + (v - 1.0) * static_cast<double>(n);
   const int layers = rank_layer_count(model.layers, ly, s);
   // Chunks are equal when v divides the rank's layers (chunk_layer_count).
   if (layers % v == 0 || layers <= 0) return std::min(m_steps * v, warmup_closed + 1.0) / v;
-  const long long mbs = std::max(1LL, std::llround(m_steps));
   const long long total = mbs * v;
-  // Groups of p micro-batches; the last one (Megatron: the group whose end
+  // Groups of n micro-batches; the last one (Megatron: the group whose end
   // reaches m) takes the micro-batches left. Passes before it: t0.
-  const long long last_start = (mbs - 1) / p * p;
+  const long long last_start = (mbs - 1) / n * n;
   const long long last_size = mbs - last_start;
   const long long t0 = last_start * v;
-  const long long period = static_cast<long long>(p) * v;
+  const long long period = n * v;
   // Layers run by the first j passes, forward (chunks in order) or backward
   // (reversed): whole groups, whole chunks of the current group, then single
   // passes of its current chunk.
@@ -100,7 +102,7 @@ double interleaved_in_flight(const ModelShape& model, const Layout& ly, int s, d
       for (long long c = 0; c < i && c < v; ++c) before += size(c);
       return before * group + (i < v ? (r % group) * size(i) : 0);
     };
-    if (j <= t0) return j / period * p * layers + within(j % period, p);
+    if (j <= t0) return j / period * n * layers + within(j % period, n);
     return last_start * layers + within(j - t0, last_size);
   };
   const long long warmup = std::min(total, static_cast<long long>(warmup_closed));
@@ -480,9 +482,10 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
     }
 
     // Activations: 1F1B keeps min(p - s, m) micro-batches on stage s.
-    // Interleaved, rank s runs 2 (p - s - 1) + (v - 1) p forward chunks
+    // Interleaved, rank s runs 2 (p - s - 1) + (v - 1) N forward chunks
     // before its first backward (Megatron-Core schedules.py
-    // get_pp_rank_microbatches, micro-batch groups of p), so
+    // get_pp_rank_microbatches, micro-batch groups of N = p when p divides
+    // m, else interleave_group_size), so
     // min(m v, that + 1) chunks of its layers are in flight: in stage
     // micro-batches p + (p - 1 - 2 s) / v, on the first stage the
     // L/p (p + (p-1)/v) layers of Korthikanti et al. 2022 §4.2.3; with

@@ -6,6 +6,8 @@
 //   --tensor-model-parallel-size, --pipeline-model-parallel-size,
 //   --context-parallel-size, --expert-model-parallel-size,
 //   --num-layers-per-virtual-pipeline-stage, --num-virtual-stages-per-pipeline-rank,
+//   --microbatch-group-size-per-virtual-pipeline-stage (a ModelParallelConfig
+//   field made an argument, megatron/core/model_parallel_config.py),
 //   --decoder-first-pipeline-num-layers, --decoder-last-pipeline-num-layers,
 //   --pipeline-model-parallel-layout, --micro-batch-size, --global-batch-size,
 //   --train-iters (there is no --train-tokens: only --train-iters or
@@ -150,11 +152,18 @@ long long grad_accum(const PlanCandidate& c) {
 // virtual stage (even), the layout's first/last stage sizes, or, for the even
 // split with the first layers mod pp ranks one layer more, a layout string;
 // with the embedding or loss counted in the split, the account flags.
-void pipeline_args(const ModelShape& m, const Layout& l, std::vector<std::string>& a) {
+void pipeline_args(const ModelShape& m, const Layout& l, long long microbatches,
+                   std::vector<std::string>& a) {
   const int layers = m.layers;
   const int pp = l.pp;
   const int v = pipeline_chunks(l);
   if (pp <= 1) return;
+  // The interleaved schedule's micro-batch group where pp does not divide the
+  // micro-batches (its default pp would be refused; pipeline.hpp).
+  if (v > 1 && interleave_group_size(pp, microbatches) != pp) {
+    a.push_back(fmt::format("--microbatch-group-size-per-virtual-pipeline-stage {}",
+                            interleave_group_size(pp, microbatches)));
+  }
   if (l.embedding_in_split || l.loss_in_split) {
     // Megatron-LM's arguments.py takes the chunk count with the account flags.
     if (v > 1) a.push_back(fmt::format("--num-virtual-stages-per-pipeline-rank {}", v));
@@ -492,7 +501,7 @@ std::vector<std::string> megatron_args(const PlanReport& r, const PlanCandidate&
     a.push_back(fmt::format("--expert-tensor-parallel-size {}", l.expert_tp()));
     if (l.ep_overlap) a.push_back("--overlap-moe-expert-parallel-comm");
   }
-  pipeline_args(m, l, a);
+  pipeline_args(m, l, c.global_batch / (static_cast<long long>(l.micro_batch) * l.dp), a);
   a.push_back(fmt::format("--micro-batch-size {}", l.micro_batch));
   a.push_back(fmt::format("--global-batch-size {}", c.global_batch));
   a.push_back(fmt::format("--train-iters {}", train_iters(r, c)));

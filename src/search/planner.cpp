@@ -411,7 +411,9 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
                 // Megatron-Core's interleaved schedule runs micro-batches in
                 // groups of at least pp (schedules.py
                 // forward_backward_pipelining_with_interleaving): fewer per
-                // step than stages is refused.
+                // step than stages is refused. Where pp does not divide them,
+                // the groups are larger (interleave_group_size), which the
+                // memory model counts.
                 const bool too_few_for_interleave =
                     v > 1 && batch < static_cast<long long>(mb) * dp * pp;
                 // Where only the embedding and loss in the split make the

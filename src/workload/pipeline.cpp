@@ -17,6 +17,16 @@ int chunk_layer_count(int layers, const Layout& ly, int s, int c) {
   return n / chunks + (c < n % chunks ? 1 : 0);
 }
 
+int interleave_group_size(int pp, long long microbatches) {
+  const long long p = std::max(1, pp);
+  if (microbatches <= p || microbatches % p == 0) return static_cast<int>(p);
+  for (long long n = p + 1; n < microbatches; ++n) {
+    const long long rest = microbatches % n;
+    if (rest == 0 || rest >= p) return static_cast<int>(n);
+  }
+  return static_cast<int>(microbatches);
+}
+
 StageLayers stage_layers(const ModelShape& m, const Layout& ly, int s) {
   const int p = std::max(1, ly.pp);
   const int total = m.layers;

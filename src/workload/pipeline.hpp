@@ -120,6 +120,19 @@ inline int rank_layer_count(int layers, const Layout& ly, int s) {
 // the first rank's first (the last rank's last) chunk one layer fewer.
 int chunk_layer_count(int layers, const Layout& ly, int s, int c);
 
+// Micro-batches per group N of the interleaved schedule
+// (microbatch_group_size_per_vp_stage; NVIDIA/Megatron-LM @ d98e8a6,
+// megatron/core/model_parallel_config.py:431, default pp at :567): each group
+// runs chunk 0 for its N micro-batches, then chunk 1, ... Megatron-Core
+// refuses N outside [pp, m] and a last group of fewer than pp micro-batches
+// (pipeline_parallel/schedules.py:1160-1180, "dependency bubbles"), so with
+// m not a multiple of pp the default pp is illegal; this is the smallest
+// legal N (pp when pp divides m, or m <= pp). Larger groups add
+// (v - 1) (N - pp) warm-up forwards, so the smallest is the one that holds
+// least. PyTorch's flexible interleaved 1F1B (Meta, the schedule of Dubey
+// et al. 2024 §3.3.2) takes N = m / floor(m / pp): also pp when pp divides m.
+int interleave_group_size(int pp, long long microbatches);
+
 // The layers of pipeline stage s (a rank with all its chunks).
 struct StageLayers {
   int layers = 0;          // transformer layers (MTP depths not counted)

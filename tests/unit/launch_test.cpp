@@ -429,6 +429,25 @@ TEST(Launch, PipelineSplitsAreTheSplitThePlanWasEvaluatedWith) {
   for (const std::string& s : a) EXPECT_EQ(s.find("--decoder-last"), std::string::npos);
 }
 
+TEST(Launch, MicrobatchGroupWherePpDoesNotDivideTheMicrobatches) {
+  // 64 sequences on dp 2: 32 micro-batches, a multiple of pp 4: the default
+  // group (pp), no option.
+  const std::string flag = "--microbatch-group-size-per-virtual-pipeline-stage";
+  auto group_args = [&](long long batch, int interleave) {
+    PlanCandidate c = small_candidate();
+    c.layout.pp = 4;
+    c.layout.interleave = interleave;
+    c.global_batch = batch;
+    return report::megatron_args(small_report(32), c);
+  };
+  for (const std::string& s : group_args(64, 2)) EXPECT_EQ(s.find(flag), std::string::npos);
+  // 20 sequences: 10 micro-batches; groups of 4 would leave 2 (< pp,
+  // refused by Megatron-Core), groups of 5 divide them.
+  EXPECT_TRUE(has(group_args(20, 2), flag + " 5"));
+  // Not interleaved: no groups.
+  for (const std::string& s : group_args(20, 1)) EXPECT_EQ(s.find(flag), std::string::npos);
+}
+
 // A plan report of fixed figures (2 nodes x 4 GPUs, tp 2 pp 2 dp 2) whose
 // model, server, GPU and fabric ids are the given strings.
 report::PlanReport id_report(const std::string& model, const std::string& server,

@@ -450,14 +450,40 @@ TEST(Pipeline, UnequalChunksCountTheLayersOfTheChunksInFlight) {
   // The same every p v = 8 steps while whole groups run: m = 64, still 41.
   w.global_batch = 64LL * w.layout.micro_batch;
   EXPECT_DOUBLE_EQ(estimate_memory(w, gpu).peak.microbatches_in_flight, 41.0 / 7.0);
-  // m = 6: a group of 4, then a last group of 2 (forward 4 4 4 4 3 3 3 3 4 4
-  // 3 3). Warm-up 10 passes, 36 layers; + 3 = 39, - 3; + 3 = 39: 39 / 7.
+  // m = 6: a last group of 2 < p is refused by Megatron-Core, so one group
+  // of 6 (interleave_group_size): the warm-up 2 x 3 + 6 = 12 covers every
+  // pass, 6 x (4 + 3) = 42 layers, 6 stage micro-batches.
   w.global_batch = 6LL * w.layout.micro_batch;
-  EXPECT_DOUBLE_EQ(estimate_memory(w, gpu).peak.microbatches_in_flight, 39.0 / 7.0);
+  EXPECT_DOUBLE_EQ(estimate_memory(w, gpu).peak.microbatches_in_flight, 6.0);
+  // m = 14: groups of 5, 5 and a last group of 4 (forward 4 x5, 3 x5, 4 x5,
+  // 3 x5, 4 x4, 3 x4). Warm-up 2 x 3 + 5 = 11 passes, 39 layers; each
+  // steady step adds a 4-layer forward and frees a 3-layer backward: 43,
+  // 44, 45, 46, the peak, 46 / 7 (a replay of the whole order agrees).
+  w.global_batch = 14LL * w.layout.micro_batch;
+  EXPECT_DOUBLE_EQ(estimate_memory(w, gpu).peak.microbatches_in_flight, 46.0 / 7.0);
   w.global_batch = 64;
   // 32 layers: chunks of 4 and 4, the closed form (2 x 3 + 4 + 1) / 2 = 5.5.
   w.model.layers = 32;
   EXPECT_DOUBLE_EQ(estimate_memory(w, gpu).peak.microbatches_in_flight, 5.5);
+}
+
+TEST(Pipeline, MicrobatchGroupsWherePpDoesNotDivideTheMicrobatches) {
+  // pp 4, v 2, m = 10: Megatron-Core refuses groups of p = 4 (the last group
+  // would hold 2 < p); groups of N = 5 are legal (interleave_group_size).
+  // Rank 0's warm-up is 2 x 3 + (v - 1) x 5 = 11 forwards, so 12 chunks,
+  // 6 stage micro-batches, are alive (5.5 with groups of 4). A replay of the
+  // schedule order (groups of 5, chunk-major, 1F1B after the warm-up) gives
+  // the same peak, and an ideal bubble.
+  Workload w = pp4_32_layers();
+  w.layout.interleave = 2;
+  w.global_batch = 10LL * w.layout.micro_batch * w.layout.dp;
+  const Gpu& gpu = *io::builtin_catalog().find_gpu("a100-sxm-80g");
+  EXPECT_DOUBLE_EQ(estimate_memory(w, gpu).peak.microbatches_in_flight, 6.0);
+  // 28 layers, chunks of 4 and 3: forward layers per group 4 4 4 4 4 3 3 3 3
+  // 3; the 11 warm-up passes hold 5 x 4 + 5 x 3 + 4 = 39 layers, and the
+  // replay's peak is 46 layer-micro-batches, 46 / 7 stage micro-batches.
+  w.model.layers = 28;
+  EXPECT_DOUBLE_EQ(estimate_memory(w, gpu).peak.microbatches_in_flight, 46.0 / 7.0);
 }
 
 TEST(Pipeline, FewerLayersOnTheFirstStageMoveThePeakToTheSecond) {

@@ -246,6 +246,27 @@ TEST(PipelineStages, MegatronRulesForTheEmbeddingAndLossInTheSplit) {
 
 // Pipeline schedules (pipeline.hpp): DeepSeek-V3 table 2 in units of 1F1B's
 // bubble (p-1)(F+B). With B = 2F and W = F: b = 2/3, w = 1/3.
+TEST(PipelineStages, MicrobatchGroupIsTheSmallestMegatronAccepts) {
+  // Megatron-Core: p <= N <= m, and the last group 0 or at least p
+  // (schedules.py forward_backward_pipelining_with_interleaving).
+  EXPECT_EQ(interleave_group_size(4, 16), 4);
+  EXPECT_EQ(interleave_group_size(16, 32), 16);
+  EXPECT_EQ(interleave_group_size(4, 10), 5);    // 10 = 5 + 5 (4 would leave 2)
+  EXPECT_EQ(interleave_group_size(4, 14), 5);    // 5 + 5 + 4
+  EXPECT_EQ(interleave_group_size(16, 24), 24);  // one group: 17..23 leave fewer than 16
+  EXPECT_EQ(interleave_group_size(16, 50), 17);  // 17 + 17 + 16
+  EXPECT_EQ(interleave_group_size(8, 8), 8);
+  EXPECT_EQ(interleave_group_size(4, 3), 4);  // fewer than p: refused elsewhere
+  for (int p : {2, 3, 4, 8, 16}) {
+    for (long long m = p; m <= 200; ++m) {
+      const long long n = interleave_group_size(p, m);
+      EXPECT_GE(n, p);
+      EXPECT_LE(n, m);
+      EXPECT_TRUE(m % n == 0 || m % n >= p) << "p " << p << " m " << m;
+    }
+  }
+}
+
 TEST(PipelineSchedules, BubbleRatiosFollowTheDeepSeekV3Table) {
   const double b = 2.0 / 3.0, w = 1.0 / 3.0;
   EXPECT_DOUBLE_EQ(schedule_bubble_ratio(PipeSchedule::one_f_one_b, 16, b, w), 1.0);
