@@ -1,5 +1,5 @@
 // Written by scripts/fit_intervals.py; do not edit by hand (rerun the script).
-// fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (weighted split-conformal order statistics, a row weighing 1/sqrt(rows of its source); regimes under 19 rows fitted with their parent's rows as 16 prior rows); commit 30c0aeb
+// fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (weighted split-conformal order statistics, a row weighing 1/sqrt(rows of its source); regimes under 19 rows fitted with their parent's rows as 16 prior rows); commit db08049
 #include "perf/intervals.hpp"
 
 namespace scaleout {
@@ -35,33 +35,33 @@ const std::vector<IntervalEntry>& interval_table() {
       {"run", "ampere", "*", "pretrain", "dense", "*", 11, -0.120125, 0.608464},
       {"run", "ampere", "*", "pretrain", "dense", "gt64", 11, -0.120125, 0.608464},
       {"run", "ampere", "*", "training", "*", "*", 11, -0.120125, 0.608464},
-      {"time", "ada", "*", "finetune", "*", "*", 15, -0.478157, 0.504709},
-      {"time", "ada", "*", "finetune", "dense", "*", 15, -0.425272, 0.458411},
-      {"time", "ada", "*", "finetune", "dense", "1-domain", 15, -0.425272, 0.458411},
-      {"time", "ada", "*", "training", "*", "*", 16, -0.478157, 0.504709},
-      {"time", "ada", "hf", "finetune", "*", "*", 13, -0.478157, 0.504709},
-      {"time", "ada", "hf", "finetune", "dense", "*", 13, -0.478157, 0.504709},
-      {"time", "ada", "hf", "finetune", "dense", "1-domain", 13, -0.478157, 0.504709},
-      {"time", "ada", "hf", "training", "*", "*", 13, -0.425272, 0.458411},
-      {"time", "ampere", "*", "finetune", "*", "*", 40, -0.149025, 0.465484},
-      {"time", "ampere", "*", "finetune", "dense", "*", 40, -0.149025, 0.465484},
-      {"time", "ampere", "*", "finetune", "dense", "1-domain", 40, -0.149025, 0.465484},
+      {"time", "ada", "*", "finetune", "*", "*", 15, -0.536645, 0.40519},
+      {"time", "ada", "*", "finetune", "dense", "*", 15, -0.487454, 0.364119},
+      {"time", "ada", "*", "finetune", "dense", "1-domain", 15, -0.487454, 0.364119},
+      {"time", "ada", "*", "training", "*", "*", 16, -0.536645, 0.40519},
+      {"time", "ada", "hf", "finetune", "*", "*", 13, -0.536645, 0.40519},
+      {"time", "ada", "hf", "finetune", "dense", "*", 13, -0.536645, 0.40519},
+      {"time", "ada", "hf", "finetune", "dense", "1-domain", 13, -0.536645, 0.40519},
+      {"time", "ada", "hf", "training", "*", "*", 13, -0.487454, 0.364119},
+      {"time", "ampere", "*", "finetune", "*", "*", 40, -0.215818, 0.345934},
+      {"time", "ampere", "*", "finetune", "dense", "*", 40, -0.215818, 0.345934},
+      {"time", "ampere", "*", "finetune", "dense", "1-domain", 40, -0.215818, 0.345934},
       {"time", "ampere", "*", "pretrain", "*", "*", 1646, -0.132101, 0.153409},
       {"time", "ampere", "*", "pretrain", "dense", "*", 1646, -0.132101, 0.153409},
       {"time", "ampere", "*", "pretrain", "dense", "1-domain", 1474, -0.156285, 0.116421},
       {"time", "ampere", "*", "pretrain", "dense", "gt64", 129, -0.080934, 0.212485},
       {"time", "ampere", "*", "pretrain", "dense", "le64", 43, -0.099246, 0.22709},
-      {"time", "ampere", "*", "training", "*", "*", 1686, -0.132548, 0.172108},
+      {"time", "ampere", "*", "training", "*", "*", 1686, -0.140363, 0.155414},
       {"time", "ampere", "deepspeed", "pretrain", "*", "*", 1559, -0.142334, 0.157721},
       {"time", "ampere", "deepspeed", "pretrain", "dense", "*", 1559, -0.142334, 0.157721},
       {"time", "ampere", "deepspeed", "pretrain", "dense", "1-domain", 1440, -0.169409, 0.08724},
       {"time", "ampere", "deepspeed", "pretrain", "dense", "gt64", 93, -0.049373, 0.26763},
       {"time", "ampere", "deepspeed", "pretrain", "dense", "le64", 26, -0.037593, 0.355642},
       {"time", "ampere", "deepspeed", "training", "*", "*", 1559, -0.142334, 0.157721},
-      {"time", "ampere", "hf", "finetune", "*", "*", 35, -0.143595, 0.5006},
-      {"time", "ampere", "hf", "finetune", "dense", "*", 35, -0.143595, 0.5006},
-      {"time", "ampere", "hf", "finetune", "dense", "1-domain", 35, -0.143595, 0.5006},
-      {"time", "ampere", "hf", "training", "*", "*", 38, -0.143595, 0.502331},
+      {"time", "ampere", "hf", "finetune", "*", "*", 35, -0.185409, 0.356951},
+      {"time", "ampere", "hf", "finetune", "dense", "*", 35, -0.185409, 0.356951},
+      {"time", "ampere", "hf", "finetune", "dense", "1-domain", 35, -0.185409, 0.356951},
+      {"time", "ampere", "hf", "training", "*", "*", 38, -0.185409, 0.495441},
       {"time", "ampere", "megatron", "pretrain", "*", "*", 43, -0.060231, 0.134742},
       {"time", "ampere", "megatron", "pretrain", "dense", "*", 43, -0.060231, 0.134742},
       {"time", "ampere", "megatron", "pretrain", "dense", "gt64", 32, -0.045921, 0.147328},
@@ -73,11 +73,11 @@ const std::vector<IntervalEntry>& interval_table() {
       {"time", "ampere", "torchtitan", "pretrain", "*", "*", 8, -0.045401, 0.07325},
       {"time", "ampere", "torchtitan", "pretrain", "dense", "*", 8, -0.045401, 0.07325},
       {"time", "ampere", "torchtitan", "pretrain", "dense", "le64", 8, -0.045401, 0.07325},
-      {"time", "ampere", "torchtitan", "training", "*", "*", 8, -0.111672, 0.134742},
+      {"time", "ampere", "torchtitan", "training", "*", "*", 8, -0.1228, 0.125209},
       {"time", "ampere", "torchtune", "pretrain", "*", "*", 9, -0.263879, 0.21526},
       {"time", "ampere", "torchtune", "pretrain", "dense", "*", 9, -0.263879, 0.21526},
       {"time", "ampere", "torchtune", "pretrain", "dense", "1-domain", 9, -0.263879, 0.21526},
-      {"time", "ampere", "torchtune", "training", "*", "*", 14, -0.263879, 0.183106},
+      {"time", "ampere", "torchtune", "training", "*", "*", 14, -0.263879, 0.172108},
       {"time", "blackwell", "*", "finetune", "*", "*", 8, -0.293952, -0.006992},
       {"time", "blackwell", "*", "finetune", "dense", "*", 8, -0.293952, -0.006992},
       {"time", "blackwell", "*", "pretrain", "*", "*", 93, -0.232403, 0.207425},
@@ -112,7 +112,7 @@ const std::vector<IntervalEntry>& interval_table() {
       {"time", "hopper", "*", "serving", "dense", "1-domain", 82, -0.140026, 0.222629},
       {"time", "hopper", "*", "serving", "moe", "*", 17, -0.229073, 0.247972},
       {"time", "hopper", "*", "serving", "moe", "1-domain", 17, -0.313793, 0.268316},
-      {"time", "hopper", "*", "training", "*", "*", 100, -0.243069, 0.159861},
+      {"time", "hopper", "*", "training", "*", "*", 100, -0.243069, 0.130014},
       {"time", "hopper", "automodel", "finetune", "*", "*", 14, 0.044598, 0.574303},
       {"time", "hopper", "automodel", "finetune", "dense", "*", 14, 0.044598, 0.574303},
       {"time", "hopper", "automodel", "finetune", "dense", "1-domain", 10, 0.044598, 0.574303},
@@ -125,11 +125,11 @@ const std::vector<IntervalEntry>& interval_table() {
       {"time", "hopper", "megatron", "pretrain", "*", "*", 18, -0.250852, 0.155666},
       {"time", "hopper", "megatron", "pretrain", "moe", "*", 15, -0.285443, 0.155666},
       {"time", "hopper", "megatron", "pretrain", "moe", "gt64", 11, -0.250852, 0.155666},
-      {"time", "hopper", "megatron", "training", "*", "*", 18, -0.188902, 0.130014},
+      {"time", "hopper", "megatron", "training", "*", "*", 18, -0.188902, 0.12633},
       {"time", "hopper", "mosaic", "pretrain", "*", "*", 13, -0.19837, 0.119887},
       {"time", "hopper", "mosaic", "pretrain", "dense", "*", 13, -0.19837, 0.119887},
       {"time", "hopper", "mosaic", "pretrain", "dense", "1-domain", 9, -0.129663, 0.119887},
-      {"time", "hopper", "mosaic", "training", "*", "*", 13, -0.19837, 0.12633},
+      {"time", "hopper", "mosaic", "training", "*", "*", 13, -0.19837, 0.119887},
       {"time", "hopper", "nemo", "pretrain", "*", "*", 27, -0.200467, 0.599674},
       {"time", "hopper", "nemo", "pretrain", "dense", "*", 19, -0.335028, 0.130014},
       {"time", "hopper", "nemo", "pretrain", "dense", "le64", 10, -0.335028, 0.09793},
@@ -137,13 +137,13 @@ const std::vector<IntervalEntry>& interval_table() {
       {"time", "hopper", "nemo", "training", "*", "*", 32, -0.188902, 0.35209},
       {"time", "hopper", "torchtitan", "pretrain", "*", "*", 12, -0.243069, 0.059599},
       {"time", "hopper", "torchtitan", "pretrain", "dense", "*", 12, -0.243069, 0.059599},
-      {"time", "hopper", "torchtitan", "training", "*", "*", 12, -0.243069, 0.126829},
+      {"time", "hopper", "torchtitan", "training", "*", "*", 12, -0.243069, 0.119887},
   };
   return table;
 }
 
 const char* interval_table_source() {
-  return "fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (weighted split-conformal order statistics, a row weighing 1/sqrt(rows of its source); regimes under 19 rows fitted with their parent's rows as 16 prior rows); commit 30c0aeb";
+  return "fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (weighted split-conformal order statistics, a row weighing 1/sqrt(rows of its source); regimes under 19 rows fitted with their parent's rows as 16 prior rows); commit db08049";
 }
 
 }  // namespace scaleout
