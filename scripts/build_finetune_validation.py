@@ -127,6 +127,8 @@ def layout(par, n):
         kv = dict(p.split("=") for p in par.split(","))
         tp, pp = int(kv.get("tp", 1)), int(kv.get("pp", 1))
         out.update(tp=tp, pp=pp, dp=n // (tp * pp), interleave=int(kv.get("vp", 1)), zero=1)
+        if "sp" in kv:  # sequence parallelism as the config sets it (default: on with tp > 1)
+            out["sp"] = kv["sp"]
         return out
     return None
 
@@ -198,7 +200,7 @@ def main():
         for k in ("tp", "pp", "dp", "interleave", "zero"):
             o[k] = lay[k]
         o["cp"], o["ep"] = 1, 1
-        o["sp"] = "y" if lay["tp"] > 1 else "n"
+        o["sp"] = lay.get("sp", "y" if lay["tp"] > 1 else "n")
         if FRAMEWORKS[r["framework"]] == "nemo" and lay["zero"] == 0:
             # NeMo's Megatron recipes use the distributed optimizer (ZeRO-1).
             o["zero"] = 1

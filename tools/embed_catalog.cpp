@@ -87,6 +87,7 @@ void write_family(std::string& o, const GpuFamily& f) {
       .set("attention_share", f.attention_share)
       .set("sustained_factor", f.sustained_factor)
       .set("eager_efficiency", f.eager_efficiency)
+      .set("eager_flops_per_byte", f.eager_flops_per_byte)
       .set("step_time_band", f.step_time_band)
       .set("validation_nic_gbit_s", f.validation_nic_gbit_s)
       .set("validation_nvswitch", f.validation_nvswitch)

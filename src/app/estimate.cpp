@@ -68,7 +68,7 @@ Output run_estimate(const Options& o) {
   describe(r);
   r.memory = estimate_memory(r.workload, r.gpu);
   r.step = estimate_step(r.workload, r.server, r.gpu, fabric,
-                         perf_constants(r.gpu, r.workload.framework), r.memory);
+                         perf_constants(r.gpu, r.workload.framework, r.workload.compile), r.memory);
   if (r.workload.tokens > 0) {
     const RunSettings settings = io::resolve_run_settings(catalog, wf.run, o.workload);
     r.run_settings = settings;

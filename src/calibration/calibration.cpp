@@ -175,7 +175,7 @@ ShareFit fit_gemm_share(const std::vector<GemmSample>& samples, const Gpu& gpu, 
 }
 
 double predicted_step_s(const StepSample& s, double scale) {
-  PerfConstants k = perf_constants(s.gpu, s.workload.framework);
+  PerfConstants k = perf_constants(s.gpu, s.workload.framework, s.workload.compile);
   k.compute = scaled_tensor_rates(k.compute, scale);
   return estimate_step(s.workload, s.server, s.gpu, s.fabric, k).step_s;
 }

@@ -21,8 +21,12 @@ struct GpuFamily {
   double attention_share = 0.50;  // FlashAttention kernels / dense peak
   // Share of those rates whole runs of fused kernels sustain (fitted; 1 without data).
   double sustained_factor = 1.0;
-  // Eager PyTorch (FSDP, torchtitan, llm-foundry) against fused kernels (fitted).
+  // Eager PyTorch (FSDP, torchtitan, llm-foundry) against fused kernels (fitted),
+  // on GPUs of `eager_flops_per_byte` dense 16-bit FLOPs per HBM byte; other
+  // GPUs scale its unfused-kernel share by their own ratio (perf
+  // `eager_efficiency`; 0: no scaling).
   double eager_efficiency = 0.70;
+  double eager_flops_per_byte = 0;
   double step_time_band = 0.30;  // relative uncertainty of a predicted step time
   // Validation rows that do not say: per-GPU inter-node Gb/s, whether the
   // family's scale-up links are switched (NVSwitch), and whether Megatron-LM

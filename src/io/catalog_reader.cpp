@@ -121,6 +121,11 @@ GpuFamily read_family(Fields& f) {
   x.attention_share = read_constant(f, "attention", 1e-3, 1, true);
   x.sustained_factor = read_constant(f, "sustained_factor", 1e-3, 1, false);
   x.eager_efficiency = read_constant(f, "eager_efficiency", 1e-3, 1, false);
+  // Optional: without it the family's eager efficiency is not scaled by GPU.
+  const YAML::Node en = f.node("eager_flops_per_byte");
+  if (en.IsDefined() && !en.IsNull()) {
+    x.eager_flops_per_byte = read_constant(f, "eager_flops_per_byte", 1, 1e5, false);
+  }
   x.step_time_band = read_constant(f, "step_time_band", 0, 10, false);
   const YAML::Node vn = f.node("validation");
   if (!vn.IsDefined() || vn.IsNull()) {

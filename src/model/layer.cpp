@@ -257,8 +257,9 @@ void describe_adapters(Builder& b, const ModelShape& m, bool moe_layer, const La
   adapter(m.heads * d, h);  // o
   if (t == AdapterTargets::attention) return;
   const double f = static_cast<double>(moe_layer ? m.moe.expert_ffn : m.ffn);
-  const int mats = m.mlp == MlpKind::swiglu ? 3 : 2;
-  for (int i = 0; i < mats; ++i) adapter(h, f);
+  const int in_mats = m.mlp == MlpKind::swiglu ? 2 : 1;  // gate and up, or fc1
+  for (int i = 0; i < in_mats; ++i) adapter(h, f);
+  adapter(f, h);  // down (fc2)
 }
 
 }  // namespace

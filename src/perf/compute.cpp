@@ -105,8 +105,25 @@ LayerTimes layer_times(const Workload& w, const Gpu& gpu, const ComputeConstants
     t.rerun[static_cast<size_t>(t.rerun_parts)].modules = mods;
     return t.rerun_parts++;
   };
+  // Eager LoRA (PEFT's and Lit-GPT's Linear.forward, uncompiled torchtune):
+  // the adapter's output is scaled and added to the base output in two
+  // kernels of their own, 10 bytes per output element (read 2, write 2;
+  // read 2 + 2, write 2).
+  const FrameworkTraits& ft = framework_traits(w.framework);
+  const bool unfused_lora =
+      is_lora(w) && (ft.eager || (ft.fused_by_compile && w.compile == Compile::none));
   for_each_matmul(ops, [&](const LayerOp& op, double n) {
     const double m = tokens * op.rows;
+    if (unfused_lora && op.block == OpBlock::adapter && op.local_params == 0) {
+      const double bytes = 10.0 * n * op.rows * op.count;
+      ew_bytes += bytes;
+      ew_kernels += 2;
+      const int p = part_of(op.rerun);
+      if (p >= 0) {
+        part_bytes[static_cast<size_t>(p)] += bytes;
+        part_kernels[static_cast<size_t>(p)] += 2;
+      }
+    }
     OpTimes& o = op.frozen_under_lora ? base : adapters;
     const bool experts = op.block == OpBlock::experts;
     // A grouped GEMM runs each expert's rows in whole tiles: the last tile of

@@ -12,17 +12,37 @@
 
 namespace scaleout {
 
-PerfConstants perf_constants(const Gpu& gpu, Framework framework) {
+PerfConstants perf_constants(const Gpu& gpu, Framework framework, Compile compile) {
   PerfConstants k;
-  const FrameworkConstants f = framework_constants(framework, gpu);
+  const FrameworkTraits& t = framework_traits(framework);
+  FrameworkConstants f = framework_constants(framework, gpu);
+  double dequant = t.dequant_hbm_share;
+  if (t.fused_by_compile && compile == Compile::none) {
+    f.compute_efficiency = eager_efficiency(gpu);
+    dequant = kEagerDequantHbmShare;
+  }
   k.compute = scaled_tensor_rates(compute_constants(gpu), f.compute_efficiency);
   k.compute.kernel_floor_s = f.kernel_floor_s;
-  k.compute.dequant_hbm_share = framework_traits(framework).dequant_hbm_share;
+  k.compute.dequant_hbm_share = dequant;
   k.framework = f;
   return k;
 }
 
-double eager_efficiency(const Gpu& gpu) { return gpu.family_data.eager_efficiency; }
+PerfConstants perf_constants(const Gpu& gpu, Framework framework) {
+  return perf_constants(gpu, framework, Compile::all);
+}
+
+double eager_efficiency(const Gpu& gpu) {
+  // Eager step time = GEMM time + unfused element-wise time; the second is
+  // HBM-bound, so its share against the first grows with the GPU's dense
+  // FLOPs per HBM byte: 1/e - 1 is proportional to that ratio, anchored at
+  // the family's fitted value on the GPUs it was fitted on.
+  const GpuFamily& f = gpu.family_data;
+  const double flops = gpu.bf16_flops > 0 ? gpu.bf16_flops : gpu.fp16_flops;
+  if (f.eager_flops_per_byte <= 0 || flops <= 0 || gpu.hbm_bw_Bps <= 0) return f.eager_efficiency;
+  const double ratio = flops / gpu.hbm_bw_Bps / f.eager_flops_per_byte;
+  return 1.0 / (1.0 + (1.0 / f.eager_efficiency - 1.0) * ratio);
+}
 
 FrameworkConstants framework_constants(Framework framework, const Gpu& gpu) {
   const FrameworkTraits& t = framework_traits(framework);

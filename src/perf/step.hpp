@@ -71,8 +71,11 @@ struct FrameworkConstants {
 };
 
 // The compute efficiency of an eager-PyTorch framework (its row's `eager`) on
-// `gpu`'s family: its `eager_efficiency` in data/catalog/families.json
-// (fitted; the file names the rows it was fitted on, docs/validation.md).
+// `gpu`: its family's `eager_efficiency` in data/catalog/families.json
+// (fitted; the file names the rows it was fitted on, docs/validation.md) at
+// the family's `eager_flops_per_byte`, and for another GPU of the family the
+// unfused-kernel share 1/e - 1 scaled by the GPU's own dense 16-bit FLOPs per
+// HBM byte against it (docs/model.md, "Constants per framework").
 double eager_efficiency(const Gpu& gpu);
 
 // How `framework` runs on `gpu`: its row of workload/framework.hpp, with the
@@ -85,7 +88,12 @@ struct PerfConstants {
   FrameworkConstants framework;  // how the framework schedules its communication
 };
 
-// The constants for a GPU family and a training framework.
+// The constants for a GPU family and a training framework run with
+// `compile`: a row whose fusion comes from torch.compile (its
+// `fused_by_compile`) runs eager without it, at the GPU's eager efficiency
+// and the eager NF4 dequantisation share.
+PerfConstants perf_constants(const Gpu& gpu, Framework framework, Compile compile);
+// The same, the framework compiled where it compiles (Compile::all).
 PerfConstants perf_constants(const Gpu& gpu, Framework framework);
 
 // Model FLOPs per token: 6 * N + 12 * L * (attention width) * s (Chowdhery et

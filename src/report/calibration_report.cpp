@@ -96,6 +96,7 @@ std::string family_yaml(const CalibrationResult& r, const GpuFamily& f) {
   o += share("attention", f.attention_share, "");
   o += value("sustained_factor", f.sustained_factor, r.family_sustained_source);
   o += value("eager_efficiency", f.eager_efficiency, "");
+  if (f.eager_flops_per_byte > 0) o += value("eager_flops_per_byte", f.eager_flops_per_byte, "");
   o += value("step_time_band", f.step_time_band, "");
   if (f.validation_rows > 0) {
     o +=

@@ -265,7 +265,7 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
     out.rejected.add(Rejection::no_scale_out_network);
     return out;
   }
-  const PerfConstants perf = perf_constants(hw.gpu, r.workload.framework);
+  const PerfConstants perf = perf_constants(hw.gpu, r.workload.framework, r.workload.compile);
   // The high end of the cell's memory interval: a layout whose peak fits
   // there is safe (docs/model.md, "Memory margin").
   const double memory_high =

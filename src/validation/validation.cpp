@@ -484,7 +484,7 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
   // of preference, that fits; if none fits, the one with the least memory.
   const Server server = server_of(r, *gpu);
   const std::optional<Fabric> fabric = fabric_of(r, server);
-  PerfConstants perf = perf_constants(*gpu, w.framework);
+  PerfConstants perf = perf_constants(*gpu, w.framework, w.compile);
   if (tuning.gemm_half_dim) perf.compute.gemm_half_dim = *tuning.gemm_half_dim;
   if (tuning.gemm_efficiency_scale)
     perf.compute = scaled_tensor_rates(perf.compute, *tuning.gemm_efficiency_scale);

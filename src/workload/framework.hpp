@@ -182,6 +182,11 @@ struct FrameworkTraits {
   // (`other`) may run DeepSeek's DualPipe and DualPipeV
   // (github.com/deepseek-ai/DualPipe) or ZB1P (sail-sg/zero-bubble-pipeline-parallelism).
   unsigned pipeline_schedules;
+  // The row's fused kernels (`eager` false) and its compiled NF4
+  // dequantisation come from torch.compile, so a run with `compile` none is
+  // eager PyTorch: torchtune's modules are plain PyTorch and its recipes
+  // leave `compile: False` by default (perf `perf_constants`).
+  bool fused_by_compile;
 };
 
 // Values of PipeSchedule (workload.hpp, which includes this file).
@@ -222,7 +227,8 @@ constexpr FrameworkTraits megatron_core_row(Framework framework, std::string_vie
           .dedup_dispatch = false,
           .dequant_hbm_share = kEagerDequantHbmShare,
           .pp_keeps_unsharded = false,
-          .pipeline_schedules = kOnly1f1b};
+          .pipeline_schedules = kOnly1f1b,
+          .fused_by_compile = false};
 }
 
 constexpr FrameworkTraits pytorch_fsdp_row(Framework framework, std::string_view name,
@@ -328,6 +334,7 @@ inline constexpr std::array<FrameworkTraits, 11> kFrameworkTable = {{
       r.state = StateKind::bf16_pure;
       r.eager = false;
       r.dequant_hbm_share = kCompiledDequantHbmShare;
+      r.fused_by_compile = true;
       return r;
     }(),
     [] {

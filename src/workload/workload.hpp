@@ -37,8 +37,9 @@ static_assert(static_cast<int>(PipeSchedule::dualpipev) + 1 == kPipeSchedules);
 // torch.compile of the training step (PyTorch-native frameworks): nothing, the
 // model's layers only, or the layers and the loss (torchtitan >= v0.1.0
 // `[compile] enable` with components model + loss; torchtune `compile: True`,
-// which also compiles the loss). Only the loss's memory is modelled
-// (docs/model.md, "Logits and loss").
+// which also compiles the loss). The loss's memory is modelled (docs/model.md,
+// "Logits and loss"), and a framework whose fusion is torch.compile's
+// (FrameworkTraits::fused_by_compile) runs eager with `none`.
 enum class Compile { none, model, all };
 // MoE token dispatcher of a training run (`moe.dispatcher`; docs/model.md,
 // "Token dispatchers"). `framework`: the framework's own (FrameworkTraits::

@@ -397,6 +397,16 @@ TEST(Families, ReaderIsStrict) {
                 .find("bogus: unknown key"),
             std::string::npos);
   EXPECT_EQ(error(base + "    step_time_band: {value: 0.2, source: s}\n"), "");
+  // The optional FLOPs-per-byte anchor of the eager efficiency.
+  const std::string banded = base + "    step_time_band: {value: 0.2, source: s}\n";
+  EXPECT_EQ(error(banded + "    eager_flops_per_byte: {value: 300, source: s}\n"), "");
+  EXPECT_NE(error(banded + "    eager_flops_per_byte: {value: 0, source: s}\n")
+                .find("eager_flops_per_byte"),
+            std::string::npos)
+      << error(banded + "    eager_flops_per_byte: {value: 0, source: s}\n");
+  EXPECT_NE(error(banded + "    eager_flops_per_byte: {value: 300}\n")
+                .find("source: missing required key"),
+            std::string::npos);
 }
 
 }  // namespace

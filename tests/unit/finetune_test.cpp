@@ -161,6 +161,39 @@ TEST(FinetuneQuant, EagerDequantisationCostsPerPassAndNotPerToken) {
   EXPECT_GT(extra, 0.0);
 }
 
+TEST(FinetuneStep, EagerLoraScalesAndAddsEachAdapterOutput) {
+  // PEFT's Linear.forward (result + lora_B(lora_A(dropout(x))) * scaling),
+  // Lit-GPT's and uncompiled torchtune's: two element-wise kernels per
+  // adapted linear over its output, 10 bytes per element; compiled torchtune
+  // (Inductor fuses them) and the fused-kernel rows add none.
+  const Gpu& g = gpu("a100-sxm-80g");
+  auto ew = [&](Framework f, Compile c) {
+    Workload w = lora("llama3-8b", FinetuneMethod::lora, f);
+    w.compile = c;
+    return layer_times(w, g, perf_constants(g, f, c).compute, false);
+  };
+  const LayerTimes fused = ew(Framework::torchtune, Compile::all);
+  const LayerTimes eager = ew(Framework::torchtune, Compile::none);
+  // Llama 3 8B, all linears: q 4096 + k 1024 + v 1024 + o 4096, gate and up
+  // 2 x 14336, down 4096.
+  const double out_width = 4096 + 1024 + 1024 + 4096 + 2 * 14336 + 4096;
+  const double bytes = 10.0 * out_width * 2048;
+  const ComputeConstants k = perf_constants(g, Framework::torchtune, Compile::none).compute;
+  const double added = bytes * k.elementwise_traffic / (g.hbm_bw_Bps * k.hbm_efficiency);
+  // The same layer otherwise, but for the eager efficiency of its GEMMs.
+  EXPECT_NEAR(eager.elementwise_s - fused.elementwise_s, added, 1e-9);
+  EXPECT_GT(ew(Framework::hf, Compile::none).elementwise_s, fused.elementwise_s);
+  EXPECT_DOUBLE_EQ(ew(Framework::automodel, Compile::none).elementwise_s, fused.elementwise_s);
+  EXPECT_DOUBLE_EQ(ew(Framework::megatron, Compile::none).elementwise_s, fused.elementwise_s);
+  // Full fine-tuning has no adapters.
+  Workload full = lora("llama3-8b", FinetuneMethod::full, Framework::hf);
+  Workload full_tt = lora("llama3-8b", FinetuneMethod::full, Framework::torchtune);
+  full_tt.compile = Compile::all;
+  EXPECT_DOUBLE_EQ(
+      layer_times(full, g, perf_constants(g, Framework::hf).compute, false).elementwise_s,
+      layer_times(full_tt, g, perf_constants(g, Framework::hf).compute, false).elementwise_s);
+}
+
 TEST(FinetuneQuant, CompiledTorchaoIsNearlyFree) {
   EXPECT_DOUBLE_EQ(framework_traits(Framework::torchtune).dequant_hbm_share,
                    kCompiledDequantHbmShare);

@@ -114,8 +114,10 @@ TEST(FrameworkTable, StepConstantsAreTheRows) {
   const Catalog& cat = io::builtin_catalog();
   const Gpu& a100 = *cat.find_gpu("a100-sxm-80g");
   const Gpu& h100 = *cat.find_gpu("h100-sxm");
-  EXPECT_DOUBLE_EQ(eager_efficiency(a100), a100.family_data.eager_efficiency);
-  EXPECT_DOUBLE_EQ(eager_efficiency(h100), h100.family_data.eager_efficiency);
+  // Within 1 % of the fitted values: A100 80GB and H100 SXM are (about) the
+  // ratios the values were fitted at.
+  EXPECT_NEAR(eager_efficiency(a100), a100.family_data.eager_efficiency, 0.01);
+  EXPECT_NEAR(eager_efficiency(h100), h100.family_data.eager_efficiency, 0.001);
   for (Framework f : kAll) {
     const FrameworkTraits& t = framework_traits(f);
     for (const Gpu* g : {&a100, &h100}) {

@@ -568,11 +568,12 @@ TEST(Zero3, HiddenShareHidesThatShareOfEachLayersCompute) {
 }
 
 TEST(Frameworks, EagerPyTorchLosesMoreOnHopperThanOnAmpere) {
-  // Eager kernels run at 0.84 of the fused rate on A100 and 0.70 on H100:
-  // their non-tensor-core work weighs more next to faster tensor cores.
+  // Eager kernels run at about 0.84 of the fused rate on A100 and 0.70 on
+  // H100: their non-tensor-core work weighs more next to faster tensor cores.
   const Catalog& cat = io::builtin_catalog();
-  for (const auto& [id, eager] : {std::pair{"a100-sxm-80g", 0.84}, std::pair{"h100-sxm", 0.70}}) {
+  for (const char* id : {"a100-sxm-80g", "h100-sxm"}) {
     const Gpu& g = *cat.find_gpu(id);
+    const double eager = eager_efficiency(g);
     const PerfConstants fused = perf_constants(g, Framework::megatron);
     const PerfConstants fsdp = perf_constants(g, Framework::fsdp);
     EXPECT_DOUBLE_EQ(fused.compute.gemm_efficiency, compute_constants(g).gemm_efficiency);
@@ -585,6 +586,53 @@ TEST(Frameworks, EagerPyTorchLosesMoreOnHopperThanOnAmpere) {
   EXPECT_DOUBLE_EQ(ampere, 0.84);
   EXPECT_DOUBLE_EQ(hopper, 0.70);
   EXPECT_LT(hopper, ampere);
+}
+
+TEST(Frameworks, TorchtuneWithoutCompileRunsEager) {
+  // torchtune's fused kernels and its fused NF4 dequantisation are
+  // torch.compile's; with compile none its plain PyTorch modules run eager.
+  const Gpu& g = *io::builtin_catalog().find_gpu("a100-sxm-80g");
+  const PerfConstants fused = perf_constants(g, Framework::megatron);
+  for (Compile c : {Compile::model, Compile::all}) {
+    const PerfConstants k = perf_constants(g, Framework::torchtune, c);
+    EXPECT_DOUBLE_EQ(k.compute.gemm_efficiency, fused.compute.gemm_efficiency);
+    EXPECT_DOUBLE_EQ(k.compute.dequant_hbm_share, kCompiledDequantHbmShare);
+  }
+  const PerfConstants eager = perf_constants(g, Framework::torchtune, Compile::none);
+  EXPECT_DOUBLE_EQ(eager.compute.gemm_efficiency,
+                   fused.compute.gemm_efficiency * eager_efficiency(g));
+  EXPECT_DOUBLE_EQ(eager.compute.dequant_hbm_share, kEagerDequantHbmShare);
+  EXPECT_DOUBLE_EQ(eager.framework.compute_efficiency, eager_efficiency(g));
+  // Rows whose kernels do not come from torch.compile keep them either way.
+  for (Framework f : {Framework::automodel, Framework::fsdp, Framework::megatron}) {
+    EXPECT_DOUBLE_EQ(perf_constants(g, f, Compile::none).compute.gemm_efficiency,
+                     perf_constants(g, f, Compile::all).compute.gemm_efficiency);
+  }
+}
+
+TEST(Frameworks, EagerEfficiencyScalesWithFlopsPerHbmByte) {
+  // 1/e - 1 (unfused, HBM-bound time per GEMM time) grows with the GPU's
+  // dense FLOPs per HBM byte, anchored at the family's fitted value.
+  const Catalog& cat = io::builtin_catalog();
+  Gpu g = *cat.find_gpu("h100-sxm");
+  const double fitted = g.family_data.eager_efficiency;
+  g.hbm_bw_Bps = g.bf16_flops / g.family_data.eager_flops_per_byte;  // at the anchor
+  EXPECT_NEAR(eager_efficiency(g), fitted, 1e-12);
+  g.hbm_bw_Bps /= 2;  // twice the ratio: twice the unfused share
+  EXPECT_NEAR(1 / eager_efficiency(g) - 1, 2 * (1 / fitted - 1), 1e-12);
+  g.family_data.eager_flops_per_byte = 0;  // no anchor: the family's value
+  EXPECT_DOUBLE_EQ(eager_efficiency(g), fitted);
+  // GeForce cards have few FLOPs per byte (RTX 4090 164, RTX 3090 76): they
+  // lose less to eager PyTorch than their families' reference GPUs; L40S
+  // (419) and H200 (206) bracket H100 (295) within Ada/Hopper.
+  const auto e = [&](const char* id) { return eager_efficiency(*cat.find_gpu(id)); };
+  EXPECT_GT(e("rtx-4090"), e("h100-sxm"));
+  EXPECT_LT(e("l40s"), e("rtx-4090"));
+  EXPECT_GT(e("h200-sxm"), e("h100-sxm"));
+  EXPECT_GT(e("rtx-3090"), e("a100-sxm-80g"));
+  EXPECT_LT(e("a100-sxm-40g"), e("a100-sxm-80g"));
+  EXPECT_NEAR(e("rtx-4090"), 0.81, 0.01);
+  EXPECT_NEAR(e("rtx-3090"), 0.92, 0.01);
 }
 
 }  // namespace
