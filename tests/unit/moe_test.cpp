@@ -451,7 +451,9 @@ TEST(Fp8Activations, CacheLinearAndSwigluInputsInOneByte) {
   // The routed experts' FC1 input and SwiGLU inputs alone (hot copies x
   // (h + 2 f) elements) save a byte each per token.
   const ModelShape& m = w.model;
-  const double saved = w.seq_len * m.moe.top_k * (m.hidden + 2.0 * m.moe.expert_ffn);
+  const double saved =
+      static_cast<double>(w.seq_len) * m.moe.top_k *
+      (static_cast<double>(m.hidden) + 2.0 * static_cast<double>(m.moe.expert_ffn));
   EXPECT_GT(a0 - a1, saved);
   EXPECT_LT(a1, a0);
   // Without fp8 precision the key does nothing.
