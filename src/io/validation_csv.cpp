@@ -78,9 +78,9 @@ const std::vector<std::string> kColumns = {"id",
                                            "first_stage_layers",
                                            "last_stage_layers",
                                            "pipeline_schedule",
+                                           "fp8_activations",
                                            "loss_upcast",
-                                           "compile",
-                                           "fp8_activations"};
+                                           "compile"};
 
 // The whole-number columns, in column order, with the largest value each accepts.
 struct WholeColumn {
