@@ -78,6 +78,7 @@ const std::vector<std::string> kColumns = {"id",
                                            "first_stage_layers",
                                            "last_stage_layers",
                                            "pipeline_schedule",
+                                           "fp8_activations",
                                            "loss_upcast",
                                            "compile"};
 
@@ -160,7 +161,8 @@ bool is_optional_column(std::string_view name) {
 bool is_memory_saver_column(std::string_view name) {
   return name == "optimizer" || name == "offload" || name == "activation_offload" ||
          name == "loss_chunks" || name == "optimizer_in_backward" || name == "lora_targets" ||
-         name == "peak_kind" || name == "compile" || name == "loss_upcast";
+         name == "peak_kind" || name == "compile" || name == "loss_upcast" ||
+         name == "fp8_activations";
 }
 
 // The canonical index of a column name (a name of kColumns; the reader
@@ -483,13 +485,20 @@ std::vector<ValidationRow> read_validation_csv(const std::string& text, const st
           "1 for force-balanced routing");
     }
     r.fabric = c.choice("fabric", {"ib", "roce", "eth", "efa"});
-    r.optimizer = c.choice("optimizer", {"adam", "adam8bit", "adam-bf16", "sgd", "adafactor"});
+    r.optimizer = c.choice(
+        "optimizer", {"adam", "adam8bit", "adam-bf16", "adam-bf16-moments", "sgd", "adafactor"});
     r.offload = c.choice("offload", layout_choices(LayoutKey::offload));
     r.activation_offload = c.choice("activation_offload", {"y", "n"});
     r.optimizer_in_backward = c.choice("optimizer_in_backward", {"y", "n"});
     r.lora_targets = c.choice("lora_targets", {"all", "attention", "qkv", "qv"});
     r.peak_kind = c.choice("peak_kind", {"allocated", "reserved"});
     r.loss_upcast = c.choice("loss_upcast", {"y", "n"});
+    r.fp8_activations = c.choice("fp8_activations", {"y", "n"});
+    if (r.fp8_activations == "y" && r.precision != "fp8") {
+      throw InputError(file, line, "fp8_activations",
+                       fmt::format("y needs precision fp8, got precision '{}'", r.precision),
+                       "set precision fp8, or leave fp8_activations empty or n");
+    }
     if (r.loss_chunks && *r.loss_chunks < 1) {
       throw InputError(file, line, "loss_chunks", "must be at least 1",
                        "chunks of the chunked cross-entropy; 1 = off");

@@ -110,6 +110,7 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
         {"global_batch", "set inference.max_batch (concurrent sequences per replica)"},
         {"precision", "set inference.weights (bf16, fp8, int8, int4) and inference.kv_cache"},
         {"optimizer", "remove it"},
+        {"fp8_activations", "remove it; serving stores no activations for a backward pass"},
         {"framework", "remove it"},
         {"finetune", "remove it"},
         {"moe", "remove it; serving takes routing as balanced"},
@@ -151,12 +152,20 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
                     .value_or(Precision::bf16);
   w.optimizer = read_enum(top, "optimizer",
                           {Optimizer::adam, Optimizer::adam8bit, Optimizer::adam_bf16,
-                           Optimizer::sgd, Optimizer::adafactor})
+                           Optimizer::adam_bf16_moments, Optimizer::sgd, Optimizer::adafactor})
                     .value_or(Optimizer::adam);
   // Memory savers of the training loop (docs/input-format.md).
   w.loss_chunks = static_cast<int>(top.integer("loss_chunks", 1, 1000000).value_or(1));
   w.optimizer_in_backward = top.boolean("optimizer_in_backward").value_or(false);
   w.loss_upcast = top.boolean("loss_upcast").value_or(true);
+  // FP8 activation cache (DeepSeek-V3's FP8 recipe; docs/input-format.md).
+  w.fp8_activations = top.boolean("fp8_activations").value_or(false);
+  if (w.fp8_activations && w.precision != Precision::fp8) {
+    top.fail("fp8_activations",
+             fmt::format("caches activations in FP8, which needs precision: fp8 (got {})",
+                         to_string(w.precision)),
+             "set precision: fp8, or remove fp8_activations");
+  }
   // The names are the rows of workload/framework.hpp; an unknown one is an error.
   if (auto fw = top.choice("framework", framework_names())) w.framework = *framework_from_name(*fw);
   // compile: none, model or all; a YAML boolean means all (true) or none (false).

@@ -59,7 +59,14 @@ constexpr double kFp32 = 4.0;
 // Bytes per element of a stored GEMM input. Under LoRA the frozen FP8 linear
 // computes no weight gradient and saves nothing; the adapter beside it keeps
 // the 16-bit input.
-double gemm_input_bytes(const Workload& w) { return te_fp8(w) && !is_lora(w) ? kFp8 : kAct; }
+double gemm_input_bytes(const Workload& w) {
+  return (te_fp8(w) || fp8_activation_cache(w)) && !is_lora(w) ? kFp8 : kAct;
+}
+// Bytes per element of the MoE experts' SwiGLU input: DeepSeek-V3 caches it
+// in FP8 with its fine-grained (1 x 128 tile) quantisation and recomputes
+// the SwiGLU output from it (report §3.3.4, "Low-Precision Activation" (2));
+// otherwise 16-bit.
+double moe_act_input_bytes(const Workload& w) { return fp8_activation_cache(w) ? kFp8 : kAct; }
 
 // Stage micro-batches of rank s's activations alive at the peak of
 // Megatron-Core's interleaved schedule (pipeline_parallel/schedules.py @
@@ -130,6 +137,7 @@ double optimizer_moment_bytes(const Workload& w) {
       // (bitsandbytes optim/optimizer.py, blocksize 256): 2 + 2 x 4/256.
       return 2.0 + 2.0 * 4.0 / 256.0;
     case Optimizer::adam_bf16:
+    case Optimizer::adam_bf16_moments:
       return 4.0;  // bf16 m and v
     case Optimizer::sgd:
       return 4.0;  // fp32 momentum
@@ -155,8 +163,10 @@ double optimizer_moment_bytes(const Workload& w) {
 double layer_bytes_per_token(const Workload& w, const LayerOps& ops, bool core_recomputed,
                              RecomputeModules dropped = 0) {
   const double gemm_in = gemm_input_bytes(w);
+  const double act_in = moe_act_input_bytes(w);
   double bytes = kAct * stored_elems(ops, Stored::act16) +
                  gemm_in * stored_elems(ops, Stored::gemm_input) +
+                 act_in * stored_elems(ops, Stored::moe_act_input) +
                  kMask * stored_elems(ops, Stored::mask) + 4.0 * stored_elems(ops, Stored::fp32);
   if (dropped != 0) {
     auto bytes_of = [&](const StoredTensor& t) {
@@ -166,6 +176,8 @@ double layer_bytes_per_token(const Workload& w, const LayerOps& ops, bool core_r
           return kAct * t.elems;
         case Stored::gemm_input:
           return gemm_in * t.elems;
+        case Stored::moe_act_input:
+          return act_in * t.elems;
         case Stored::mask:
           return kMask * t.elems;
         case Stored::fp32:

@@ -198,6 +198,7 @@ struct MlpSpec {
   double copies = 1;                // token copies per token (stored tensors)
   Stored fc1_input = Stored::none;  // the MLP input, when this MLP stores it
   Stored fc2_input = Stored::act16;
+  Stored act_input = Stored::act16;  // FC1's (and the gate's) output, the activation's input
   int fuse = 0;
   // The recompute modules that re-run this MLP and drop its tensors (the
   // input of a checkpointed block is kept, so only a stored fc1 input that
@@ -215,13 +216,13 @@ LayerOp& describe_mlp(Builder& b, const ModelShape& m, const LayerSplit& s, cons
   fc1.rows = x.rows;
   fc1.count = x.count;
   fc1.input = {x.fc1_input == Stored::none ? 0.0 : h / s.seq_div, x.fc1_input, x.unit};
-  fc1.output = {x.copies * f_local, Stored::act16, x.unit};
+  fc1.output = {x.copies * f_local, x.act_input, x.unit};
   fc1.rerun = x.unit;
   if (swiglu) {
     LayerOp& gate = b.gemm(x.block, TpSplit::column, f_local, h, up, up / x.local_div, x.fuse);
     gate.rows = x.rows;
     gate.count = x.count;
-    gate.output = {x.copies * f_local, Stored::act16, x.unit};
+    gate.output = {x.copies * f_local, x.act_input, x.unit};
     gate.rerun = x.unit;
   }
   const double down = x.experts * linear(x.f, h, m.linear_bias);
@@ -328,6 +329,7 @@ LayerOps describe_layer(const ModelShape& m, bool moe_layer, const LayerSplit& s
     routed.copies = hot;
     routed.fuse = 2;
     routed.unit = kMoe;
+    routed.act_input = Stored::moe_act_input;
     // The routing weights multiply inside the activation (Megatron-Core
     // experts.py), so the combine is a scatter-add that keeps nothing.
     // moe_act re-runs the activation and drops its output, FC2's input.
@@ -343,6 +345,7 @@ LayerOps describe_layer(const ModelShape& m, bool moe_layer, const LayerSplit& s
       shared.width = e.shared_experts;
       shared.fuse = 3;
       shared.unit = kMoe | kSharedExperts;
+      shared.act_input = Stored::moe_act_input;
       describe_mlp(b, m, s, shared);
     }
     b.elementwise(OpBlock::other, 4.0 * h * e.top_k / s.seq_div).rerun = kMoe;  // unpermute

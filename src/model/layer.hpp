@@ -53,9 +53,13 @@ enum class Stored : std::uint8_t {
   gemm_input,  // the saved input of a trained linear (FP8 under Transformer Engine)
   mask,        // a 1-byte dropout mask
   fp32,        // a 32-bit value (router probabilities, log-sum-exp)
+  // The MoE experts' SwiGLU (activation) input: 16-bit, or 1 byte where the
+  // run caches activations in FP8 (workload fp8_activations; DeepSeek-V3
+  // report §3.3.4 (2)).
+  moe_act_input,
 };
 
-inline constexpr int kStoredKinds = 5;
+inline constexpr int kStoredKinds = 6;
 
 // The sub-blocks Megatron-Core's selective recompute can re-run
 // (--recompute-granularity selective --recompute-modules; Megatron-LM

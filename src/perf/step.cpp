@@ -166,6 +166,10 @@ double optimizer_bytes_per_param(Optimizer o) {
     case Optimizer::adam_bf16:
       // Read and write bf16 weights and moments, read the bf16 gradient.
       return 4.0 + 8.0 + 2.0;
+    case Optimizer::adam_bf16_moments:
+      // Read and write fp32 master weights and bf16 moments, read the fp32
+      // gradient, write the 16-bit weight.
+      return 8.0 + 8.0 + 4.0 + 2.0;
   }
   return 30.0;
 }

@@ -401,6 +401,7 @@ const char* hf_optim(Optimizer o, bool qlora) {
   switch (o) {
     case Optimizer::adam:
     case Optimizer::adam_bf16:
+    case Optimizer::adam_bf16_moments:
       return "adamw_torch";
     case Optimizer::adam8bit:
       return qlora ? "paged_adamw_8bit" : "adamw_bnb_8bit";
@@ -643,6 +644,14 @@ std::vector<std::string> megatron_args(const PlanReport& r, const PlanCandidate&
   if (l.offload_optimizer && !deepspeed) {
     a.push_back("--optimizer-cpu-offload");
     a.push_back("--use-precision-aware-optimizer");
+  }
+  if (w.optimizer == Optimizer::adam_bf16_moments && !deepspeed) {
+    // bf16 Adam moments beside the fp32 master copy (Megatron-Core
+    // optimizer_config.py exp_avg_dtype / exp_avg_sq_dtype, which need the
+    // precision-aware optimizer).
+    if (!l.offload_optimizer) a.push_back("--use-precision-aware-optimizer");
+    a.push_back("--exp-avg-dtype bf16");
+    a.push_back("--exp-avg-sq-dtype bf16");
   }
   switch (w.precision) {
     case Precision::bf16:

@@ -177,8 +177,16 @@ void plan_block(std::string& o, const PlanReport& r, const PlanCandidate& c) {
   if (layout.size() + 13 <= 80) {
     o += fmt::format("  layout     {}\n", layout);
   } else {
-    o += fmt::format("  layout     {},\n", layout_parallel(c.layout));
     const std::string indent(13, ' ');
+    const std::string parallel = layout_parallel(c.layout);
+    if (parallel.size() + 14 <= 80) {
+      o += fmt::format("  layout     {},\n", parallel);
+    } else {
+      // The degrees, the schedule and the stage split broken after a comma too.
+      std::string lines = wrap(parallel, "  layout     ", indent, ", ");
+      lines.pop_back();  // the final newline, for the comma before the settings
+      o += lines + ",\n";
+    }
     o += wrap(layout_settings(c.layout), indent, indent, ", ");
   }
   if (r.request.global_batches.size() > 1) {

@@ -51,6 +51,7 @@ std::string estimate_text(const EstimateResult& r) {
   }
   task += fmt::format(", seq {} tokens, micro-batch {}, {} / {} / {}", w.seq_len, l.micro_batch,
                       to_string(w.precision), to_string(w.optimizer), to_string(w.framework));
+  if (fp8_activation_cache(w)) task += ", FP8 activation cache";
   o += wrap(task, "Task      ", "          ", ", ");
   o += fmt::format("Cluster   {}\n", hardware_words(r.server, r.gpu, w.cluster.nodes));
   o += wrap(

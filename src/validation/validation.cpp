@@ -208,8 +208,8 @@ namespace {
 // The row's memory-saver cells (empty: the workload's defaults).
 void apply_memory_savers(const ValidationRow& r, Workload& w) {
   if (!r.optimizer.empty()) {
-    for (Optimizer o : {Optimizer::adam, Optimizer::adam8bit, Optimizer::adam_bf16, Optimizer::sgd,
-                        Optimizer::adafactor}) {
+    for (Optimizer o : {Optimizer::adam, Optimizer::adam8bit, Optimizer::adam_bf16,
+                        Optimizer::adam_bf16_moments, Optimizer::sgd, Optimizer::adafactor}) {
       if (r.optimizer == to_string(o)) w.optimizer = o;
     }
   }
@@ -222,6 +222,7 @@ void apply_memory_savers(const ValidationRow& r, Workload& w) {
               : r.compile == "y" || r.compile == "all" ? Compile::all
                                                        : Compile::none;
   w.loss_upcast = r.loss_upcast != "n";
+  w.fp8_activations = r.fp8_activations == "y";
 }
 
 }  // namespace

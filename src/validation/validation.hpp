@@ -77,6 +77,8 @@ struct ValidationRow {
   std::string compile;
   // The loss sees fp32 logits: y (or empty) | n (16-bit logits, no upcast).
   std::string loss_upcast;
+  // FP8 training caching activations in FP8 (workload fp8_activations): y | n (or empty).
+  std::string fp8_activations;
   // What a peak_mem_gib row measured: PyTorch's max_memory_allocated or
   // max_memory_reserved; empty: device memory in use (nvidia-smi).
   std::string peak_kind;

@@ -9,7 +9,7 @@ const char* to_string(Task t) { return enum_name(t, {"pretrain", "finetune", "in
 const char* to_string(WeightFormat f) { return enum_name(f, {"bf16", "fp8", "int8", "int4"}); }
 
 const char* to_string(Optimizer o) {
-  return enum_name(o, {"adam", "adam8bit", "sgd", "adafactor", "adam-bf16"});
+  return enum_name(o, {"adam", "adam8bit", "sgd", "adafactor", "adam-bf16", "adam-bf16-moments"});
 }
 
 const char* to_string(FinetuneMethod m) { return enum_name(m, {"full", "lora", "qlora"}); }

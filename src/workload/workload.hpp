@@ -18,8 +18,11 @@ namespace scaleout {
 
 enum class Task { pretrain, finetune, inference };
 // adam8bit: bitsandbytes 8-bit Adam (paged or not); adam_bf16: bf16 moments
-// and no fp32 master copy (pure-bf16 recipes: torchtune, Lit-GPT bf16-true).
-enum class Optimizer { adam, adam8bit, sgd, adafactor, adam_bf16 };
+// and no fp32 master copy (pure-bf16 recipes: torchtune, Lit-GPT bf16-true);
+// adam_bf16_moments: bf16 moments beside the fp32 master copy and gradients
+// (DeepSeek-V3 report §3.3.4; Megatron-Core's precision-aware optimizer with
+// --exp-avg-dtype bf16 --exp-avg-sq-dtype bf16).
+enum class Optimizer { adam, adam8bit, sgd, adafactor, adam_bf16, adam_bf16_moments };
 enum class FinetuneMethod { full, lora, qlora };
 enum class Recompute { none, selective, full };
 
@@ -209,6 +212,12 @@ struct Workload {
   // lm_head output, under DeepSpeed's 16-bit engine, which runs the model
   // without autocast); docs/model.md, "Logits and loss".
   bool loss_upcast = true;
+  // FP8 training that caches activations in FP8 (`fp8_activations`, only
+  // with precision fp8): every trained linear's saved input in 1 byte under
+  // any framework, and the MoE experts' SwiGLU inputs too (DeepSeek-V3
+  // report §3.3.4, "Low-Precision Activation"); docs/model.md, "FP8
+  // activation cache".
+  bool fp8_activations = false;
   ClusterSpec cluster;
   InferenceSpec inference;  // task: inference only
   // MoE training: max-rank / mean-rank load of the routed experts (>= 1;
@@ -229,6 +238,12 @@ inline bool deduplicated_dispatch(const Workload& w) {
 // says so (Megatron-LM, NeMo).
 inline bool te_fp8(const Workload& w) {
   return framework_traits(w.framework).transformer_engine_fp8 && w.precision == Precision::fp8;
+}
+
+// Activations cached in FP8 by the run's own FP8 recipe (`fp8_activations`
+// with precision fp8; docs/model.md, "FP8 activation cache").
+inline bool fp8_activation_cache(const Workload& w) {
+  return w.fp8_activations && w.precision == Precision::fp8;
 }
 
 // LoRA or QLoRA: frozen base weights with trained rank-r adapters.

@@ -432,5 +432,121 @@ TEST(TokenDispatcher, ValidationColumnAndItsErrors) {
   }
 }
 
+// DeepSeek-V3's memory savers (arXiv:2412.19437 section 3.3.4): linear inputs
+// and the MoE SwiGLU inputs cached in FP8, Adam moments in BF16 beside the
+// fp32 master copy.
+TEST(Fp8Activations, CacheLinearAndSwigluInputsInOneByte) {
+  Workload w = moe_workload("deepseek-v3", 64);
+  w.framework = Framework::other;
+  w.layout.pp = 16;
+  w.layout.dp = 128;
+  w.layout.zero = 1;
+  w.global_batch = 15360;
+  w.precision = Precision::fp8;
+  const Gpu& g = gpu("h800");
+  Workload cached = w;
+  cached.fp8_activations = true;
+  const double a0 = activation_bytes_per_layer(w, true);
+  const double a1 = activation_bytes_per_layer(cached, true);
+  // The routed experts' FC1 input and SwiGLU inputs alone (hot copies x
+  // (h + 2 f) elements) save a byte each per token.
+  const ModelShape& m = w.model;
+  const double saved =
+      static_cast<double>(w.seq_len) * m.moe.top_k *
+      (static_cast<double>(m.hidden) + 2.0 * static_cast<double>(m.moe.expert_ffn));
+  EXPECT_GT(a0 - a1, saved);
+  EXPECT_LT(a1, a0);
+  // Without fp8 precision the key does nothing.
+  Workload bf = cached;
+  bf.precision = Precision::bf16;
+  Workload bf0 = w;
+  bf0.precision = Precision::bf16;
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(bf, true), activation_bytes_per_layer(bf0, true));
+  EXPECT_LT(estimate_memory(cached, g).peak.activations, estimate_memory(w, g).peak.activations);
+}
+
+TEST(Fp8Activations, Bf16MomentsKeepTheMasterCopy) {
+  Workload w = moe_workload("deepseek-v3", 64);
+  w.precision = Precision::fp8;
+  Workload m = w;
+  m.optimizer = Optimizer::adam_bf16_moments;
+  const StatePolicy p0 = state_policy(w), p1 = state_policy(m);
+  EXPECT_DOUBLE_EQ(p1.master_bytes, p0.master_bytes);
+  EXPECT_DOUBLE_EQ(p1.grad_bytes, p0.grad_bytes);
+  EXPECT_DOUBLE_EQ(p1.optimizer_bytes, p0.optimizer_bytes / 2.0);
+  const Gpu& g = gpu("h800");
+  EXPECT_LT(estimate_memory(m, g).peak.optimizer, estimate_memory(w, g).peak.optimizer);
+}
+
+TEST(Fp8Activations, WorkloadKeyAndItsErrors) {
+  const std::string base =
+      "model: deepseek-v3\n"            // 1
+      "precision: P\n"                  // 2
+      "optimizer: adam-bf16-moments\n"  // 3
+      "fp8_activations: true\n"         // 4
+      "cluster:\n"                      // 5
+      "  server: hgx-h800\n";           // 6
+  auto with = [&](const std::string& v) {
+    std::string t = base;
+    return t.replace(t.find('P'), 1, v);
+  };
+  const Workload w = io::read_workload(with("fp8"), "w.yaml", "", io::builtin_catalog()).workload;
+  EXPECT_TRUE(w.fp8_activations);
+  EXPECT_EQ(w.optimizer, Optimizer::adam_bf16_moments);
+  try {
+    io::read_workload(with("bf16"), "w.yaml", "", io::builtin_catalog());
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("w.yaml:4: fp8_activations: caches activations in FP8"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(Fp8Activations, ValidationColumnAndItsErrors) {
+  // The first row of the shipped MoE file with its precision, optimizer and
+  // fp8_activations cells replaced (appended where the file has none).
+  const std::string path = std::string(SCALEOUT_SOURCE_DIR) + "/data/validation/moe-training.csv";
+  const auto records = io::parse_csv(io::read_text_file(path), path);
+  auto file = [&](const std::string& precision, const std::string& cell) {
+    const std::vector<std::string>& header = records[0].second;
+    std::string text;
+    for (size_t r = 0; r < 2; ++r) {
+      const std::vector<std::string>& rec = records[r].second;
+      std::vector<std::string> out;
+      for (size_t i = 0; i < rec.size(); ++i) {
+        const std::string& name = header[i];
+        if (name == "precision" || name == "optimizer" || name == "fp8_activations") continue;
+        out.push_back(rec[i]);
+      }
+      if (r == 0) {
+        out.insert(out.end(), {"precision", "optimizer", "fp8_activations"});
+      } else {
+        out.insert(out.end(), {precision, "adam-bf16-moments", cell});
+      }
+      for (size_t i = 0; i < out.size(); ++i) {
+        std::string quoted = "\"";
+        for (char ch : out[i]) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+        text += (i ? "," : "") + quoted + "\"";
+      }
+      text += "\n";
+    }
+    return text;
+  };
+  const auto rows = io::read_validation_csv(file("fp8", "y"), "v.csv");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].fp8_activations, "y");
+  EXPECT_EQ(rows[0].optimizer, "adam-bf16-moments");
+  try {
+    io::read_validation_csv(file("bf16", "y"), "v.csv");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("v.csv:2: fp8_activations: y needs precision fp8"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(io::read_validation_csv(file("fp8", "yes"), "v.csv"), InputError);
+}
+
 }  // namespace
 }  // namespace scaleout

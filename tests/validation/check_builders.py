@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The validation CSVs that scripts build from a research sheet are what the
 scripts build today (so that a row edited in the CSV and not in the sheet, or
-a script that lost a column, is caught): blackwell-training.csv and
-moe-training.csv, byte for byte."""
+a script that lost a column, is caught): blackwell-training.csv,
+moe-training.csv and whole-runs.csv, byte for byte."""
 import os
 import subprocess
 import sys
@@ -14,6 +14,7 @@ BUILDS = [
     ("moe-training.csv",
      ["scripts/build_moe_validation.py", "scripts/data/moe-training-research.csv",
       "data/catalog/models.json"]),
+    ("whole-runs.csv", ["scripts/build_whole_runs.py"]),
 ]
 
 failed = 0
