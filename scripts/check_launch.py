@@ -24,8 +24,8 @@ them):
                      fine-tuning method, optimizer offload and the overlap
                      flags each file configures, compared with the plan:
                      DIR/plan.json, --plan-json, or `BIN plan YAML --format json`.
-                     The workload facts the plan JSON lacks (precision,
-                     fine-tuning method) come from --input.
+                     The workload facts (precision, fine-tuning method)
+                     come from the plan JSON's `workload`, else --input.
 
 Each problem is printed as `FILE:LINE: error: ...` (or warning); the exit
 status is 1 when there is an error, 0 otherwise.

@@ -13,6 +13,10 @@
 
 namespace scaleout::report {
 
+// The workload facts a plan or estimate assumed (task, batch, precision,
+// optimizer, framework, fine-tuning method): what launch files configure
+// beside the layout.
+nlohmann::ordered_json workload_json(const Workload& w);
 nlohmann::ordered_json layout_json(const Layout& l);
 nlohmann::ordered_json breakdown_json(const StepBreakdown& b);
 // The search counts of a plan (defined in plan_report.cpp).

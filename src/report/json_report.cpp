@@ -63,15 +63,7 @@ std::string estimate_json(const EstimateResult& r) {
   const StageMemory& st = mem.peak;
   ordered_json j;
   j["model"] = model_json(w.model);
-  j["workload"] = {
-      {"task", to_string(w.task)},
-      {"seq_len", w.seq_len},
-      {"global_batch", w.global_batch},
-      {"tokens", w.tokens},
-      {"precision", to_string(w.precision)},
-      {"optimizer", to_string(w.optimizer)},
-      {"framework", to_string(w.framework)},
-      {"finetune", {{"method", to_string(w.finetune.method)}, {"rank", w.finetune.rank}}}};
+  j["workload"] = workload_json(w);
   j["cluster"] = {{"server", r.server.id},
                   {"gpu", r.gpu.id},
                   {"nodes", w.cluster.nodes},
@@ -277,6 +269,19 @@ std::string catalog_json(const Catalog& c, const std::string& kind) {
     for (const ModelShape* m : c.all<ModelShape>()) out.push_back(model_json(*m));
   }
   return dump_json(versioned(out, kind));
+}
+
+ordered_json workload_json(const Workload& w) {
+  return {{"task", to_string(w.task)},
+          {"seq_len", w.seq_len},
+          {"global_batch", w.global_batch},
+          {"tokens", w.tokens},
+          {"precision", to_string(w.precision)},
+          {"optimizer", to_string(w.optimizer)},
+          {"framework", to_string(w.framework)},
+          {"finetune",
+           {{"method", w.task == Task::finetune ? to_string(w.finetune.method) : "none"},
+            {"rank", w.finetune.rank}}}};
 }
 
 ordered_json layout_json(const Layout& l) {

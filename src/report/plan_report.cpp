@@ -357,6 +357,7 @@ std::string plan_text(const PlanReport& r) {
 std::string plan_json(const PlanReport& r) {
   const PlanResult& p = r.result;
   ordered_json j = plan_head_json(p, r.request.objective, to_string(r.request.cost_basis));
+  j["workload"] = workload_json(r.request.workload);
   const PlanConstraints& k = r.request.constraints;
   j["constraints"] = {
       {"deadline_days", k.deadline_s ? ordered_json(days(*k.deadline_s)) : ordered_json(nullptr)},

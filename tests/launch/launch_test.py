@@ -135,7 +135,9 @@ def check(a):
     out = os.path.join(a.work, stem)
     if not emit(a.scaleout, a.example, out):
         return 1
-    cmd = [a.python, CHECKER, out, "--input", a.example, "--scaleout", a.scaleout,
+    # No --input: the emitted plan.json alone must carry the workload facts
+    # the files configure (precision, fine-tuning method, framework).
+    cmd = [a.python, CHECKER, out, "--scaleout", a.scaleout,
            "--expect", ",".join(expected_files(a.example))]
     if a.require_shellcheck:
         cmd.append("--require-shellcheck")
