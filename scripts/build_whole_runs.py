@@ -132,13 +132,16 @@ ROWS = [
          "and checkpoint writes of 2.3 TB to the shared GPFS; the sources give no "
          "interruption count or restart time, so the catalog's default failure rate and "
          "10-minute restart stand (the model adds under 1 %); the step itself is predicted"
-         " 89 s against the 98-103 s the reported throughput implies; the same engine's "
-         "measured GPT-175B step on 512 A100 80GB (vtrain-multi vtm-0089: TP4 PP16 DP8, MBS 2, "
-         "GBS 1536, 54.3 s measured, 54.4 predicted) scaled to BLOOM's tokens per GPU (x 16/9),"
-         " larger output layer (x 1.01) and bubble (11/128 of the stage time against 15/96) is "
-         "about 92 s, so the layout's step mechanism is within 4 % of Megatron-DeepSpeed "
-         "measurements; the rest of the gap to the reported throughput (ALiBi, the embedding "
-         "LayerNorm, Jean Zay's clocks) has no source to model it by",
+         " 89 s against the 98-103 s the reported throughput implies (the logged step is "
+         "104.7 s, training.csv bloom-01); the same engine's measured GPT-175B step on 512 "
+         "A100 80GB (vtrain-multi vtm-0089: TP4 PP16 DP8, MBS 2, GBS 1536, 6 layers a stage, "
+         "54.3 s measured, 54.4 predicted) is 0.489 s a micro-batch per stage; scaled to "
+         "BLOOM's slowest stage (6 layers of hidden 14336: x (14336/12288)^2 = 1.36) over 128 "
+         "micro-batches plus the 11-stage bubble it gives 92 s, so the model's 89 s is within "
+         "4 % of Megatron-DeepSpeed's measured layers, and the other 12 % of the logged step "
+         "is slower than that engine's GPT-175B layers for reasons the sources do not give "
+         "(ALiBi, the embedding LayerNorm, the 250k vocabulary's loss, Omni-Path, Jean Zay's "
+         "software stack): nothing to model it by",
          cite="BigScience 2022, BLOOM, arXiv:2211.05100, Sec. 3.4; GENCI Jean Zay press release"),
     dict(id="bloomberggpt-50b", model="BloombergGPT 50B", layers=70, hidden=7680, heads=40,
          kv_heads=40, ffn_hidden=30720, vocab=131072, mlp="gelu", seq_len=2048,
