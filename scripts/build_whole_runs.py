@@ -245,9 +245,10 @@ ROWS = [
          "leaves it out, so without the cell the row would time a model without it); "
          "optimizer adam-bf16-moments and fp8_activations y: the report's BF16 AdamW "
          "moments beside FP32 master weights and gradients and its FP8 activation cache "
-         "(Sec. 3.3.4), as in dsv3-report-h800; recompute left empty for the same reason "
-         "as there (with the report's recompute of RMSNorm, MLA up-projections and the "
-         "SwiGLU output the memory model predicts 81.6 GiB of 80)",
+         "(Sec. 3.3.4), as in dsv3-report-h800; recompute left empty: this file has no "
+         "recompute_modules column for the report's recompute of RMSNorm, MLA up-projections "
+         "and the SwiGLU output (dsv3-report-h800 carries it: 76.5 GiB of 80 on rank 0, "
+         "the MTP module sharing stage 0's embedding, Sec. 3.2.3), so the validator chooses",
          cite="DeepSeek-AI 2024, DeepSeek-V3 Technical Report, arXiv:2412.19437, Sec. 1 and 3"),
 ]
 

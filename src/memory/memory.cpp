@@ -388,6 +388,9 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
     }
   }
 
+  // DualPipe: rank s runs stage s and stage p-1-s (two parameter copies of
+  // the model across the pipeline).
+  const bool two_stages = schedule_parameter_copies(ly.schedule, p) == 2;
   auto stage_memory = [&](int s) {
     StageMemory st;
     st.stage = s;
@@ -403,13 +406,20 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
     double dense_layers_here = here.dense;
     // MTP depths sit on the last stage (Megatron-Core's default placement):
     // each a layer of the last layer's kind, the projection 2h -> h and three
-    // norms; a stage without the embedding holds a copy for the shifted tokens.
+    // norms; a rank without the embedding holds a copy for the shifted tokens.
+    // Under DualPipe the last stage shares rank 0 with the first, whose
+    // embedding the MTP module uses in place ("the shallowest layers
+    // (including the embedding layer) and deepest layers (including the
+    // output head) ... on the same PP rank ... enables the physical sharing
+    // of parameters and gradients", arXiv:2412.19437 §3.2.3).
     const double mtp_here = st.has_output ? mtp : 0.0;
     (moe_first < m.layers ? moe_layers_here : dense_layers_here) += mtp_here;
     double dense = dense_layers_here * dense_p.dense + moe_layers_here * moe_p.dense;
     if (mtp_here > 0) {
       dense += mtp_here * (2.0 * h * h / t + 3.0 * norm_params);
-      if (!st.has_embedding) dense += static_cast<double>(m.vocab) * h / t;
+      const bool embedding_on_rank =
+          st.has_embedding || (two_stages && stage_layers(m, ly, p - 1 - s).embedding);
+      if (!embedding_on_rank) dense += static_cast<double>(m.vocab) * h / t;
     }
     double quantisable =
         dense_layers_here * dense_p.quantisable + moe_layers_here * moe_p.quantisable;
@@ -598,10 +608,8 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
   const std::array<int, 4> candidates =
       p <= 4 ? std::array<int, 4>{0, 1, 2, 3} : std::array<int, 4>{0, 1, p - 2, p - 1};
   bool first = true;
-  // DualPipe: rank s runs stage s and stage p-1-s (two parameter copies of
-  // the model across the pipeline); ZeRO-1 and up shard the optimizer state
-  // over both copies' data-parallel ranks (2 x dp).
-  const bool two_stages = schedule_parameter_copies(ly.schedule, p) == 2;
+  // DualPipe (two_stages): ZeRO-1 and up shard the optimizer state over both
+  // copies' data-parallel ranks (2 x dp).
   auto rank_memory = [&](int s) {
     StageMemory st = stage_memory(s);
     if (!two_stages) return st;

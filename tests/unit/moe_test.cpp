@@ -242,6 +242,19 @@ TEST(DualPipe, HidesCommunicationShrinksTheBubbleAndHoldsTwoStages) {
   EXPECT_GT(m2.peak.params, 1.5 * m1.peak.params);
   EXPECT_DOUBLE_EQ(m2.peak.microbatches_in_flight, 17.0);
   EXPECT_TRUE(m2.peak.has_embedding && m2.peak.has_output);
+  // The MTP module on stage 15 uses stage 0's embedding on the same rank
+  // (arXiv:2412.19437 section 3.2.3): its depth adds a layer, the 2h x h
+  // projection and norms, but no second V x h table.
+  Workload no_mtp = dual;
+  no_mtp.model.mtp_layers = 0;
+  Workload one_mtp = dual;
+  one_mtp.model.mtp_layers = 1;
+  const double hid = static_cast<double>(dual.model.hidden);
+  const double vh = static_cast<double>(dual.model.vocab) * hid;
+  const double delta =
+      estimate_memory(one_mtp, g).peak.params - estimate_memory(no_mtp, g).peak.params;
+  EXPECT_GT(delta, 2.0 * hid * hid);
+  EXPECT_LT(delta, vh);
 }
 
 TEST(Mtp, ReadFromTheConfigAndTheWorkload) {
