@@ -243,8 +243,17 @@ void describe_adapters(Builder& b, const ModelShape& m, bool moe_layer, const La
   const double d = m.head_size();
   auto adapter = [&](double in, double out) {
     const double p = r * (in + out);
+    // LoRA dropout (PEFT lora/layer.py: lora_B(lora_A(dropout(x))), an
+    // nn.Dropout of the adapter's own): one kernel over the input, read 2,
+    // write 2 and a 1-byte mask; the mask and the dropped input (what A's
+    // weight gradient reads) are saved beside the base layer's input.
+    if (ad.dropout > 0) {
+      LayerOp& drop = b.elementwise(OpBlock::adapter, 5.0 * in);
+      drop.output = {in, Stored::mask};
+    }
     // x A: [T x in] by [in x r]; (x A) B: [T x r] by [r x out].
     LayerOp& a = b.gemm(OpBlock::adapter, TpSplit::none, r, in, p, p / s.tp);
+    if (ad.dropout > 0) a.input = {in, Stored::act16};
     a.frozen_under_lora = false;
     a.output = {r, Stored::act16};  // the rank-r intermediate
     LayerOp& bb = b.gemm(OpBlock::adapter, TpSplit::none, out, r, 0, 0);
