@@ -80,6 +80,7 @@ const std::vector<std::string> kColumns = {"id",
                                            "pipeline_schedule",
                                            "fp8_activations",
                                            "loss_upcast",
+                                           "lora_dropout",
                                            "compile"};
 
 // The whole-number columns, in column order, with the largest value each accepts.
@@ -162,7 +163,7 @@ bool is_memory_saver_column(std::string_view name) {
   return name == "optimizer" || name == "offload" || name == "activation_offload" ||
          name == "loss_chunks" || name == "optimizer_in_backward" || name == "lora_targets" ||
          name == "peak_kind" || name == "compile" || name == "loss_upcast" ||
-         name == "fp8_activations";
+         name == "fp8_activations" || name == "lora_dropout";
 }
 
 // The canonical index of a column name (a name of kColumns; the reader
@@ -491,6 +492,17 @@ std::vector<ValidationRow> read_validation_csv(const std::string& text, const st
     r.activation_offload = c.choice("activation_offload", {"y", "n"});
     r.optimizer_in_backward = c.choice("optimizer_in_backward", {"y", "n"});
     r.lora_targets = c.choice("lora_targets", {"all", "attention", "qkv", "qv"});
+    r.lora_dropout = c.number("lora_dropout");
+    if (r.lora_dropout && !(*r.lora_dropout >= 0 && *r.lora_dropout <= 1)) {
+      throw InputError(file, line, "lora_dropout",
+                       fmt::format("must be in [0, 1], got {}", printable(c.str("lora_dropout"))),
+                       "the dropout probability on each LoRA adapter's input, e.g. 0.1; 0 = none");
+    }
+    if (r.lora_dropout.value_or(0) > 0 && r.finetune != "lora" && r.finetune != "qlora") {
+      throw InputError(file, line, "lora_dropout",
+                       fmt::format("needs finetune lora or qlora, got finetune '{}'", r.finetune),
+                       "set finetune to lora or qlora, or leave lora_dropout empty or 0");
+    }
     r.peak_kind = c.choice("peak_kind", {"allocated", "reserved"});
     r.loss_upcast = c.choice("loss_upcast", {"y", "n"});
     r.fp8_activations = c.choice("fp8_activations", {"y", "n"});

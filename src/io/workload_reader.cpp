@@ -196,6 +196,12 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
                                    {AdapterTargets::all, AdapterTargets::attention,
                                     AdapterTargets::qkv, AdapterTargets::qv})
                              .value_or(AdapterTargets::all);
+    // nn.Dropout on each adapter's input (PEFT LoraConfig.lora_dropout).
+    w.finetune.lora_dropout = f.number("lora_dropout", 0.0, 1.0).value_or(0.0);
+    if (w.finetune.lora_dropout > 0 && w.finetune.method == FinetuneMethod::full) {
+      f.fail("lora_dropout", "lora_dropout needs method lora or qlora",
+             "set method: lora or qlora, or remove lora_dropout (0 = no dropout)");
+    }
     f.finish();
     if (w.task != Task::finetune) {
       top.fail("finetune", "finetune settings need task: finetune",

@@ -243,6 +243,13 @@ void describe_adapters(Builder& b, const ModelShape& m, bool moe_layer, const La
   const double d = m.head_size();
   auto adapter = [&](double in, double out) {
     const double p = r * (in + out);
+    // LoRA dropout (PEFT lora/layer.py: lora_B(lora_A(dropout(x))), an
+    // nn.Dropout of the adapter's own): one kernel over the input, read 2,
+    // write 2 and a 1-byte mask. Its mask and the dropped input (what A's
+    // weight gradient reads) are not counted as stored: counted, they call
+    // nine Answer.AI RTX 3090/4090 rows of real runs out of memory
+    // (docs/model.md, "Element-wise kernels").
+    if (ad.dropout > 0) b.elementwise(OpBlock::adapter, 5.0 * in);
     // x A: [T x in] by [in x r]; (x A) B: [T x r] by [r x out].
     LayerOp& a = b.gemm(OpBlock::adapter, TpSplit::none, r, in, p, p / s.tp);
     a.frozen_under_lora = false;

@@ -162,9 +162,13 @@ enum class AdapterTargets : std::uint8_t { all, attention, qkv, qv };
 struct AdapterSpec {
   int rank = 0;
   AdapterTargets targets = AdapterTargets::all;
+  // Dropout probability on each adapter's input (finetune.lora_dropout); 0:
+  // none (PEFT then uses nn.Identity and the adapter shares the base input).
+  double dropout = 0;
 };
 
-inline constexpr int kMaxLayerOps = 44;
+// 44, and one dropout per LoRA adapter (7 with finetune.lora_dropout).
+inline constexpr int kMaxLayerOps = 51;
 static_assert(std::is_trivially_copyable_v<LayerOp> && std::is_trivially_destructible_v<LayerOp>);
 
 // The operations of one layer. Storage is left uninitialised: only the

@@ -77,6 +77,11 @@ namespace {
 
 constexpr const char* kPretrain = "pretrain_gpt.py";
 
+// The workload's finetune.lora_dropout as a YAML number (0.0 when off).
+std::string lora_dropout_text(const Workload& w) {
+  return w.finetune.lora_dropout > 0 ? fmt::format("{}", w.finetune.lora_dropout) : "0.0";
+}
+
 const HardwareOption& hardware_of(const PlanReport& r, const PlanCandidate& c) {
   return r.request.hardware.at(static_cast<std::size_t>(c.hardware));
 }
@@ -1230,8 +1235,9 @@ output_dir: CHANGE-ME
   // loss chunk by chunk without the whole fp32 logits.
   if (w.loss_chunks > 1) o += "use_liger_kernel: true\n";
   o += fmt::format(
-      "use_peft: true\nlora_r: {}\nlora_alpha: {}\nlora_dropout: 0.0\nlora_target_modules: {}\n",
-      w.finetune.rank, 2 * w.finetune.rank, yaml_list(target_modules(w.finetune.targets)));
+      "use_peft: true\nlora_r: {}\nlora_alpha: {}\nlora_dropout: {}\nlora_target_modules: {}\n",
+      w.finetune.rank, 2 * w.finetune.rank, lora_dropout_text(w),
+      yaml_list(target_modules(w.finetune.targets)));
   if (qlora) {
     o += "load_in_4bit: true\nbnb_4bit_quant_type: nf4\nuse_bnb_nested_quant: true\n";
     if (l.zero >= 1) {
@@ -1266,9 +1272,9 @@ model:
     }
     o += fmt::format(
         "  lora_attn_modules: {}\n  apply_lora_to_mlp: {}\n  apply_lora_to_output: false\n"
-        "  lora_rank: {}\n  lora_alpha: {}\n  lora_dropout: 0.0\n",
+        "  lora_rank: {}\n  lora_alpha: {}\n  lora_dropout: {}\n",
         yaml_list(attn), t == AdapterTargets::all ? "true" : "false", w.finetune.rank,
-        2 * w.finetune.rank);
+        2 * w.finetune.rank, lora_dropout_text(w));
   }
   o += R"yaml(tokenizer:
   _component_: CHANGE-ME

@@ -293,6 +293,7 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
                            : r.lora_targets == "qv"      ? AdapterTargets::qv
                                                          : AdapterTargets::all;
     }
+    w.finetune.lora_dropout = r.lora_dropout.value_or(0.0);
   }
   apply_memory_savers(r, w);
   Layout& ly = w.layout;

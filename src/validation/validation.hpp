@@ -73,6 +73,7 @@ struct ValidationRow {
   std::optional<long long> loss_chunks;  // 1 = off
   std::string optimizer_in_backward;     // y | n
   std::string lora_targets;              // all | attention | qkv | qv
+  std::optional<double> lora_dropout;    // adapter-input dropout in [0, 1]; empty = 0
   // torch.compile: n (or empty) | model (layers only) | y or all (layers and loss).
   std::string compile;
   // The loss sees fp32 logits: y (or empty) | n (16-bit logits, no upcast).

@@ -57,6 +57,9 @@ struct FinetuneSpec {
   FinetuneMethod method = FinetuneMethod::full;
   int rank = 16;                                 // LoRA rank r
   AdapterTargets targets = AdapterTargets::all;  // finetune.targets
+  // finetune.lora_dropout: nn.Dropout(p) on each adapter's input (PEFT
+  // LoraLayer.update_layer; nn.Identity at 0, the default).
+  double lora_dropout = 0;
 };
 
 // Parallel dimensions, for the rank order.
@@ -276,6 +279,7 @@ inline AdapterSpec adapter_spec(const Workload& w) {
   if (is_lora(w)) {
     a.rank = w.finetune.rank;
     a.targets = w.finetune.targets;
+    a.dropout = w.finetune.lora_dropout;
   }
   return a;
 }

@@ -194,6 +194,32 @@ TEST(FinetuneStep, EagerLoraScalesAndAddsEachAdapterOutput) {
       layer_times(full_tt, g, perf_constants(g, Framework::hf).compute, false).elementwise_s);
 }
 
+TEST(FinetuneStep, LoraDropoutAddsAKernelPerAdapter) {
+  // PEFT lora/layer.py: lora_B(lora_A(dropout(x))) with nn.Dropout(p) when
+  // lora_dropout > 0 (nn.Identity at 0): one element-wise kernel over each
+  // adapter's input (read 2, write 2, mask 1 byte).
+  const Gpu& g = gpu("a100-sxm-80g");
+  const ComputeConstants k = perf_constants(g, Framework::hf).compute;
+  Workload w = lora("llama3-8b", FinetuneMethod::lora, Framework::hf);
+  w.layout.recompute = Recompute::none;
+  const LayerTimes off = layer_times(w, g, k, false);
+  const double mem_off = estimate_memory(w, g).peak.activations;
+  w.finetune.lora_dropout = 0.1;
+  const LayerTimes on = layer_times(w, g, k, false);
+  // Inputs of the adapted linears: q, k, v, gate, up 4096 each, o 4096, down 14336.
+  const double in_width = 6 * 4096.0 + 14336;
+  const double bytes = 5.0 * in_width * 2048;
+  EXPECT_NEAR(on.elementwise_s - off.elementwise_s,
+              bytes * k.elementwise_traffic / (g.hbm_bw_Bps * k.hbm_efficiency), 1e-9);
+  EXPECT_DOUBLE_EQ(on.forward.kernels - off.forward.kernels, 7.0);
+  // Its mask and dropped input are not counted (docs/model.md).
+  EXPECT_DOUBLE_EQ(estimate_memory(w, g).peak.activations, mem_off);
+  // A probability of 0 is no dropout.
+  w.finetune.lora_dropout = 0;
+  EXPECT_DOUBLE_EQ(layer_times(w, g, k, false).elementwise_s, off.elementwise_s);
+  EXPECT_DOUBLE_EQ(estimate_memory(w, g).peak.activations, mem_off);
+}
+
 TEST(FinetuneQuant, CompiledTorchaoIsNearlyFree) {
   EXPECT_DOUBLE_EQ(framework_traits(Framework::torchtune).dequant_hbm_share,
                    kCompiledDequantHbmShare);
@@ -503,6 +529,20 @@ TEST(FinetuneInput, BadValuesNameTheKeyAndTheAcceptedValues) {
                "targets", "qkv");
 }
 
+TEST(FinetuneInput, LoraDropoutKey) {
+  EXPECT_DOUBLE_EQ(read(kBase).workload.finetune.lora_dropout, 0.0);
+  EXPECT_DOUBLE_EQ(
+      read("model: llama3-8b\ntask: finetune\nfinetune: {method: qlora, lora_dropout: 0.1}\n")
+          .workload.finetune.lora_dropout,
+      0.1);
+  expect_error("model: llama3-8b\ntask: finetune\nfinetune: {method: lora, lora_dropout: 1.5}\n",
+               "lora_dropout", "0 to 1");
+  expect_error("model: llama3-8b\ntask: finetune\nfinetune: {method: lora, lora_dropout: lots}\n",
+               "lora_dropout", "number");
+  expect_error("model: llama3-8b\ntask: finetune\nfinetune: {method: full, lora_dropout: 0.1}\n",
+               "lora_dropout", "lora or qlora");
+}
+
 TEST(FinetuneInput, LossUpcastKey) {
   EXPECT_TRUE(read(std::string(kBase) + "framework: hf\n").workload.loss_upcast);
   EXPECT_FALSE(
@@ -567,6 +607,8 @@ TEST(FinetuneInput, CsvColumnsAreReadByName) {
             "reserved");
   EXPECT_EQ(io::read_validation_csv(csv_with("compile", "model"), "v.csv").at(0).compile, "model");
   EXPECT_EQ(io::read_validation_csv(csv_with("loss_upcast", "n"), "v.csv").at(0).loss_upcast, "n");
+  EXPECT_EQ(io::read_validation_csv(csv_with("lora_dropout", "0.1"), "v.csv").at(0).lora_dropout,
+            0.1);
   // compile is the last column: a megatron row that says it compiles is refused.
   std::string megatron = csv_with("framework", "megatron");
   megatron.insert(megatron.size() - 1, "y");
@@ -584,6 +626,9 @@ TEST(FinetuneInput, CsvColumnsAreReadByName) {
                                  {"peak_kind", "active"},
                                  {"compile", "yes"},
                                  {"loss_upcast", "no"},
+                                 {"lora_dropout", "-0.1"},
+                                 {"lora_dropout", "1.5"},
+                                 {"lora_dropout", "some"},
                                  {"loss_chunks", "0"},
                                  {"loss_chunks", "two"}}) {
     try {
