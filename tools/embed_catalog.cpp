@@ -176,6 +176,8 @@ void write_model(std::string& o, const ModelShape& m) {
       .set("linear_bias", m.linear_bias)
       .set("qkv_bias", m.qkv_bias)
       .set("dropout", m.dropout)
+      .set("sliding_window", m.sliding_window)
+      .set("sliding_layers", m.sliding_layers)
       .set("moe.experts", m.moe.experts)
       .set("moe.top_k", m.moe.top_k)
       .set("moe.shared_experts", m.moe.shared_experts)

@@ -362,6 +362,19 @@ ModelShape read_model_fields(Fields& f, const std::string& default_id) {
   m.linear_bias = f.boolean("linear_bias").value_or(false);
   m.qkv_bias = f.boolean("qkv_bias").value_or(false);
   m.dropout = f.boolean("dropout").value_or(false);
+  m.sliding_window = static_cast<int>(f.integer("sliding_window", 1, 100000000).value_or(0));
+  m.sliding_layers = static_cast<int>(f.integer("sliding_layers", 0, 100000).value_or(0));
+  if (m.sliding_layers > m.layers) {
+    f.fail("sliding_layers",
+           fmt::format("{} sliding-window layers but the model has {} layers", m.sliding_layers,
+                       m.layers),
+           "at most layers");
+  }
+  if ((m.sliding_window > 0) != (m.sliding_layers > 0)) {
+    f.fail(m.sliding_window > 0 ? "sliding_window" : "sliding_layers",
+           "sliding_window and sliding_layers go together",
+           "set both (the window in tokens and how many layers use it), or neither");
+  }
   if (const YAML::Node moe = f.node("moe"); moe.IsDefined() && !moe.IsNull()) {
     Fields e(moe, f.file(), f.key_path("moe"));
     m.moe.experts = static_cast<int>(e.integer("experts", 1, 1000000).value_or(0));

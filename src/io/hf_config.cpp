@@ -429,12 +429,32 @@ void read_llama_family(const Reader& r, const std::string& type, Parsed& p) {
 // neither (the experts' biases, 2f + h values each, are then left out). The
 // router's bias and the per-head attention sinks are not counted.
 // layer_types / sliding_window alternate sliding-window (128 tokens) and full
-// attention: ModelShape has no sliding-window field, so scaleout counts full
-// (causal) attention in every layer, which overstates the attention time and
-// activation memory of the sliding layers at long sequences.
+// attention: sliding_window is read, and the "sliding_attention" entries of
+// layer_types counted (absent: GptOssConfig's default, every even-indexed
+// layer, i.e. ceil(L/2)).
 void read_gpt_oss(const Reader& r, Parsed& p) {
   ModelShape& m = p.m;
   read_llama_core(r, p, true);
+  m.sliding_window = static_cast<int>(r.optional_size({"sliding_window"}).value_or(128));
+  if (const json* types = r.find({"layer_types"})) {
+    if (!types->is_array() || types->size() != static_cast<size_t>(m.layers)) {
+      r.fail("layer_types",
+             fmt::format("expected an array of {} strings (one per layer)", m.layers));
+    }
+    int sliding = 0;
+    for (const json& t : *types) {
+      const bool known = t.is_string() && (t == "sliding_attention" || t == "full_attention");
+      if (!known) {
+        r.fail("layer_types",
+               "expected \"sliding_attention\" or \"full_attention\", got " + describe(t));
+      }
+      sliding += t == "sliding_attention" ? 1 : 0;
+    }
+    m.sliding_layers = sliding;
+  } else {
+    m.sliding_layers = (m.layers + 1) / 2;
+  }
+  if (m.sliding_layers == 0) m.sliding_window = 0;
   if (!p.head_dim_given) {
     m.head_dim = 64;  // GptOssConfig's default head_dim
     p.head_dim_given = true;

@@ -79,6 +79,7 @@ const std::vector<std::string> kColumns = {"id",
                                            "last_stage_layers",
                                            "pipeline_schedule",
                                            "fp8_activations",
+                                           "grad_reduce_in_bf16",
                                            "loss_upcast",
                                            "lora_dropout",
                                            "compile"};
@@ -163,7 +164,7 @@ bool is_memory_saver_column(std::string_view name) {
   return name == "optimizer" || name == "offload" || name == "activation_offload" ||
          name == "loss_chunks" || name == "optimizer_in_backward" || name == "lora_targets" ||
          name == "peak_kind" || name == "compile" || name == "loss_upcast" ||
-         name == "fp8_activations" || name == "lora_dropout";
+         name == "fp8_activations" || name == "lora_dropout" || name == "grad_reduce_in_bf16";
 }
 
 // The canonical index of a column name (a name of kColumns; the reader
@@ -516,6 +517,23 @@ std::vector<ValidationRow> read_validation_csv(const std::string& text, const st
                        "chunks of the chunked cross-entropy; 1 = off");
     }
     r.framework = c.choice("framework", framework_names());
+    r.grad_reduce_in_bf16 = c.choice("grad_reduce_in_bf16", {"y", "n"});
+    if (r.grad_reduce_in_bf16 == "y") {
+      if (r.precision != "bf16" && r.precision != "fp8" && !r.precision.empty()) {
+        throw InputError(
+            file, line, "grad_reduce_in_bf16",
+            fmt::format("y needs precision bf16 or fp8, got precision '{}'", r.precision),
+            "set precision bf16 or fp8, or leave grad_reduce_in_bf16 empty or n");
+      }
+      if (r.framework.empty() ||
+          framework_traits(*framework_from_name(r.framework)).state != StateKind::megatron_mixed) {
+        throw InputError(file, line, "grad_reduce_in_bf16",
+                         fmt::format("y needs a framework with fp32 main gradients, got "
+                                     "framework '{}'",
+                                     r.framework),
+                         "set framework megatron or nemo, or leave grad_reduce_in_bf16 empty or n");
+      }
+    }
     r.compile = c.choice("compile", {"y", "n", "model", "all"});
     if (r.compile != "" && r.compile != "n" && !r.framework.empty() &&
         !takes_torch_compile(*framework_from_name(r.framework))) {

@@ -111,6 +111,7 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
         {"precision", "set inference.weights (bf16, fp8, int8, int4) and inference.kv_cache"},
         {"optimizer", "remove it"},
         {"fp8_activations", "remove it; serving stores no activations for a backward pass"},
+        {"grad_reduce_in_bf16", "remove it; serving has no gradients"},
         {"framework", "remove it"},
         {"finetune", "remove it"},
         {"moe", "remove it; serving takes routing as balanced"},
@@ -179,6 +180,28 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
                            framework_traits(w.framework).display),
                "remove compile, or set a PyTorch-native framework (fsdp, torchtitan, hf, "
                "torchtune, litgpt, automodel, mosaic, other)");
+    }
+  }
+  // 16-bit gradient buffers and reduction (Megatron-LM --grad-reduce-in-bf16;
+  // docs/input-format.md): only where the framework would keep fp32 main
+  // gradients of bf16 weights.
+  w.grad_reduce_in_bf16 = top.boolean("grad_reduce_in_bf16").value_or(false);
+  if (w.grad_reduce_in_bf16) {
+    if (framework_traits(w.framework).state != StateKind::megatron_mixed) {
+      top.fail("grad_reduce_in_bf16",
+               fmt::format("{} has no fp32 main-gradient buffer to make 16-bit",
+                           framework_traits(w.framework).display),
+               "remove grad_reduce_in_bf16, or set framework: megatron or nemo");
+    }
+    if (w.precision != Precision::bf16 && w.precision != Precision::fp8) {
+      top.fail("grad_reduce_in_bf16",
+               fmt::format("reduces bf16 gradients, which needs precision bf16 or fp8 (got {})",
+                           to_string(w.precision)),
+               "set precision: bf16 or fp8, or remove grad_reduce_in_bf16");
+    }
+    if (w.optimizer == Optimizer::adam_bf16) {
+      top.fail("grad_reduce_in_bf16", "optimizer adam-bf16 already keeps bf16 gradients",
+               "remove grad_reduce_in_bf16");
     }
   }
   for (const char* k : {"model", "global_batch", "precision", "seq_len"})

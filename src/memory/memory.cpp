@@ -276,6 +276,11 @@ StatePolicy state_policy(const Workload& w) {
       // fp16 gradients and an fp32 copy of them in the optimizer, 20 B/param.
       p = w.precision == Precision::fp16 ? StatePolicy{2.0, 2.0, 8.0, 8.0}
                                          : StatePolicy{2.0, 4.0, 4.0, 8.0};
+      // --grad-reduce-in-bf16 (Bridge ddp.grad_reduce_in_fp32=False): the
+      // main-grad buffer takes the parameters' dtype (Megatron-Core
+      // param_and_grad_buffer.py: grad_dtype = torch.float if
+      // grad_reduce_in_fp32 else param.dtype), 2 B/param.
+      if (w.grad_reduce_in_bf16 && w.precision != Precision::fp16) p.grad_bytes = 2.0;
       break;
     case StateKind::zero_16bit_grads:
       p = {2.0, 2.0, 4.0, 8.0};

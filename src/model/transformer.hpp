@@ -65,6 +65,12 @@ struct ModelShape {
   bool linear_bias = false;  // biases on every attention/MLP linear (GPT-2/BLOOM style)
   bool qkv_bias = false;     // biases on Q, K, V only (Qwen2)
   bool dropout = false;      // dropout during training (GPT-3/Megatron GPT): stores masks
+  // Sliding-window attention (Hugging Face sliding_window with layer_types,
+  // GPT-OSS; Megatron-Core window_size): `sliding_layers` of the layers let a
+  // query see only the `sliding_window` latest positions, itself included;
+  // the others attend causally to the whole sequence. 0 = every layer full.
+  int sliding_window = 0;
+  int sliding_layers = 0;
   MoeShape moe;
   MlaShape mla;
   // Multi-token prediction depths trained beside the next-token loss

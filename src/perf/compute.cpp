@@ -46,6 +46,20 @@ double local_tokens(const Workload& w) {
 }
 
 // The attention core of a described layer (one micro-batch, forward).
+// Key-block width of the fused attention kernels (FlashAttention-3's Hopper
+// forward tiles are 128 keys wide for head dims 64-128, hopper/tile_size.h;
+// docs/model.md, "Sliding-window attention").
+constexpr double kFlashKeyBlock = 128;
+
+// Keys per query a fused attention kernel computes in a sliding-window
+// layer: the key blocks that meet the window of a query block
+// (FlashAttention-3 hopper/block.h BlockMN::get_n_block_min_max, Is_local:
+// n_block_min from window_size_left), kFlashKeyBlock keys each: the window
+// rounded up to whole blocks plus the diagonal block.
+double sliding_keys_computed(double window) {
+  return kFlashKeyBlock * (std::ceil(std::max(0.0, window - 1.0) / kFlashKeyBlock) + 1.0);
+}
+
 OpTimes core_forward(const Workload& w, const Gpu& gpu, const ComputeConstants& k,
                      const LayerOp& op) {
   const double tokens = local_tokens(w);
@@ -55,7 +69,17 @@ OpTimes core_forward(const Workload& w, const Gpu& gpu, const ComputeConstants& 
   // QK^T and AV over the keys each query sees; causal FlashAttention skips the
   // masked half, the unfused kernels compute the full s x s scores.
   const double causal = w.layout.flash_attention ? 0.5 : 1.0;
-  o.flops = 2.0 * tokens * seq_kv * op.heads * (op.qk_dim + op.v_dim) * causal;
+  // Sliding-window layers: a fused kernel visits only the key blocks inside
+  // the window; the layer description is shared by all layers, so the core
+  // takes the mean over the model's layers (docs/model.md, "Sliding-window
+  // attention"). The unfused path computes and masks the full scores.
+  double keys = seq_kv * causal;
+  const ModelShape& m = w.model;
+  if (w.layout.flash_attention && m.sliding_layers > 0 && m.sliding_window > 0) {
+    const double windowed = std::min(keys, sliding_keys_computed(m.sliding_window));
+    keys = (keys * (m.layers - m.sliding_layers) + windowed * m.sliding_layers) / m.layers;
+  }
+  o.flops = 2.0 * tokens * keys * op.heads * (op.qk_dim + op.v_dim);
   if (w.layout.flash_attention) {
     o.attention_s = std::max(o.flops / (pk * k.attention_efficiency), k.kernel_floor_s);
     o.kernels = 1;

@@ -658,6 +658,9 @@ std::vector<std::string> megatron_args(const PlanReport& r, const PlanCandidate&
     a.push_back("--exp-avg-dtype bf16");
     a.push_back("--exp-avg-sq-dtype bf16");
   }
+  // 16-bit main gradients and reduction (workload grad_reduce_in_bf16;
+  // Megatron-LM arguments.py --grad-reduce-in-bf16).
+  if (w.grad_reduce_in_bf16 && !deepspeed) a.push_back("--grad-reduce-in-bf16");
   switch (w.precision) {
     case Precision::bf16:
       a.push_back("--bf16");

@@ -223,6 +223,7 @@ void apply_memory_savers(const ValidationRow& r, Workload& w) {
                                                        : Compile::none;
   w.loss_upcast = r.loss_upcast != "n";
   w.fp8_activations = r.fp8_activations == "y";
+  w.grad_reduce_in_bf16 = r.grad_reduce_in_bf16 == "y";
 }
 
 }  // namespace

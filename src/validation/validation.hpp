@@ -80,6 +80,8 @@ struct ValidationRow {
   std::string loss_upcast;
   // FP8 training caching activations in FP8 (workload fp8_activations): y | n (or empty).
   std::string fp8_activations;
+  // 16-bit gradient buffers and reduction (workload grad_reduce_in_bf16): y | n (or empty).
+  std::string grad_reduce_in_bf16;
   // What a peak_mem_gib row measured: PyTorch's max_memory_allocated or
   // max_memory_reserved; empty: device memory in use (nvidia-smi).
   std::string peak_kind;

@@ -221,6 +221,13 @@ struct Workload {
   // report §3.3.4, "Low-Precision Activation"); docs/model.md, "FP8
   // activation cache".
   bool fp8_activations = false;
+  // 16-bit gradient buffers and reduction (`grad_reduce_in_bf16`, only where
+  // the framework keeps fp32 main gradients: Megatron-LM --grad-reduce-in-bf16,
+  // Megatron-Bridge ddp.grad_reduce_in_fp32=False): the main-grad buffer and
+  // the data-parallel reduce-scatter/all-reduce are bf16, 2 B/param
+  // (Megatron-Core param_and_grad_buffer.py grad_dtype); docs/model.md,
+  // "Model state".
+  bool grad_reduce_in_bf16 = false;
   ClusterSpec cluster;
   InferenceSpec inference;  // task: inference only
   // MoE training: max-rank / mean-rank load of the routed experts (>= 1;

@@ -126,6 +126,29 @@ TEST(Flops, BackwardRatiosAcrossModels) {
   }
 }
 
+TEST(Flops, SlidingWindowLayersVisitOnlyTheirKeyBlocks) {
+  // GPT-OSS-120B at s = 4096: 18 of 36 layers see 128 keys, computed as two
+  // 128-key blocks (the window and the diagonal block) against the causal
+  // 2048: the mean core is (18 x 2048 + 18 x 256) / (36 x 2048) of full.
+  Workload w = workload("gpt-oss-120b", 4096);
+  const ComputeConstants k = compute_constants(gpu("h100-sxm"));
+  Workload full = w;
+  full.model.sliding_layers = 0;
+  full.model.sliding_window = 0;
+  const double windowed = attention_core_forward(w, gpu("h100-sxm"), k).flops;
+  const double causal = attention_core_forward(full, gpu("h100-sxm"), k).flops;
+  EXPECT_DOUBLE_EQ(windowed / causal, (18.0 * 2048 + 18.0 * 256) / (36.0 * 2048));
+  // A window longer than the sequence changes nothing.
+  w.model.sliding_window = 100000;
+  EXPECT_DOUBLE_EQ(attention_core_forward(w, gpu("h100-sxm"), k).flops, causal);
+  // Unfused attention computes and masks the full scores.
+  w.model.sliding_window = 128;
+  w.layout.flash_attention = false;
+  full.layout.flash_attention = false;
+  EXPECT_DOUBLE_EQ(attention_core_forward(w, gpu("h100-sxm"), k).flops,
+                   attention_core_forward(full, gpu("h100-sxm"), k).flops);
+}
+
 TEST(Flops, FlashAttentionSkipsTheMaskedHalf) {
   // Causal FlashAttention computes half of the s x s scores the unfused kernels do.
   for (const char* id : {"llama3-8b", "gpt3-175b"}) {

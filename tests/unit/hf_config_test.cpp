@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "io/catalog_reader.hpp"
 
 namespace scaleout::io {
 namespace {
@@ -442,7 +443,16 @@ TEST(HfConfig, Qwen3DenseHeadDim) {
 }
 
 // gpt-oss-120b, huggingface.co/openai/gpt-oss-120b/blob/main/config.json (the
-// keys scaleout reads, layer_types cut to its first two entries).
+// keys scaleout reads; layer_types alternates sliding and full from layer 0).
+std::string gpt_oss_layer_types(int layers, const std::string& first = "sliding_attention") {
+  std::string t = "[";
+  for (int i = 0; i < layers; ++i) {
+    t += (i ? ", " : "") + std::string("\"") +
+         (i == 0 ? first : (i % 2 == 0 ? "sliding_attention" : "full_attention")) + "\"";
+  }
+  return t + "]";
+}
+
 TEST(HfConfig, GptOss120B) {
   const ModelShape m = read_hf_config(
       R"({"architectures": ["GptOssForCausalLM"], "model_type": "gpt_oss",
@@ -451,8 +461,14 @@ TEST(HfConfig, GptOss120B) {
           "vocab_size": 201088, "tie_word_embeddings": false, "attention_bias": true,
           "attention_dropout": 0.0, "num_local_experts": 128, "num_experts_per_tok": 4,
           "experts_per_token": 4, "sliding_window": 128,
-          "layer_types": ["sliding_attention", "full_attention"], "swiglu_limit": 7.0})",
+          "layer_types": )" +
+          gpt_oss_layer_types(36) + R"(, "swiglu_limit": 7.0})",
       "gpt-oss-120b.json");
+  EXPECT_EQ(m.sliding_window, 128);
+  EXPECT_EQ(m.sliding_layers, 18);
+  // The zoo entry is what the config says.
+  EXPECT_EQ(m.sliding_window, builtin_catalog().find_model("gpt-oss-120b")->sliding_window);
+  EXPECT_EQ(m.sliding_layers, builtin_catalog().find_model("gpt-oss-120b")->sliding_layers);
   EXPECT_EQ(m.layers, 36);
   EXPECT_EQ(m.hidden, 2880);
   EXPECT_EQ(m.heads, 64);
@@ -479,6 +495,17 @@ TEST(HfConfig, GptOss20BEarlyKeyNamesAndDefaults) {
   EXPECT_TRUE(m.linear_bias);
   EXPECT_EQ(m.moe.experts, 32);
   EXPECT_EQ(m.moe.top_k, 4);
+  // No sliding_window / layer_types: GptOssConfig's defaults, 128 tokens on
+  // the even-indexed layers.
+  EXPECT_EQ(m.sliding_window, 128);
+  EXPECT_EQ(m.sliding_layers, 12);
+  const std::string base =
+      R"({"model_type": "gpt_oss", "num_hidden_layers": 4, "hidden_size": 2880,
+          "num_attention_heads": 64, "num_key_value_heads": 8, "intermediate_size": 2880,
+          "vocab_size": 201088, "num_experts": 32, "experts_per_token": 4, "layer_types": )";
+  const InputError bad = error_of(base + gpt_oss_layer_types(4, "chunked_attention") + "}");
+  EXPECT_EQ(bad.key, "layer_types");
+  EXPECT_EQ(error_of(base + gpt_oss_layer_types(3) + "}").key, "layer_types");  // 3 of 4 layers
   const InputError e = error_of(
       R"({"model_type": "gpt_oss", "num_hidden_layers": 24, "hidden_size": 2880,
           "num_attention_heads": 64, "intermediate_size": 2880, "vocab_size": 100,

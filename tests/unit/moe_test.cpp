@@ -561,5 +561,110 @@ TEST(Fp8Activations, ValidationColumnAndItsErrors) {
   EXPECT_THROW(io::read_validation_csv(file("fp8", "yes"), "v.csv"), InputError);
 }
 
+TEST(GradReduceInBf16, HalvesGradientBytesAndTheirReduction) {
+  Workload w = moe_workload("deepseek-v3", 64);
+  w.framework = Framework::nemo;
+  w.precision = Precision::bf16;
+  Workload b = w;
+  b.grad_reduce_in_bf16 = true;
+  const StatePolicy p0 = state_policy(w), p1 = state_policy(b);
+  EXPECT_DOUBLE_EQ(p0.grad_bytes, 4.0);
+  EXPECT_DOUBLE_EQ(p1.grad_bytes, 2.0);
+  EXPECT_DOUBLE_EQ(p1.master_bytes, p0.master_bytes);
+  EXPECT_DOUBLE_EQ(p1.optimizer_bytes, p0.optimizer_bytes);
+  const Gpu& g = gpu("h100-sxm");
+  EXPECT_DOUBLE_EQ(estimate_memory(b, g).peak.gradients,
+                   estimate_memory(w, g).peak.gradients / 2.0);
+  // fp16 keeps its own 2-byte gradients: the key changes nothing there.
+  Workload h = b;
+  h.precision = Precision::fp16;
+  Workload h0 = w;
+  h0.precision = Precision::fp16;
+  EXPECT_DOUBLE_EQ(state_policy(h).grad_bytes, state_policy(h0).grad_bytes);
+}
+
+TEST(GradReduceInBf16, WorkloadKeyAndItsErrors) {
+  const std::string base =
+      "model: deepseek-v3\n"         // 1
+      "precision: P\n"               // 2
+      "framework: F\n"               // 3
+      "grad_reduce_in_bf16: true\n"  // 4
+      "cluster:\n"                   // 5
+      "  server: hgx-h800\n";        // 6
+  auto with = [&](const std::string& p, const std::string& f) {
+    std::string t = base;
+    t.replace(t.find('P'), 1, p);
+    return t.replace(t.find('F'), 1, f);
+  };
+  const Workload w =
+      io::read_workload(with("fp8", "nemo"), "w.yaml", "", io::builtin_catalog()).workload;
+  EXPECT_TRUE(w.grad_reduce_in_bf16);
+  auto error_of = [&](const std::string& p, const std::string& f) {
+    try {
+      io::read_workload(with(p, f), "w.yaml", "", io::builtin_catalog());
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(error_of("bf16", "deepspeed").find("w.yaml:4: grad_reduce_in_bf16: "),
+            std::string::npos)
+      << error_of("bf16", "deepspeed");
+  EXPECT_NE(error_of("bf16", "fsdp").find("no fp32 main-gradient buffer"), std::string::npos);
+  EXPECT_NE(error_of("fp16", "megatron").find("w.yaml:4: grad_reduce_in_bf16: reduces bf16"),
+            std::string::npos)
+      << error_of("fp16", "megatron");
+}
+
+TEST(GradReduceInBf16, ValidationColumnAndItsErrors) {
+  // The first row of the shipped MoE file with its precision, framework and
+  // grad_reduce_in_bf16 cells replaced (appended where the file has none).
+  const std::string path = std::string(SCALEOUT_SOURCE_DIR) + "/data/validation/moe-training.csv";
+  const auto records = io::parse_csv(io::read_text_file(path), path);
+  auto file = [&](const std::string& precision, const std::string& framework,
+                  const std::string& cell) {
+    const std::vector<std::string>& header = records[0].second;
+    std::string text;
+    for (size_t r = 0; r < 2; ++r) {
+      const std::vector<std::string>& rec = records[r].second;
+      std::vector<std::string> out;
+      for (size_t i = 0; i < rec.size(); ++i) {
+        const std::string& name = header[i];
+        if (name == "precision" || name == "framework" || name == "grad_reduce_in_bf16") continue;
+        out.push_back(rec[i]);
+      }
+      if (r == 0) {
+        out.insert(out.end(), {"precision", "framework", "grad_reduce_in_bf16"});
+      } else {
+        out.insert(out.end(), {precision, framework, cell});
+      }
+      for (size_t i = 0; i < out.size(); ++i) {
+        std::string quoted = "\"";
+        for (char ch : out[i]) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+        text += (i ? "," : "") + quoted + "\"";
+      }
+      text += "\n";
+    }
+    return text;
+  };
+  const auto rows = io::read_validation_csv(file("bf16", "nemo", "y"), "v.csv");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].grad_reduce_in_bf16, "y");
+  auto error_of = [&](const std::string& p, const std::string& f, const std::string& c) {
+    try {
+      io::read_validation_csv(file(p, f, c), "v.csv");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(error_of("fp16", "nemo", "y").find("v.csv:2: grad_reduce_in_bf16: y needs precision"),
+            std::string::npos);
+  EXPECT_NE(error_of("bf16", "deepspeed", "y")
+                .find("v.csv:2: grad_reduce_in_bf16: y needs a framework with fp32 main gradients"),
+            std::string::npos);
+  EXPECT_FALSE(error_of("bf16", "nemo", "yes").empty());
+}
+
 }  // namespace
 }  // namespace scaleout

@@ -389,6 +389,15 @@ const std::vector<BadCase> kBadCases = {
     {"InlineKvHeadsDoNotDivideHeads", with(kInline, "kv_heads: 4", "kv_heads: 5"),
      "w.yaml:5: model.kv_heads: kv_heads 5 does not divide heads 12 (grouped-query attention "
      "needs heads to be a multiple of kv_heads)"},
+    {"InlineMoreSlidingLayersThanLayers",
+     with(kInline, "  vocab: 1000\n",
+          "  vocab: 1000\n  sliding_window: 128\n  sliding_layers: 9\n"),
+     "w.yaml:8: model.sliding_layers: 9 sliding-window layers but the model has 4 layers (at "
+     "most layers)"},
+    {"InlineSlidingWindowWithoutLayers",
+     with(kInline, "  vocab: 1000\n", "  vocab: 1000\n  sliding_window: 128\n"),
+     "w.yaml:7: model.sliding_window: sliding_window and sliding_layers go together (set both "
+     "(the window in tokens and how many layers use it), or neither)"},
     {"InlineUnknownKey", with(kInline, "  vocab: 1000\n", "  vocab: 1000\n  vocab_size: 1000\n"),
      "w.yaml:7: model.vocab_size: unknown key (did you mean 'vocab'?)"},
 
@@ -572,7 +581,8 @@ TEST(WorkloadReader, ClusterGpusIsPartOfOneNode) {
 TEST(WorkloadReader, RecomputeModulesAreReadAsASet) {
   const std::string text =
       "model: deepseek-v3\nseq_len: 4096\nglobal_batch: 64\nframework: megatron\n"
-      "layout:\n  ep: 8\n  dp: 8\n  recompute: selective\n  recompute_modules: [mlp, mla_up_proj]\n";
+      "layout:\n  ep: 8\n  dp: 8\n  recompute: selective\n  recompute_modules: [mlp, "
+      "mla_up_proj]\n";
   const Layout ly = read(text).workload.layout;
   EXPECT_EQ(ly.recompute, Recompute::selective);
   // mla_up_proj is bit 3, mlp bit 4: 8 + 16.
