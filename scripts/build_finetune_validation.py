@@ -3,7 +3,9 @@
 measurements (full, LoRA and QLoRA; one GPU to two nodes) in the canonical
 validation schema, with the recipe's memory savers in the optional columns
 optimizer, offload, activation_offload, loss_chunks, optimizer_in_backward,
-lora_targets and peak_kind.
+lora_targets, peak_kind, compile, loss_upcast and lora_dropout (passed
+through from the sheet's columns of the same names; lora_dropout on LoRA and
+QLoRA rows only).
 
 Input: scripts/data/finetune-research.csv (203 rows, every value read in the
 cited source; its `derivation` column says what each figure includes and
@@ -27,20 +29,22 @@ ratios), time-to-train rows (a dataset's token count is not in the row), an
 unnamed GPU, and a model whose shape the schema cannot express (Gemma's
 256-wide heads).
 
-Run from the repository root: python3 scripts/build_finetune_validation.py
+Usage (from the repository root):
+  scripts/build_finetune_validation.py [scripts/data/finetune-research.csv] \
+      > data/validation/finetune.csv
+The CSV goes to stdout; the rows left out, with their reasons, to stderr.
 """
 import csv
 import sys
 
 SRC = "scripts/data/finetune-research.csv"
-OUT = "data/validation/finetune.csv"
 
 COLUMNS = ("id,group,model,layers,hidden,heads,kv_heads,ffn_hidden,vocab,mlp,moe_experts,"
            "moe_top_k,seq_len,global_batch,micro_batch,tp,pp,dp,cp,ep,sp,interleave,recompute,"
            "zero,finetune,lora_rank,precision,gpu,num_gpus,gpus_per_node,scaleup_domain_gpus,"
            "nics_per_node,nic_gbps,fabric,framework,metric,value,etp,train_tokens,derivation,"
            "cite,optimizer,offload,activation_offload,loss_chunks,optimizer_in_backward,"
-           "lora_targets,peak_kind,compile").split(",")
+           "lora_targets,peak_kind,compile,loss_upcast,lora_dropout").split(",")
 
 # Catalog models by the Hugging Face name the research rows give.
 CATALOG_MODELS = {
@@ -154,7 +158,8 @@ def below_own_state(r):
 
 
 def main():
-    rows = list(csv.DictReader(open(SRC, newline="")))
+    src = sys.argv[1] if len(sys.argv) > 1 else SRC
+    rows = list(csv.DictReader(open(src, newline="")))
     out, left = [], []
     for r in rows:
         rid = r["id"]
@@ -210,6 +215,7 @@ def main():
         if r["method"] != "full":
             o["lora_rank"] = r["lora_rank"] or ""
             o["lora_targets"] = r["lora_targets"]
+            o["lora_dropout"] = r["lora_dropout"]
         o["precision"] = r["precision"]
         o["gpu"] = GPUS[r["gpu"]]
         o["num_gpus"] = n
@@ -239,6 +245,7 @@ def main():
         o["optimizer_in_backward"] = r["optimizer_in_backward"]
         o["peak_kind"] = r["peak_kind"] if r["peak_kind"] in ("allocated", "reserved") else ""
         o["compile"] = r["compile"]
+        o["loss_upcast"] = r["loss_upcast"]
         settings = (f"framework {r['framework']}, parallelism {r['parallelism'] or '?'}, "
                     f"base weights {r['base_weight_format']}, packing {r['packing']}, "
                     f"compile {r['compile'] or '?'}")
@@ -246,11 +253,10 @@ def main():
         o["derivation"] = f"{settings}.{conv}{paged} {r['derivation']}"
         o["cite"] = r["cite"]
         out.append(o)
-    with open(OUT, "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=COLUMNS, lineterminator="\n")
-        w.writeheader()
-        w.writerows(out)
-    print(f"{OUT}: {len(out)} rows; {len(left)} left out", file=sys.stderr)
+    w = csv.DictWriter(sys.stdout, fieldnames=COLUMNS, lineterminator="\n")
+    w.writeheader()
+    w.writerows(out)
+    print(f"{src}: {len(out)} rows built; {len(left)} left out", file=sys.stderr)
     for rid, why in left:
         print(f"  left out {rid}: {why}", file=sys.stderr)
 

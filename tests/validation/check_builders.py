@@ -2,7 +2,7 @@
 """The validation CSVs that scripts build from a research sheet are what the
 scripts build today (so that a row edited in the CSV and not in the sheet, or
 a script that lost a column, is caught): blackwell-training.csv,
-moe-training.csv and whole-runs.csv, byte for byte."""
+moe-training.csv, whole-runs.csv and finetune.csv, byte for byte."""
 import os
 import subprocess
 import sys
@@ -15,6 +15,8 @@ BUILDS = [
      ["scripts/build_moe_validation.py", "scripts/data/moe-training-research.csv",
       "data/catalog/models.json"]),
     ("whole-runs.csv", ["scripts/build_whole_runs.py"]),
+    ("finetune.csv",
+     ["scripts/build_finetune_validation.py", "scripts/data/finetune-research.csv"]),
 ]
 
 failed = 0
