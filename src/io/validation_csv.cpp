@@ -147,7 +147,7 @@ std::vector<std::string> layout_choices(LayoutKey k) {
 // The longest display name (the `model` column) accepted.
 constexpr std::size_t kMaxNameLength = 128;
 
-bool is_memory_saver_column(std::string_view name);
+bool is_recipe_setting_column(std::string_view name);
 
 // Columns added after the first schema: a file may leave them out (every
 // row then has the empty cell, the default).
@@ -156,11 +156,12 @@ bool is_optional_column(std::string_view name) {
          name == "mtp_layers" || name == "train_tokens" || name == "first_stage_layers" ||
          name == "last_stage_layers" || name == "ep_overlap" || name == "pipeline_schedule" ||
          name == "moe_dispatcher" || name == "dp_overlap" || name == "embedding_in_split" ||
-         name == "loss_in_split" || name == "recompute_modules" || is_memory_saver_column(name);
+         name == "loss_in_split" || name == "recompute_modules" || is_recipe_setting_column(name);
 }
 
-// The fine-tuning recipe's memory savers (issue 19), each optional.
-bool is_memory_saver_column(std::string_view name) {
+// The recipe settings beyond the layout (memory savers, loss and gradient
+// precision, compile, adapter dropout), each optional.
+bool is_recipe_setting_column(std::string_view name) {
   return name == "optimizer" || name == "offload" || name == "activation_offload" ||
          name == "loss_chunks" || name == "optimizer_in_backward" || name == "lora_targets" ||
          name == "peak_kind" || name == "compile" || name == "loss_upcast" ||
