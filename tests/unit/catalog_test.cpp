@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "core/units.hpp"
+#include "input_error.hpp"
 #include "io/catalog_reader.hpp"
 
 namespace scaleout {
@@ -127,14 +128,13 @@ servers:
 
 TEST(Catalog, UserFileErrorsNameLineAndKey) {
   Catalog c;
-  try {
-    io::read_catalog(
-        "gpus:\n  - {id: x, hbm_gib: 80, hbm_bw_gbyte_s: 1, tflops: {bf16: 1},\n"
-        "     source: s, tdp_watts: 5}\n",
-        "user.yaml", c);
-    FAIL() << "expected an error";
-  } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(), "user.yaml:3: gpus[0].tdp_watts: unknown key (did you mean 'tdp_w'?)");
+  if (const auto e = input_error_of([&] {
+        io::read_catalog(
+            "gpus:\n  - {id: x, hbm_gib: 80, hbm_bw_gbyte_s: 1, tflops: {bf16: 1},\n"
+            "     source: s, tdp_watts: 5}\n",
+            "user.yaml", c);
+      })) {
+    EXPECT_STREQ(e->what(), "user.yaml:3: gpus[0].tdp_watts: unknown key (did you mean 'tdp_w'?)");
   }
 }
 
@@ -248,28 +248,24 @@ TEST(Catalog, SwitchTrayRateIsCheckedLikeEveryKey) {
       "     scaleup_switch_failures_per_1000_days: 1.5, source: mine}\n",
       "user.yaml", c);
   EXPECT_DOUBLE_EQ(c.find_server("my-rack")->scaleup_switch_failures_per_1000_days, 1.5);
-  try {
-    io::read_catalog(
-        "servers:\n  - {id: my-rack, gpu: gb200, gpus_per_node: 4,\n"
-        "     scaleup_switch_failure_per_1000_days: 1.5, source: mine}\n",
-        "user.yaml", c);
-    FAIL() << "expected an error";
-  } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(),
+  if (const auto e = input_error_of([&] {
+        io::read_catalog(
+            "servers:\n  - {id: my-rack, gpu: gb200, gpus_per_node: 4,\n"
+            "     scaleup_switch_failure_per_1000_days: 1.5, source: mine}\n",
+            "user.yaml", c);
+      })) {
+    EXPECT_STREQ(e->what(),
                  "user.yaml:3: servers[0].scaleup_switch_failure_per_1000_days: unknown key (did "
                  "you mean 'scaleup_switch_failures_per_1000_days'?)");
   }
-  try {
-    io::read_catalog(
-        "servers:\n  - {id: my-rack, gpu: gb200, gpus_per_node: 4,\n"
-        "     scaleup_switch_failures_per_1000_days: -1, source: mine}\n",
-        "user.yaml", c);
-    FAIL() << "expected an error";
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("user.yaml:3: servers[0].scaleup_switch_failures"),
-              std::string::npos)
-        << e.what();
-  }
+  expect_input_error(
+      [&] {
+        io::read_catalog(
+            "servers:\n  - {id: my-rack, gpu: gb200, gpus_per_node: 4,\n"
+            "     scaleup_switch_failures_per_1000_days: -1, source: mine}\n",
+            "user.yaml", c);
+      },
+      {"user.yaml:3: servers[0].scaleup_switch_failures"});
 }
 
 // Every entry of `a` equals the entry of `b` at the same place.

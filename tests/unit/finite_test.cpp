@@ -10,6 +10,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "input_error.hpp"
+
 namespace scaleout::report {
 namespace {
 
@@ -200,12 +202,9 @@ TEST(RefuseBadFigure, BlamesAUserCatalogEntryElseIsAnInternalError) {
               "server srv GPU gpu; please report this");
   }
   files.servers["srv"] = "cat.yaml";
-  try {
-    refuse_bad_figure(bad, files);
-    FAIL() << "expected an input error";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.file, "cat.yaml");
-    EXPECT_EQ(e.message,
+  if (const auto e = input_error_of([&] { refuse_bad_figure(bad, files); })) {
+    EXPECT_EQ(e->file, "cat.yaml");
+    EXPECT_EQ(e->message,
               "server 'srv': the step time (s) of the recommended plan is inf (expected finite "
               "and > 0)");
   }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
+#include "input_error.hpp"
 
 namespace scaleout {
 namespace {
@@ -25,14 +26,12 @@ TEST(Ids, NewlinesQuotesAndShellCharactersAreRefused) {
 }
 
 TEST(Ids, CheckIdNamesFileLineKeyAndTheCharacter) {
-  try {
-    check_id("llama\n#!/bin/sh rm -rf ~", "w.yaml", 3, "model.id");
-    FAIL() << "expected InputError";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.file, "w.yaml");
-    EXPECT_EQ(e.line, 3);
-    EXPECT_EQ(e.key, "model.id");
-    const std::string what = e.what();
+  if (const auto e =
+          input_error_of([&] { check_id("llama\n#!/bin/sh rm -rf ~", "w.yaml", 3, "model.id"); })) {
+    EXPECT_EQ(e->file, "w.yaml");
+    EXPECT_EQ(e->line, 3);
+    EXPECT_EQ(e->key, "model.id");
+    const std::string what = e->what();
     EXPECT_NE(what.find("'\\x0a' at position 6"), std::string::npos) << what;
     EXPECT_EQ(what.find('\n'), std::string::npos) << what;
   }
@@ -40,12 +39,9 @@ TEST(Ids, CheckIdNamesFileLineKeyAndTheCharacter) {
 
 TEST(Ids, LongIdsAreCutInMessages) {
   const std::string huge(10'000'000, 'x');
-  try {
-    check_id(huge, "c.yaml", 1, "gpus.id");
-    FAIL() << "expected InputError";
-  } catch (const InputError& e) {
-    EXPECT_LT(std::string(e.what()).size(), 400u);
-    EXPECT_NE(std::string(e.what()).find("(10000000 bytes)"), std::string::npos);
+  if (const auto e = input_error_of([&] { check_id(huge, "c.yaml", 1, "gpus.id"); })) {
+    EXPECT_LT(std::string(e->what()).size(), 400u);
+    EXPECT_NE(std::string(e->what()).find("(10000000 bytes)"), std::string::npos);
   }
 }
 

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "input_error.hpp"
 #include "io/files.hpp"
 
 namespace scaleout::io {
@@ -70,13 +71,11 @@ TEST(InputRegistry, RefusalNamesTheInput) {
   fs::create_hard_link(dir / "w.yaml", dir / "h.yaml");
   clear_inputs();
   read_text_file((dir / "w.yaml").string());
-  try {
-    refuse_input_as_output((dir / "h.yaml").string(), "-o");
-    FAIL() << "expected an InputError";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.file, (dir / "h.yaml").string());
-    EXPECT_EQ(e.message, "-o: refusing to write over a file this run reads (the same file as " +
-                             (dir / "w.yaml").string() + ")");
+  if (const auto e =
+          input_error_of([&] { refuse_input_as_output((dir / "h.yaml").string(), "-o"); })) {
+    EXPECT_EQ(e->file, (dir / "h.yaml").string());
+    EXPECT_EQ(e->message, "-o: refusing to write over a file this run reads (the same file as " +
+                              (dir / "w.yaml").string() + ")");
   }
   clear_inputs();
 }
@@ -86,11 +85,8 @@ TEST(ReadTextFile, RefusesFilesOverTheCap) {
   const fs::path dir = fresh_dir("cap");
   put(dir / "big.yaml", "");
   fs::resize_file(dir / "big.yaml", kMaxInputBytes + 1);
-  try {
-    read_text_file((dir / "big.yaml").string());
-    FAIL() << "expected an InputError";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.message,
+  if (const auto e = input_error_of([&] { read_text_file((dir / "big.yaml").string()); })) {
+    EXPECT_EQ(e->message,
               "the file is too large (8388609 bytes; inputs are limited to 8 MiB, 8388608 "
               "bytes)");
   }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "input_error.hpp"
 #include "io/catalog_reader.hpp"
 #include "io/files.hpp"
 
@@ -48,11 +49,8 @@ TEST(ValidationCsv, BadCellNamesLineAndColumn) {
   const std::string row =
       "x1,g,m,24,abc,24,24,9216,51200,gelu,,,2048,512,,1,1,32,1,1,n,1,full,0,full,,,"
       "a100-sxm-80g,32,8,8,200,ib,megatron,step_time_s,3.5,d,c,\n";
-  try {
-    read_validation_csv(header + row, "v.csv");
-    FAIL();
-  } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(),
+  if (const auto e = input_error_of([&] { read_validation_csv(header + row, "v.csv"); })) {
+    EXPECT_STREQ(e->what(),
                  "v.csv:2: hidden: expected a non-negative whole number, got 'abc' "
                  "(plain decimal digits)");
   }
@@ -109,14 +107,13 @@ TEST(ValidationCsv, ShapeCellContradictingTheNamedCatalogModelIsAnInputError) {
       "bf16,h100-sxm,8,8,8,400,ib,other,mfu,0.4,d,c,\n";
   const auto rows = read_validation_csv(header + agrees + shapeless, "v.csv");
   EXPECT_NO_THROW(check_catalog_models(rows, builtin_catalog(), "v.csv"));
-  try {
-    check_catalog_models(read_validation_csv(header + agrees + contradicts, "v.csv"),
-                         builtin_catalog(), "v.csv");
-    FAIL();
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.line, 3);
-    EXPECT_EQ(e.key, "vocab");
-    EXPECT_EQ(e.message, "is 128000, but catalog model 'llama3-8b' has 128256");
+  if (const auto e = input_error_of([&] {
+        check_catalog_models(read_validation_csv(header + agrees + contradicts, "v.csv"),
+                             builtin_catalog(), "v.csv");
+      })) {
+    EXPECT_EQ(e->line, 3);
+    EXPECT_EQ(e->key, "vocab");
+    EXPECT_EQ(e->message, "is 128000, but catalog model 'llama3-8b' has 128256");
   }
 }
 
@@ -240,26 +237,20 @@ TEST(ValidationCsv, WholeRunMetricsNeedTrainTokens) {
   EXPECT_EQ(rows[0].metric, "gpu_hours");
   EXPECT_EQ(rows[0].train_tokens, 2e12);
   EXPECT_NO_THROW(read_validation_csv(header + row("train_days", "14", "1.5e12"), "v.csv"));
-  try {
-    read_validation_csv(header + row("train_days", "14", ""), "v.csv");
-    FAIL();
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.line, 2);
-    EXPECT_EQ(e.key, "train_tokens");
-    EXPECT_EQ(e.message, "metric train_days needs the tokens of the whole run");
+  if (const auto e = input_error_of(
+          [&] { read_validation_csv(header + row("train_days", "14", ""), "v.csv"); })) {
+    EXPECT_EQ(e->line, 2);
+    EXPECT_EQ(e->key, "train_tokens");
+    EXPECT_EQ(e->message, "metric train_days needs the tokens of the whole run");
   }
-  try {
-    read_validation_csv(header + row("gpu_hours", "10", "0"), "v.csv");
-    FAIL();
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.key, "train_tokens");
-    EXPECT_EQ(e.message, "must be in [1, 1e16] tokens, got 0");
+  if (const auto e = input_error_of(
+          [&] { read_validation_csv(header + row("gpu_hours", "10", "0"), "v.csv"); })) {
+    EXPECT_EQ(e->key, "train_tokens");
+    EXPECT_EQ(e->message, "must be in [1, 1e16] tokens, got 0");
   }
-  try {
-    read_validation_csv(header + row("gpu_hours", "2e10", "1e12"), "v.csv");
-    FAIL();
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.key, "value");
+  if (const auto e = input_error_of(
+          [&] { read_validation_csv(header + row("gpu_hours", "2e10", "1e12"), "v.csv"); })) {
+    EXPECT_EQ(e->key, "value");
   }
   // A file without the column still reads; its step rows have no tokens.
   EXPECT_FALSE(read_one(kValue, "3.5").train_tokens.has_value());
@@ -404,12 +395,10 @@ TEST(ValidationCsv, LongCellsAreCutInMessages) {
 TEST(ValidationCsv, GpuOverrideIdsAreIds) {
   EXPECT_EQ(read_gpu_overrides("id,gpu,reason\nr1,h100-sxm-96g,why\n", "o.csv").at("r1"),
             "h100-sxm-96g");
-  try {
-    read_gpu_overrides("id,gpu,reason\nr1,\"h100\n# x\",why\n", "o.csv");
-    FAIL();
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.line, 2);
-    EXPECT_EQ(e.key, "gpu");
+  if (const auto e = input_error_of(
+          [&] { read_gpu_overrides("id,gpu,reason\nr1,\"h100\n# x\",why\n", "o.csv"); })) {
+    EXPECT_EQ(e->line, 2);
+    EXPECT_EQ(e->key, "gpu");
   }
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "input_error.hpp"
 #include "io/catalog_reader.hpp"
 
 namespace scaleout::io {
@@ -557,15 +558,12 @@ TEST(WorkloadReader, FinetuneBlock) {
 }
 
 TEST(WorkloadReader, ErrorFieldsAreFilledIn) {
-  try {
-    read(with(kBase, "seq_len:", "seq_lenght:"));
-    FAIL() << "no InputError";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.file, "w.yaml");
-    EXPECT_EQ(e.line, 2);
-    EXPECT_EQ(e.key, "seq_lenght");
-    EXPECT_EQ(e.message, "unknown key");
-    EXPECT_EQ(e.hint, "did you mean 'seq_len'?");
+  if (const auto e = input_error_of([&] { read(with(kBase, "seq_len:", "seq_lenght:")); })) {
+    EXPECT_EQ(e->file, "w.yaml");
+    EXPECT_EQ(e->line, 2);
+    EXPECT_EQ(e->key, "seq_lenght");
+    EXPECT_EQ(e->message, "unknown key");
+    EXPECT_EQ(e->hint, "did you mean 'seq_len'?");
   }
 }
 
