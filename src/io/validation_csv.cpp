@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "core/enum_names.hpp"
 #include "core/error.hpp"
 #include "core/ids.hpp"
 #include "core/spelling.hpp"
@@ -142,6 +143,13 @@ const MeasuredRange kMeasuredRanges[] = {
 std::vector<std::string> layout_choices(LayoutKey k) {
   const auto& names = layout_dim(k).choices;
   return {names.begin(), names.end()};
+}
+
+// The dispatchers a row may name; an empty cell is the framework's own.
+std::vector<std::string> csv_dispatcher_names() {
+  std::vector<std::string> names = enum_names<MoeDispatcher>();
+  std::erase(names, to_string(MoeDispatcher::framework));
+  return names;
 }
 
 // The longest display name (the `model` column) accepted.
@@ -463,13 +471,13 @@ std::vector<ValidationRow> read_validation_csv(const std::string& text, const st
     r.dp_overlap = c.choice("dp_overlap", {"y", "n"});
     r.embedding_in_split = c.choice("embedding_in_split", {"y", "n"});
     r.loss_in_split = c.choice("loss_in_split", {"y", "n"});
-    r.moe_dispatcher = c.choice("moe_dispatcher", {"alltoall", "deepep", "hybridep"});
+    r.moe_dispatcher = c.choice("moe_dispatcher", csv_dispatcher_names());
     needs_ep(!r.moe_dispatcher.empty(), "moe_dispatcher", "a token dispatcher");
     r.recompute = c.choice("recompute", layout_choices(LayoutKey::recompute));
     r.recompute_modules = recompute_modules_cell(c, r.recompute);
     r.pipeline_schedule =
         c.choice("pipeline_schedule", layout_choices(LayoutKey::pipeline_schedule));
-    r.finetune = c.choice("finetune", {"full", "lora", "qlora"});
+    r.finetune = c.choice("finetune", enum_names<FinetuneMethod>());
     r.precision = c.choice("precision", {"bf16", "fp16", "fp8", "fp32"});
     r.gpu = c.id("gpu", true);
     r.nic_gbps = c.number("nic_gbps");
@@ -488,12 +496,11 @@ std::vector<ValidationRow> read_validation_csv(const std::string& text, const st
           "1 for force-balanced routing");
     }
     r.fabric = c.choice("fabric", {"ib", "roce", "eth", "efa"});
-    r.optimizer = c.choice(
-        "optimizer", {"adam", "adam8bit", "adam-bf16", "adam-bf16-moments", "sgd", "adafactor"});
+    r.optimizer = c.choice("optimizer", enum_names<Optimizer>());
     r.offload = c.choice("offload", layout_choices(LayoutKey::offload));
     r.activation_offload = c.choice("activation_offload", {"y", "n"});
     r.optimizer_in_backward = c.choice("optimizer_in_backward", {"y", "n"});
-    r.lora_targets = c.choice("lora_targets", {"all", "attention", "qkv", "qv"});
+    r.lora_targets = c.choice("lora_targets", enum_names<AdapterTargets>());
     r.lora_dropout = c.number("lora_dropout");
     if (r.lora_dropout && !(*r.lora_dropout >= 0 && *r.lora_dropout <= 1)) {
       throw InputError(file, line, "lora_dropout",

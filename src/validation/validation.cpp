@@ -10,6 +10,7 @@
 #include <tuple>
 #include <utility>
 
+#include "core/enum_names.hpp"
 #include "cost/run.hpp"
 #include "workload/checks.hpp"
 
@@ -207,12 +208,7 @@ namespace {
 
 // The row's memory-saver cells (empty: the workload's defaults).
 void apply_memory_savers(const ValidationRow& r, Workload& w) {
-  if (!r.optimizer.empty()) {
-    for (Optimizer o : {Optimizer::adam, Optimizer::adam8bit, Optimizer::adam_bf16,
-                        Optimizer::adam_bf16_moments, Optimizer::sgd, Optimizer::adafactor}) {
-      if (r.optimizer == to_string(o)) w.optimizer = o;
-    }
-  }
+  if (const auto o = enum_from_name<Optimizer>(r.optimizer)) w.optimizer = *o;
   w.layout.offload_optimizer = r.offload == "optimizer" || r.offload == "all";
   w.layout.offload_params = r.offload == "all";
   w.layout.activation_offload = r.activation_offload == "y";
@@ -274,10 +270,7 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
   if (r.mtp_layers) w.model.mtp_layers = static_cast<int>(*r.mtp_layers);
   w.moe_load_imbalance = r.moe_load_imbalance.value_or(kDefaultMoeLoadImbalance);
   // The column holds the workload key's names (to_string); empty: the framework's.
-  for (MoeDispatcher d :
-       {MoeDispatcher::alltoall, MoeDispatcher::deepep, MoeDispatcher::hybridep}) {
-    if (r.moe_dispatcher == to_string(d)) w.moe_dispatcher = d;
-  }
+  if (const auto d = enum_from_name<MoeDispatcher>(r.moe_dispatcher)) w.moe_dispatcher = *d;
   w.seq_len = *r.seq_len;
   w.global_batch = r.global_batch.value_or(0);
   w.precision = r.precision == "fp8"    ? Precision::fp8
@@ -289,10 +282,8 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
     w.finetune.method = r.finetune == "lora" ? FinetuneMethod::lora : FinetuneMethod::qlora;
     w.finetune.rank = static_cast<int>(r.lora_rank.value_or(16));
     if (!r.lora_targets.empty()) {
-      w.finetune.targets = r.lora_targets == "attention" ? AdapterTargets::attention
-                           : r.lora_targets == "qkv"     ? AdapterTargets::qkv
-                           : r.lora_targets == "qv"      ? AdapterTargets::qv
-                                                         : AdapterTargets::all;
+      w.finetune.targets =
+          enum_from_name<AdapterTargets>(r.lora_targets).value_or(AdapterTargets::all);
     }
     w.finetune.lora_dropout = r.lora_dropout.value_or(0.0);
   }

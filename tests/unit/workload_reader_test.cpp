@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/enum_names.hpp"
 #include "core/error.hpp"
 #include "input_error.hpp"
 #include "io/catalog_reader.hpp"
@@ -589,6 +590,21 @@ TEST(WorkloadReader, RecomputeModulesAreReadAsASet) {
   // Left out: Megatron-Core's default, core_attn (bit 0).
   EXPECT_EQ(read(kBase).workload.layout.recompute_modules, 1);
   EXPECT_EQ(recompute_label(read(kBase).workload.layout), "selective");
+}
+
+// The validation CSV reads its choice columns through these: every name
+// to_string gives, in enum order, and back.
+TEST(EnumNames, ListEveryValueAndReadThemBack) {
+  EXPECT_EQ(enum_names<AdapterTargets>(),
+            (std::vector<std::string>{"all", "attention", "qkv", "qv"}));
+  EXPECT_EQ(enum_names<Optimizer>().size(), 6u);
+  for (const std::string& n : enum_names<Optimizer>()) {
+    ASSERT_TRUE(enum_from_name<Optimizer>(n).has_value()) << n;
+    EXPECT_EQ(to_string(*enum_from_name<Optimizer>(n)), n);
+  }
+  EXPECT_EQ(enum_from_name<MoeDispatcher>("deepep"), MoeDispatcher::deepep);
+  EXPECT_FALSE(enum_from_name<MoeDispatcher>("").has_value());
+  EXPECT_FALSE(enum_from_name<Optimizer>("adamw").has_value());
 }
 
 }  // namespace
