@@ -652,7 +652,13 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
     }
     first = false;
   }
-  est.headroom_bytes = est.capacity_bytes - est.total();
+  // What must fit is the allocated memory and the fixed overhead: before it
+  // reports out of memory, PyTorch's caching allocator frees its cached
+  // blocks and retries (c10/cuda/CUDACachingAllocator.cpp `malloc`:
+  // release_available_cached_blocks, then release_cached_blocks), so the
+  // reserved-minus-allocated gap is given back at the limit (docs/model.md,
+  // "Fit and headroom").
+  est.headroom_bytes = est.capacity_bytes - (est.total() - est.peak.fragmentation);
   est.fits = est.headroom_bytes >= 0;
   return est;
 }
