@@ -110,6 +110,7 @@ void write_gpu(std::string& o, const Gpu& g) {
       .set("bf16_flops", g.bf16_flops)
       .set("fp16_flops", g.fp16_flops)
       .set("fp8_flops", g.fp8_flops)
+      .set("mamf_bf16_flops", g.mamf_bf16_flops)
       .set("scaleup_bw_Bps", g.scaleup_bw_Bps)
       .set("host_link_Bps", g.host_link_Bps)
       .set("peer_to_peer", g.peer_to_peer)

@@ -54,6 +54,12 @@ struct Gpu {
   double bf16_flops = 0;
   double fp16_flops = 0;
   double fp8_flops = 0;
+  // Measured largest 16-bit matmul rate (torch.matmul BF16, FP32 accumulate);
+  // 0: none, the family's `gemm` share applies. Where set it replaces that
+  // share for this GPU (perf `compute_constants`): cards of one family differ
+  // in clocks under their power limit (GeForce boosts above its rated clock,
+  // 300 W workstation cards sit below it).
+  double mamf_bf16_flops = 0;
   double scaleup_bw_Bps = 0;  // per-GPU NVLink/xGMI bandwidth, one direction; 0 = none
   double host_link_Bps = 0;   // PCIe to the host, one direction
   // CUDA peer-to-peer between two such GPUs on PCIe (cudaDeviceCanAccessPeer).

@@ -10,7 +10,12 @@ ComputeConstants compute_constants(const Gpu& gpu) {
   // peak, FlashAttention shares) times the share of them whole runs sustain.
   const GpuFamily& f = gpu.family_data;
   ComputeConstants k;
-  k.gemm_efficiency = f.gemm_share * f.sustained_factor;
+  // A GPU's own measured matmul rate, where the catalog has one, replaces
+  // the family's GEMM share (docs/model.md, "Matmul rate per GPU").
+  const double peak16 = gpu.bf16_flops > 0 ? gpu.bf16_flops : gpu.fp16_flops;
+  const double gemm_share =
+      gpu.mamf_bf16_flops > 0 && peak16 > 0 ? gpu.mamf_bf16_flops / peak16 : f.gemm_share;
+  k.gemm_efficiency = gemm_share * f.sustained_factor;
   k.fp8_gemm_efficiency = f.fp8_gemm_share * f.sustained_factor;
   k.attention_efficiency = f.attention_share * f.sustained_factor;
   return k;

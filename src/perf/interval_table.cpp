@@ -1,5 +1,5 @@
 // Written by scripts/fit_intervals.py; do not edit by hand (rerun the script).
-// fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (weighted split-conformal order statistics, a row weighing 1/sqrt(rows of its source); regimes under 19 rows fitted with their parent's rows as 16 prior rows); commit 00b48c7
+// fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (weighted split-conformal order statistics, a row weighing 1/sqrt(rows of its source); regimes under 19 rows fitted with their parent's rows as 16 prior rows); commit aecd536
 #include "perf/intervals.hpp"
 
 namespace scaleout {
@@ -35,33 +35,33 @@ const std::vector<IntervalEntry>& interval_table() {
       {"run", "ampere", "*", "pretrain", "dense", "*", 11, -0.120125, 0.608464},
       {"run", "ampere", "*", "pretrain", "dense", "gt64", 11, -0.120125, 0.608464},
       {"run", "ampere", "*", "training", "*", "*", 11, -0.120125, 0.608464},
-      {"time", "ada", "*", "finetune", "*", "*", 15, -0.564216, 0.362229},
-      {"time", "ada", "*", "finetune", "dense", "*", 15, -0.51756, 0.323265},
-      {"time", "ada", "*", "finetune", "dense", "1-domain", 15, -0.51756, 0.323265},
-      {"time", "ada", "*", "training", "*", "*", 16, -0.564216, 0.362229},
-      {"time", "ada", "hf", "finetune", "*", "*", 13, -0.564216, 0.362229},
-      {"time", "ada", "hf", "finetune", "dense", "*", 13, -0.564216, 0.362229},
-      {"time", "ada", "hf", "finetune", "dense", "1-domain", 13, -0.564216, 0.362229},
-      {"time", "ada", "hf", "training", "*", "*", 13, -0.51756, 0.323265},
-      {"time", "ampere", "*", "finetune", "*", "*", 40, -0.244572, 0.287085},
-      {"time", "ampere", "*", "finetune", "dense", "*", 40, -0.244572, 0.287085},
-      {"time", "ampere", "*", "finetune", "dense", "1-domain", 40, -0.244572, 0.287085},
+      {"time", "ada", "*", "finetune", "*", "*", 15, -0.431428, 0.362229},
+      {"time", "ada", "*", "finetune", "dense", "*", 15, -0.425213, 0.323265},
+      {"time", "ada", "*", "finetune", "dense", "1-domain", 15, -0.425213, 0.323265},
+      {"time", "ada", "*", "training", "*", "*", 16, -0.431428, 0.362229},
+      {"time", "ada", "hf", "finetune", "*", "*", 13, -0.431428, 0.362229},
+      {"time", "ada", "hf", "finetune", "dense", "*", 13, -0.431428, 0.362229},
+      {"time", "ada", "hf", "finetune", "dense", "1-domain", 13, -0.431428, 0.362229},
+      {"time", "ada", "hf", "training", "*", "*", 13, -0.425213, 0.323265},
+      {"time", "ampere", "*", "finetune", "*", "*", 40, -0.179827, 0.287085},
+      {"time", "ampere", "*", "finetune", "dense", "*", 40, -0.179827, 0.287085},
+      {"time", "ampere", "*", "finetune", "dense", "1-domain", 40, -0.179827, 0.287085},
       {"time", "ampere", "*", "pretrain", "*", "*", 1646, -0.132101, 0.153409},
       {"time", "ampere", "*", "pretrain", "dense", "*", 1646, -0.132101, 0.153409},
       {"time", "ampere", "*", "pretrain", "dense", "1-domain", 1474, -0.156285, 0.116421},
       {"time", "ampere", "*", "pretrain", "dense", "gt64", 129, -0.080934, 0.212485},
       {"time", "ampere", "*", "pretrain", "dense", "le64", 43, -0.099246, 0.22709},
-      {"time", "ampere", "*", "training", "*", "*", 1686, -0.140394, 0.154165},
+      {"time", "ampere", "*", "training", "*", "*", 1686, -0.129623, 0.154165},
       {"time", "ampere", "deepspeed", "pretrain", "*", "*", 1559, -0.142334, 0.157721},
       {"time", "ampere", "deepspeed", "pretrain", "dense", "*", 1559, -0.142334, 0.157721},
       {"time", "ampere", "deepspeed", "pretrain", "dense", "1-domain", 1440, -0.169409, 0.08724},
       {"time", "ampere", "deepspeed", "pretrain", "dense", "gt64", 93, -0.049373, 0.26763},
       {"time", "ampere", "deepspeed", "pretrain", "dense", "le64", 26, -0.037593, 0.355642},
       {"time", "ampere", "deepspeed", "training", "*", "*", 1559, -0.142334, 0.157721},
-      {"time", "ampere", "hf", "finetune", "*", "*", 35, -0.210674, 0.342311},
-      {"time", "ampere", "hf", "finetune", "dense", "*", 35, -0.210674, 0.342311},
-      {"time", "ampere", "hf", "finetune", "dense", "1-domain", 35, -0.210674, 0.342311},
-      {"time", "ampere", "hf", "training", "*", "*", 38, -0.210674, 0.495441},
+      {"time", "ampere", "hf", "finetune", "*", "*", 35, -0.128207, 0.429008},
+      {"time", "ampere", "hf", "finetune", "dense", "*", 35, -0.128207, 0.429008},
+      {"time", "ampere", "hf", "finetune", "dense", "1-domain", 35, -0.128207, 0.429008},
+      {"time", "ampere", "hf", "training", "*", "*", 38, -0.128207, 0.538927},
       {"time", "ampere", "megatron", "pretrain", "*", "*", 43, -0.060231, 0.134742},
       {"time", "ampere", "megatron", "pretrain", "dense", "*", 43, -0.060231, 0.134742},
       {"time", "ampere", "megatron", "pretrain", "dense", "gt64", 32, -0.045921, 0.147328},
@@ -73,11 +73,11 @@ const std::vector<IntervalEntry>& interval_table() {
       {"time", "ampere", "torchtitan", "pretrain", "*", "*", 8, -0.045401, 0.07325},
       {"time", "ampere", "torchtitan", "pretrain", "dense", "*", 8, -0.045401, 0.07325},
       {"time", "ampere", "torchtitan", "pretrain", "dense", "le64", 8, -0.045401, 0.07325},
-      {"time", "ampere", "torchtitan", "training", "*", "*", 8, -0.123839, 0.123731},
-      {"time", "ampere", "torchtune", "pretrain", "*", "*", 9, -0.263879, 0.21526},
-      {"time", "ampere", "torchtune", "pretrain", "dense", "*", 9, -0.263879, 0.21526},
-      {"time", "ampere", "torchtune", "pretrain", "dense", "1-domain", 9, -0.263879, 0.21526},
-      {"time", "ampere", "torchtune", "training", "*", "*", 14, -0.263879, 0.172108},
+      {"time", "ampere", "torchtitan", "training", "*", "*", 8, -0.112577, 0.125209},
+      {"time", "ampere", "torchtune", "pretrain", "*", "*", 9, -0.332385, 0.21526},
+      {"time", "ampere", "torchtune", "pretrain", "dense", "*", 9, -0.332385, 0.21526},
+      {"time", "ampere", "torchtune", "pretrain", "dense", "1-domain", 9, -0.332385, 0.21526},
+      {"time", "ampere", "torchtune", "training", "*", "*", 14, -0.267127, 0.172108},
       {"time", "blackwell", "*", "finetune", "*", "*", 8, -0.293952, -0.006992},
       {"time", "blackwell", "*", "finetune", "dense", "*", 8, -0.293952, -0.006992},
       {"time", "blackwell", "*", "pretrain", "*", "*", 93, -0.232403, 0.158752},
@@ -143,7 +143,7 @@ const std::vector<IntervalEntry>& interval_table() {
 }
 
 const char* interval_table_source() {
-  return "fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (weighted split-conformal order statistics, a row weighing 1/sqrt(rows of its source); regimes under 19 rows fitted with their parent's rows as 16 prior rows); commit 00b48c7";
+  return "fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (weighted split-conformal order statistics, a row weighing 1/sqrt(rows of its source); regimes under 19 rows fitted with their parent's rows as 16 prior rows); commit aecd536";
 }
 
 }  // namespace scaleout

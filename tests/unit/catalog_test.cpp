@@ -366,6 +366,36 @@ families:
   EXPECT_DOUBLE_EQ(c.find_gpu("ng1")->family_data.gemm_share, 0.5);
 }
 
+TEST(Catalog, MeasuredMatmulRatePerGpu) {
+  // torch.mm BF16 (zzc0721/torch-performance-test-data): GeForce above its
+  // rated-clock peak, the 300 W RTX A6000 below; cards without one use the family.
+  EXPECT_DOUBLE_EQ(cat().find_gpu("rtx-4090")->mamf_bf16_flops, 167.2e12);
+  EXPECT_DOUBLE_EQ(cat().find_gpu("rtx-3090")->mamf_bf16_flops, 76.5e12);
+  EXPECT_DOUBLE_EQ(cat().find_gpu("rtx-a6000")->mamf_bf16_flops, 123.3e12);
+  EXPECT_DOUBLE_EQ(cat().find_gpu("rtx-6000-ada")->mamf_bf16_flops, 0);
+  EXPECT_DOUBLE_EQ(cat().find_gpu("h100-sxm")->mamf_bf16_flops, 0);
+  auto error = [](const std::string& gpu) -> std::string {
+    Catalog c = cat();
+    try {
+      io::read_catalog("gpus:\n  - {id: x, family: ada, hbm_gib: 24, hbm_bw_gbyte_s: 1000, " + gpu +
+                           ", tdp_w: 450, source: s}\n",
+                       "user.yaml", c);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_EQ(error("tflops: {bf16: 100}, mamf_bf16_tflops: 125"), "");
+  EXPECT_NE(error("tflops: {bf16: 100}, mamf_bf16_tflops: 126")
+                .find("mamf_bf16_tflops: more than 1.25 times the tflops.bf16 peak"),
+            std::string::npos);
+  EXPECT_NE(error("tflops: {fp32: 10}, mamf_bf16_tflops: 50")
+                .find("mamf_bf16_tflops: needs a tflops.bf16 (or fp16) peak"),
+            std::string::npos);
+  EXPECT_NE(error("tflops: {bf16: 100}, mamf_bf16_tflops: 0").find("mamf_bf16_tflops"),
+            std::string::npos);
+}
+
 TEST(Families, ReaderIsStrict) {
   auto error = [](const std::string& text) -> std::string {
     Catalog c = cat();

@@ -50,6 +50,23 @@ TEST(GemmTime, EmptyGemmIsFree) {
   EXPECT_DOUBLE_EQ(gemm_time_s(0, 8192, 8192, 989e12, 3.35e12, k, 0.8), 0.0);
 }
 
+TEST(ComputeConstants, MeasuredMatmulRateReplacesTheFamilyShare) {
+  // RTX 4090: 167.2 measured against the 165.2 peak, Ada sustained factor 1.
+  const Gpu& r4090 = gpu("rtx-4090");
+  EXPECT_DOUBLE_EQ(compute_constants(r4090).gemm_efficiency,
+                   167.2 / 165.2 * r4090.family_data.sustained_factor);
+  // RTX A6000: 123.3 of 154.8, times Ampere's sustained factor (0.90).
+  const Gpu& a6000 = gpu("rtx-a6000");
+  EXPECT_DOUBLE_EQ(compute_constants(a6000).gemm_efficiency,
+                   123.3 / 154.8 * a6000.family_data.sustained_factor);
+  // Without one the family's share applies; attention and FP8 keep the family's.
+  const Gpu& ada6000 = gpu("rtx-6000-ada");
+  EXPECT_DOUBLE_EQ(compute_constants(ada6000).gemm_efficiency,
+                   ada6000.family_data.gemm_share * ada6000.family_data.sustained_factor);
+  EXPECT_DOUBLE_EQ(compute_constants(r4090).attention_efficiency,
+                   r4090.family_data.attention_share * r4090.family_data.sustained_factor);
+}
+
 TEST(KernelFloor, HugeFloorCountsKernels) {
   // GPT-3 layer (GELU, dropout, learned positions), FlashAttention, with a 1 s floor:
   // forward GEMMs QKV, O, fc1, fc2 = 4 kernels -> 4 s; attention 1 kernel -> 1 s;
