@@ -179,6 +179,7 @@ void write_model(std::string& o, const ModelShape& m) {
       .set("dropout", m.dropout)
       .set("sliding_window", m.sliding_window)
       .set("sliding_layers", m.sliding_layers)
+      .set("activation_clamp", m.activation_clamp)
       .set("moe.experts", m.moe.experts)
       .set("moe.top_k", m.moe.top_k)
       .set("moe.shared_experts", m.moe.shared_experts)

@@ -378,6 +378,11 @@ ModelShape read_model_fields(Fields& f, const std::string& default_id) {
   m.linear_bias = f.boolean("linear_bias").value_or(false);
   m.qkv_bias = f.boolean("qkv_bias").value_or(false);
   m.dropout = f.boolean("dropout").value_or(false);
+  m.activation_clamp = f.number("activation_clamp", 1e-6, 1e6).value_or(0);
+  if (m.activation_clamp > 0 && m.mlp != MlpKind::swiglu) {
+    f.fail("activation_clamp", "a clamp needs a gated MLP (mlp: swiglu)",
+           "mlp: swiglu, or leave activation_clamp out");
+  }
   m.sliding_window = static_cast<int>(f.integer("sliding_window", 1, 100000000).value_or(0));
   m.sliding_layers = static_cast<int>(f.integer("sliding_layers", 0, 100000).value_or(0));
   if (m.sliding_layers > m.layers) {

@@ -428,6 +428,7 @@ void read_llama_family(const Reader& r, const std::string& type, Parsed& p) {
 // always do; with attention_bias both are recorded as linear_bias, without it
 // neither (the experts' biases, 2f + h values each, are then left out). The
 // router's bias and the per-head attention sinks are not counted.
+// swiglu_limit (7.0 by default) -> activation_clamp.
 // layer_types / sliding_window alternate sliding-window (128 tokens) and full
 // attention: sliding_window is read, and the "sliding_attention" entries of
 // layer_types counted (absent: GptOssConfig's default, every even-indexed
@@ -460,6 +461,16 @@ void read_gpt_oss(const Reader& r, Parsed& p) {
     p.head_dim_given = true;
   }
   m.linear_bias = r.flag({"attention_bias"}, true);
+  // swiglu_limit: the clamp on the experts' gate and linear halves
+  // (GptOssConfig's default 7.0).
+  m.activation_clamp = 7.0;
+  if (const json* c = r.find({"swiglu_limit"})) {
+    if (!c->is_number()) r.fail("swiglu_limit", "expected a number, got " + describe(*c));
+    const double v = c->get<double>();
+    if (!(v > 0 && v <= 1e6))
+      r.fail("swiglu_limit", "must be above 0 and at most 1e6, got " + shown(*c));
+    m.activation_clamp = v;
+  }
   m.moe.experts = static_cast<int>(r.size({"num_local_experts", "num_experts"}));
   m.moe.top_k = static_cast<int>(
       r.size({"num_experts_per_tok", "experts_per_token"}, 1, kMaxInt, &p.top_k_key));

@@ -344,6 +344,28 @@ LayerOps describe_layer(const ModelShape& m, bool moe_layer, const LayerSplit& s
     fc2.input.dropped_by |= kMoeAct;
     b.elementwise(OpBlock::other, (swiglu ? 6.0 : 4.0) * fe / s.etp * hot).rerun =
         kMoe | kMoeAct;  // activation x probs
+    if (s.mcore_experts && swiglu && m.activation_clamp > 0) {
+      // Megatron-Core clamps the gate and linear halves of FC1's output in
+      // eager PyTorch before its fused activation (fused_bias_geglu.py
+      // weighted_bias_quick_geglu_impl, `if clamp_value is not None`): a
+      // clamp of each half (read 2, write 2 over f each) and torch.cat of
+      // the two (read 2, write 2 over 2f), 16 bytes per intermediate element
+      // of a routed row, inside moe_act's checkpoint. The fused activation
+      // saves the clamped copy for its backward while the clamps' autograd
+      // keeps FC1's output: 2f more per routed row, dropped by moe_act.
+      LayerOp& clamp = b.elementwise(OpBlock::other, 16.0 * fe / s.etp * hot);
+      clamp.rerun = kMoe | kMoeAct;
+      clamp.output = {2.0 * fe / s.etp * hot, Stored::moe_act_input, kMoe | kMoeAct};
+    }
+    if (s.mcore_experts && m.linear_bias) {
+      // Megatron-Core builds the experts' FC2 with skip_bias_add and adds the
+      // router-weighted bias after the grouped GEMM, per local expert in
+      // eager PyTorch (experts.py TEGroupedMLP._apply_bias: t + b * p over
+      // torch.split of the rows, then torch.cat): b * p written (2), read
+      // with the GEMM output and the sum written (2 + 2, 2), the cat (2, 2),
+      // 12 bytes per output element of a routed row (16-bit probabilities).
+      b.elementwise(OpBlock::other, 12.0 * h * hot).rerun = kMoe;
+    }
     if (local_permute > 0)
       b.elementwise(OpBlock::other, local_permute).rerun = kMoe;  // back to token order
     if (e.shared_experts > 0) {

@@ -148,6 +148,11 @@ struct LayerSplit {
   // A training step: the MoE router's score pass and the local permutes are
   // described as kernels of their own (serving's fitted constants cover them).
   bool training = false;
+  // Training under Megatron-Core's TEGroupedMLP (FrameworkTraits::
+  // mcore_grouped_mlp): the routed experts' activation clamp and FC2 bias
+  // run as eager kernels of their own (docs/model.md, "Expert clamp and bias
+  // under Megatron-Core").
+  bool mcore_experts = false;
   // MLA decode absorbs the key/value up-projections into the query and
   // output (DeepSeek-V2 §2.1.2); training decompresses keys and values.
   bool absorbed_mla = false;
@@ -167,8 +172,9 @@ struct AdapterSpec {
   double dropout = 0;
 };
 
-// 44, and one dropout per LoRA adapter (7 with finetune.lora_dropout).
-inline constexpr int kMaxLayerOps = 51;
+// 49 at most (Megatron-Core MoE layer, shared experts, dropout, clamp, expert
+// biases, LoRA with dropout on every linear: layer_test.cpp); 53 leaves room.
+inline constexpr int kMaxLayerOps = 53;
 static_assert(std::is_trivially_copyable_v<LayerOp> && std::is_trivially_destructible_v<LayerOp>);
 
 // The operations of one layer. Storage is left uninitialised: only the

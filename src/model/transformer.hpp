@@ -71,6 +71,11 @@ struct ModelShape {
   // the others attend causally to the whole sequence. 0 = every layer full.
   int sliding_window = 0;
   int sliding_layers = 0;
+  // Clamp on a gated MLP's two halves before the activation (Hugging Face
+  // GptOssConfig swiglu_limit; Megatron-Core activation_func_clamp_value):
+  // the gate half clamped above at the limit, the linear half to +-limit.
+  // 0 = none.
+  double activation_clamp = 0;
   MoeShape moe;
   MlaShape mla;
   // Multi-token prediction depths trained beside the next-token loss

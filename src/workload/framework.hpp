@@ -187,6 +187,12 @@ struct FrameworkTraits {
   // eager PyTorch: torchtune's modules are plain PyTorch and its recipes
   // leave `compile: False` by default (perf `perf_constants`).
   bool fused_by_compile;
+  // The routed experts run Megatron-Core's TEGroupedMLP in its unfused
+  // (default) path: an activation clamp (ModelShape::activation_clamp) and
+  // FC2's bias (linear_bias) run as eager PyTorch kernels beside the grouped
+  // GEMMs and the fused activation (docs/model.md, "Expert clamp and bias
+  // under Megatron-Core").
+  bool mcore_grouped_mlp;
 };
 
 // Values of PipeSchedule (workload.hpp, which includes this file).
@@ -228,7 +234,8 @@ constexpr FrameworkTraits megatron_core_row(Framework framework, std::string_vie
           .dequant_hbm_share = kEagerDequantHbmShare,
           .pp_keeps_unsharded = false,
           .pipeline_schedules = kOnly1f1b,
-          .fused_by_compile = false};
+          .fused_by_compile = false,
+          .mcore_grouped_mlp = true};
 }
 
 constexpr FrameworkTraits pytorch_fsdp_row(Framework framework, std::string_view name,
@@ -236,6 +243,7 @@ constexpr FrameworkTraits pytorch_fsdp_row(Framework framework, std::string_view
   FrameworkTraits r = megatron_core_row(framework, name, display);
   r.megatron_family = false;
   r.transformer_engine_fp8 = false;
+  r.mcore_grouped_mlp = false;
   r.tp = r.pp = r.cp = false;
   r.max_zero = r.max_zero_with_pp = 3;
   r.state = StateKind::fsdp_fp32;
@@ -280,6 +288,7 @@ inline constexpr std::array<FrameworkTraits, 11> kFrameworkTable = {{
       FrameworkTraits r = megatron_core_row(Framework::deepspeed, "deepspeed",
                                             "DeepSpeed (ZeRO, Megatron-DeepSpeed)");
       r.transformer_engine_fp8 = false;
+      r.mcore_grouped_mlp = false;  // Megatron-DeepSpeed's own MoE layers
       r.max_zero = 3;
       r.state = StateKind::zero_16bit_grads;
       r.kernel_floor_s = kDeepSpeedKernelFloor_s;

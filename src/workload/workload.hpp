@@ -276,6 +276,7 @@ inline LayerSplit layer_split(const Workload& w) {
   // Training over several expert-parallel ranks: the step waits for the most
   // loaded one. Serving keeps balanced routing (its constants are fitted so).
   s.training = w.task != Task::inference;
+  s.mcore_experts = s.training && framework_traits(w.framework).mcore_grouped_mlp;
   if (s.training && w.layout.ep > 1) s.expert_load = w.moe_load_imbalance;
   return s;
 }

@@ -481,6 +481,8 @@ TEST(HfConfig, GptOss120B) {
   EXPECT_FALSE(m.tied_embeddings);
   EXPECT_TRUE(m.linear_bias);  // attention and expert biases
   EXPECT_EQ(m.moe, moe_of(128, 4, 0, 2880, 0));
+  EXPECT_EQ(m.activation_clamp, 7.0);  // swiglu_limit
+  EXPECT_EQ(m.activation_clamp, builtin_catalog().find_model("gpt-oss-120b")->activation_clamp);
 }
 
 // Early gpt-oss configs (GptOssConfig of the reference code) say num_experts
@@ -499,6 +501,7 @@ TEST(HfConfig, GptOss20BEarlyKeyNamesAndDefaults) {
   // the even-indexed layers.
   EXPECT_EQ(m.sliding_window, 128);
   EXPECT_EQ(m.sliding_layers, 12);
+  EXPECT_EQ(m.activation_clamp, 7.0);  // GptOssConfig's default swiglu_limit
   const std::string base =
       R"({"model_type": "gpt_oss", "num_hidden_layers": 4, "hidden_size": 2880,
           "num_attention_heads": 64, "num_key_value_heads": 8, "intermediate_size": 2880,
@@ -506,6 +509,10 @@ TEST(HfConfig, GptOss20BEarlyKeyNamesAndDefaults) {
   const InputError bad = error_of(base + gpt_oss_layer_types(4, "chunked_attention") + "}");
   EXPECT_EQ(bad.key, "layer_types");
   EXPECT_EQ(error_of(base + gpt_oss_layer_types(3) + "}").key, "layer_types");  // 3 of 4 layers
+  EXPECT_EQ(error_of(base + gpt_oss_layer_types(4) + R"(, "swiglu_limit": 0})").key,
+            "swiglu_limit");
+  EXPECT_EQ(error_of(base + gpt_oss_layer_types(4) + R"(, "swiglu_limit": "7"})").key,
+            "swiglu_limit");
   const InputError e = error_of(
       R"({"model_type": "gpt_oss", "num_hidden_layers": 24, "hidden_size": 2880,
           "num_attention_heads": 64, "intermediate_size": 2880, "vocab_size": 100,

@@ -134,14 +134,63 @@ TEST(Layer, AbsorbedMlaReplacesTheKeyValueUpProjection) {
 }
 
 TEST(Layer, EveryDescriptionFitsTheFixedArray) {
-  // The largest description: MoE with shared experts, dropout, GELU biases and adapters.
+  // The largest description: a MoE layer trained under Megatron-Core with
+  // shared experts, several local experts, dropout, biases, a clamped
+  // activation and adapters with dropout.
   ModelShape m = zoo("deepseek-v3");
   m.dropout = true;
+  m.linear_bias = true;
+  m.activation_clamp = 7;
   AdapterSpec a;
   a.rank = 8;
-  const LayerOps ops = describe_layer(m, true, {}, a);
+  a.dropout = 0.1;
+  LayerSplit s;
+  s.training = true;
+  s.mcore_experts = true;
+  s.ep = 2;
+  const LayerOps ops = describe_layer(m, true, s, a);
+  EXPECT_EQ(ops.size, 49);  // the count layer.hpp states
   EXPECT_LE(ops.size, kMaxLayerOps);
-  EXPECT_GT(ops.size, 20);
+}
+
+// Megatron-Core's TEGroupedMLP runs GPT-OSS's clamp and the experts' FC2
+// bias as eager kernels of their own; other frameworks (and serving) keep
+// them inside the fused kernels.
+TEST(Layer, McoreExpertsRunTheirClampAndBiasApart) {
+  const ModelShape& m = zoo("gpt-oss-120b");
+  ASSERT_GT(m.activation_clamp, 0);
+  ASSERT_TRUE(m.linear_bias);
+  LayerSplit s;
+  s.training = true;
+  s.ep = 8;
+  const LayerOps fused = describe_layer(m, true, s);
+  s.mcore_experts = true;
+  const LayerOps mcore = describe_layer(m, true, s);
+  auto bytes = [](const LayerOps& ops) {
+    double b = 0;
+    for (const LayerOp& op : ops) b += op.bytes_per_token;
+    return b;
+  };
+  const double h = static_cast<double>(m.hidden);
+  const double f = static_cast<double>(m.moe.expert_ffn);
+  const double rows = m.moe.top_k;  // routed rows per token, balanced
+  EXPECT_EQ(mcore.size, fused.size + 2);
+  // Clamp of both halves and their concatenation, 16 bytes per element of
+  // f; FC2's bias, 12 bytes per element of h.
+  EXPECT_DOUBLE_EQ(bytes(mcore) - bytes(fused), rows * (16.0 * f + 12.0 * h));
+  // The clamped copy is kept for the activation's backward.
+  EXPECT_DOUBLE_EQ(
+      stored_elems(mcore, Stored::moe_act_input) - stored_elems(fused, Stored::moe_act_input),
+      rows * 2.0 * f);
+  // Neither without a clamp or biases.
+  ModelShape plain = m;
+  plain.activation_clamp = 0;
+  plain.linear_bias = false;
+  LayerSplit other = s;
+  other.mcore_experts = false;
+  EXPECT_EQ(describe_layer(plain, true, s).size, describe_layer(plain, true, other).size);
+  EXPECT_DOUBLE_EQ(bytes(describe_layer(plain, true, s)),
+                   bytes(describe_layer(plain, true, other)));
 }
 
 }  // namespace
@@ -179,6 +228,30 @@ TEST(Layer, DescribedOnceGivesTheSameEstimates) {
           << id;
     }
   }
+}
+
+}  // namespace
+}  // namespace scaleout
+
+namespace scaleout {
+namespace {
+
+// The Megatron-Core rows train through TEGroupedMLP; AutoModel, DeepSpeed
+// and serving do not.
+TEST(Layer, McoreExpertsFollowTheFramework) {
+  Workload w;
+  w.model = *io::builtin_catalog().find_model("gpt-oss-120b");
+  w.framework = Framework::nemo;
+  EXPECT_TRUE(layer_split(w).mcore_experts);
+  w.framework = Framework::megatron;
+  EXPECT_TRUE(layer_split(w).mcore_experts);
+  for (Framework f : {Framework::automodel, Framework::deepspeed, Framework::torchtitan}) {
+    w.framework = f;
+    EXPECT_FALSE(layer_split(w).mcore_experts) << framework_traits(f).name;
+  }
+  w.framework = Framework::nemo;
+  w.task = Task::inference;
+  EXPECT_FALSE(layer_split(w).mcore_experts);
 }
 
 }  // namespace

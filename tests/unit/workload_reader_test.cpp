@@ -400,6 +400,14 @@ const std::vector<BadCase> kBadCases = {
      with(kInline, "  vocab: 1000\n", "  vocab: 1000\n  sliding_window: 128\n"),
      "w.yaml:7: model.sliding_window: sliding_window and sliding_layers go together (set both "
      "(the window in tokens and how many layers use it), or neither)"},
+    {"InlineClampWithoutGatedMlp",
+     with(kInline, "  vocab: 1000\n", "  vocab: 1000\n  activation_clamp: 7\n"),
+     "w.yaml:7: model.activation_clamp: a clamp needs a gated MLP (mlp: swiglu) (mlp: swiglu, or "
+     "leave activation_clamp out)"},
+    {"InlineClampNotPositive",
+     with(kInline, "  vocab: 1000\n", "  vocab: 1000\n  mlp: swiglu\n  activation_clamp: 0\n"),
+     "w.yaml:8: model.activation_clamp: 0 is out of range (expected a value from 1e-06 to "
+     "1e+06)"},
     {"InlineUnknownKey", with(kInline, "  vocab: 1000\n", "  vocab: 1000\n  vocab_size: 1000\n"),
      "w.yaml:7: model.vocab_size: unknown key (did you mean 'vocab'?)"},
 
