@@ -19,12 +19,12 @@ namespace {
 
 const Catalog& cat() { return io::builtin_catalog(); }
 
-// Qwen3-30B-A3B on one DGX H100, EP 8, one 1K-token sequence per micro-batch:
+// Qwen3-30B-A3B on one DGX H100, EP 8, one 256-token sequence per micro-batch:
 // small experts, many kernels, little GPU work per layer.
 Workload small_moe(CudaGraphs g) {
   Workload w;
   w.model = *cat().find_model("qwen3-30b-a3b");
-  w.seq_len = 1024;
+  w.seq_len = 256;
   w.global_batch = 64;
   w.framework = Framework::megatron;
   w.layout.dp = 8;
@@ -127,7 +127,7 @@ TEST(HostFloorInput, WorkloadKeyIsReadAndChecked) {
   expect_error(base + "cuda_graphs: partial\n", "scoped");
   // Scoped graphs need Megatron-Core; DeepSpeed runs none.
   expect_error(base + "framework: hf\ncuda_graphs: scoped\n", "megatron, nemo");
-  expect_error(base + "framework: deepspeed\ncuda_graphs: full\n", "deepspeed");
+  expect_error(base + "framework: deepspeed\ncuda_graphs: full\n", "DeepSpeed");
 }
 
 std::string csv_with(const std::string& framework, const std::string& graphs) {
