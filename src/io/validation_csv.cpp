@@ -83,6 +83,7 @@ const std::vector<std::string> kColumns = {"id",
                                            "grad_reduce_in_bf16",
                                            "loss_upcast",
                                            "lora_dropout",
+                                           "cuda_graphs",
                                            "compile"};
 
 // The whole-number columns, in column order, with the largest value each accepts.
@@ -173,7 +174,8 @@ bool is_recipe_setting_column(std::string_view name) {
   return name == "optimizer" || name == "offload" || name == "activation_offload" ||
          name == "loss_chunks" || name == "optimizer_in_backward" || name == "lora_targets" ||
          name == "peak_kind" || name == "compile" || name == "loss_upcast" ||
-         name == "fp8_activations" || name == "lora_dropout" || name == "grad_reduce_in_bf16";
+         name == "fp8_activations" || name == "lora_dropout" || name == "grad_reduce_in_bf16" ||
+         name == "cuda_graphs";
 }
 
 // The canonical index of a column name (a name of kColumns; the reader
@@ -548,6 +550,20 @@ std::vector<ValidationRow> read_validation_csv(const std::string& text, const st
       throw InputError(file, line, "compile",
                        fmt::format("{} does not torch.compile its model or loss", r.framework),
                        "leave compile empty or n for megatron, nemo and deepspeed rows");
+    }
+    // CUDA graph capture (workload cuda_graphs): none (or empty), scoped or
+    // full, where the row's framework runs that mode.
+    r.cuda_graphs = c.choice("cuda_graphs", {"none", "scoped", "full"});
+    if (!r.cuda_graphs.empty() && !r.framework.empty()) {
+      const CudaGraphs g = cuda_graphs_from_name(r.cuda_graphs);
+      if ((framework_traits(*framework_from_name(r.framework)).cuda_graph_modes &
+           cuda_graph_bit(g)) == 0) {
+        throw InputError(file, line, "cuda_graphs",
+                         fmt::format("{} does not run CUDA graphs {}", r.framework, r.cuda_graphs),
+                         fmt::format("leave cuda_graphs empty or none, or set a framework that "
+                                     "runs {} ({})",
+                                     r.cuda_graphs, cuda_graph_framework_names(g)));
+      }
     }
     r.metric = c.choice("metric", {"step_time_s", "tokens_per_s_per_gpu", "peak_mem_gib", "mfu",
                                    "gpu_hours", "train_days"});

@@ -182,6 +182,18 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
                "torchtune, litgpt, automodel, mosaic, other)");
     }
   }
+  // cuda_graphs: none, scoped or full, where the framework runs that mode
+  // (framework.hpp `cuda_graph_modes`; docs/input-format.md).
+  if (auto g = top.choice("cuda_graphs", {"none", "scoped", "full"})) {
+    w.cuda_graphs = cuda_graphs_from_name(*g);
+    if ((framework_traits(w.framework).cuda_graph_modes & cuda_graph_bit(w.cuda_graphs)) == 0) {
+      top.fail(
+          "cuda_graphs",
+          fmt::format("{} does not run CUDA graphs {}", framework_traits(w.framework).display, *g),
+          fmt::format("remove cuda_graphs, or set a framework that does ({})",
+                      cuda_graph_framework_names(w.cuda_graphs)));
+    }
+  }
   // 16-bit gradient buffers and reduction (Megatron-LM --grad-reduce-in-bf16;
   // docs/input-format.md): only where the framework would keep fp32 main
   // gradients of bf16 weights.

@@ -317,6 +317,7 @@ LayerOps describe_layer(const ModelShape& m, bool moe_layer, const LayerSplit& s
     // its E/ep experts, each at width f/etp; the most loaded rank runs
     // expert_load times the mean.
     const double hot = copies * s.etp / s.tp * s.expert_load;  // rows per local token
+    const int dispatch_begin = out.size;  // the ops from the dispatch to the combine
     LayerOp& permute = b.elementwise(OpBlock::other, 4.0 * h * e.top_k / s.seq_div);
     // The experts' FC1 input, kept for its weight gradient (FP8 under
     // Transformer Engine, as DeepSeek-V3 caches it, report §3.3).
@@ -378,6 +379,7 @@ LayerOps describe_layer(const ModelShape& m, bool moe_layer, const LayerSplit& s
       describe_mlp(b, m, s, shared);
     }
     b.elementwise(OpBlock::other, 4.0 * h * e.top_k / s.seq_div).rerun = kMoe;  // unpermute
+    for (int i = dispatch_begin; i < out.size; ++i) out.at(i).after_dispatch = true;
   } else {
     MlpSpec dense{OpBlock::mlp, static_cast<double>(m.ffn), 1.0, s.tp, s.tp};
     dense.fc1_input = Stored::gemm_input;

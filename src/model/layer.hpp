@@ -133,6 +133,11 @@ struct LayerOp {
   // The recompute modules whose recompute runs this operation's forward
   // again in the backward pass.
   RecomputeModules rerun = 0;
+  // Runs between a MoE layer's token dispatch and combine (the permutes, the
+  // routed experts and their activation, the shared experts): outside the
+  // per-layer CUDA graph scopes attn, moe_router and moe_preprocess, so its
+  // kernels stay host-issued under `cuda_graphs: scoped` (perf/compute.cpp).
+  bool after_dispatch = false;
 };
 
 // How the layer is split across GPUs.
@@ -208,6 +213,10 @@ class LayerOps {
   const LayerOp* end() const { return data() + size; }
   // Appends a default operation (at most kMaxLayerOps).
   LayerOp& push() { return *new (&storage_[static_cast<std::size_t>(size++)]) LayerOp{}; }
+  // The operation added i-th, to amend it once the description is complete.
+  LayerOp& at(int i) {
+    return *std::launder(reinterpret_cast<LayerOp*>(storage_[static_cast<std::size_t>(i)].bytes));
+  }
 
  private:
   struct alignas(LayerOp) Slot {

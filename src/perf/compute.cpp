@@ -141,6 +141,12 @@ LayerTimes layer_times(const Workload& w, const Gpu& gpu, const ComputeConstants
   const FrameworkTraits& ft = framework_traits(w.framework);
   const bool unfused_lora =
       is_lora(w) && (ft.eager || (ft.fused_by_compile && w.compile == Compile::none));
+  // Kernels of the ops between a MoE layer's dispatch and combine, forward
+  // and backward: what the host still issues under `cuda_graphs: scoped`.
+  double dispatch_fwd = 0, dispatch_bwd = 0;
+  // Their forward GPU time: GEMMs, and the element-wise kernels' bytes.
+  double dispatch_gemm_s = 0, dispatch_ew_bytes = 0, dispatch_ew_kernels = 0;
+  const double frozen_bwd = is_lora(w) ? 1.0 : 2.0;  // dgrad (and wgrad) per forward GEMM
   for_each_matmul(ops, [&](const LayerOp& op, double n) {
     const double m = tokens * op.rows;
     if (unfused_lora && op.block == OpBlock::adapter && op.local_params == 0) {
@@ -169,6 +175,11 @@ LayerTimes layer_times(const Workload& w, const Gpu& gpu, const ComputeConstants
     o.gemm_s += gemm_s;
     o.flops += flops;
     o.kernels += op.count;
+    if (op.after_dispatch) {
+      dispatch_fwd += op.count;
+      dispatch_bwd += (op.frozen_under_lora ? frozen_bwd : 2.0) * op.count;
+      dispatch_gemm_s += gemm_s;
+    }
     const int part = part_of(op.rerun);
     if (part >= 0) {
       RerunPart& p = t.rerun[static_cast<size_t>(part)];
@@ -184,6 +195,10 @@ LayerTimes layer_times(const Workload& w, const Gpu& gpu, const ComputeConstants
       // the norm and activation before it (Transformer Engine LayerNormLinear).
       ew_bytes += op.count * op.rows * op.k * kFp8QuantiseBytes;
       ew_kernels += 1;
+      dispatch_fwd += 1;
+      dispatch_bwd += 2;
+      dispatch_ew_bytes += op.count * op.rows * op.k * kFp8QuantiseBytes;
+      dispatch_ew_kernels += 1;
       if (part >= 0) {
         part_bytes[static_cast<size_t>(part)] += op.count * op.rows * op.k * kFp8QuantiseBytes;
         part_kernels[static_cast<size_t>(part)] += 1;
@@ -205,6 +220,12 @@ LayerTimes layer_times(const Workload& w, const Gpu& gpu, const ComputeConstants
     if (op.kind != OpKind::elementwise) continue;
     ew_bytes += op.bytes_per_token;
     ew_kernels += 1;
+    if (op.after_dispatch) {
+      dispatch_fwd += 1;
+      dispatch_bwd += 2;
+      dispatch_ew_bytes += op.bytes_per_token;
+      dispatch_ew_kernels += 1;
+    }
     const int part = part_of(op.rerun);
     if (part >= 0) {
       part_bytes[static_cast<size_t>(part)] += op.bytes_per_token;
@@ -252,6 +273,24 @@ LayerTimes layer_times(const Workload& w, const Gpu& gpu, const ComputeConstants
   b.attention_s = attn_scale * t.core.attention_s;
   b.elementwise_s = 2.0 * t.core.elementwise_s + 2.0 * ew + t.dequant_s;
   t.elementwise_s = ew;
+  // Host launch floor: every kernel is issued by the host without CUDA
+  // graphs; with per-layer graphs only those between a MoE layer's dispatch
+  // and combine; with whole-step graphs none (docs/model.md, "Host launch floor").
+  double host_fwd = 0, host_bwd = 0;
+  if (w.cuda_graphs == CudaGraphs::none) {
+    host_fwd = t.forward.kernels;
+    host_bwd = b.kernels;
+  } else if (w.cuda_graphs == CudaGraphs::scoped) {
+    host_fwd = dispatch_fwd;
+    host_bwd = dispatch_bwd;
+  }
+  t.host_forward_s = host_fwd * k.host_s_per_kernel;
+  t.host_s = (host_fwd + host_bwd) * k.host_s_per_kernel;
+  if (w.cuda_graphs != CudaGraphs::full && dispatch_fwd > 0) {
+    t.host_dispatch_s = dispatch_fwd * k.host_s_per_kernel;
+    t.dispatch_gpu_s =
+        dispatch_gemm_s + elementwise_s(tokens * dispatch_ew_bytes, gpu, k, dispatch_ew_kernels);
+  }
   return t;
 }
 

@@ -35,6 +35,9 @@ struct ComputeConstants {
   // QLoRA: share of HBM bandwidth at which the framework dequantises a 4-bit
   // base weight before each GEMM (its row's dequant_hbm_share).
   double dequant_hbm_share = 0.25;
+  // Host time to issue one kernel outside a CUDA graph (the framework row's
+  // host_s_per_kernel; 0: no host floor). docs/model.md, "Host launch floor".
+  double host_s_per_kernel = 0.0;
 };
 
 // Bytes one 4-bit weight's dequantisation moves: read 0.5 (plus constants),
@@ -86,6 +89,17 @@ struct LayerTimes {
   // core under core_attn).
   std::array<RerunPart, kMaxRerunParts> rerun{};
   int rerun_parts = 0;
+  // Host launch floor: the host time to issue the kernels of the layer's
+  // forward and backward passes that no CUDA graph replays (workload
+  // `cuda_graphs`), and of its forward alone (what full recompute re-issues).
+  double host_s = 0;
+  double host_forward_s = 0;
+  // A MoE layer's forward from its dispatch to its combine: the host time to
+  // issue its kernels and their GPU time. The dispatcher synchronises the
+  // host with the GPU before it (the all-to-all's split sizes), so this part
+  // runs at the slower of the two on its own (perf/step.cpp).
+  double host_dispatch_s = 0;
+  double dispatch_gpu_s = 0;
 };
 
 // What selective recompute of `modules` runs again per layer and

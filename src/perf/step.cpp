@@ -24,6 +24,7 @@ PerfConstants perf_constants(const Gpu& gpu, Framework framework, Compile compil
   k.compute = scaled_tensor_rates(compute_constants(gpu), f.compute_efficiency);
   k.compute.kernel_floor_s = f.kernel_floor_s;
   k.compute.dequant_hbm_share = dequant;
+  k.compute.host_s_per_kernel = t.host_s_per_kernel;
   k.framework = f;
   return k;
 }
@@ -416,6 +417,28 @@ StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstant
       compute += hidden * kOverlapSmShare / (1.0 - kOverlapSmShare);
       ep = (ep - hidden) + hidden / mb;
     }
+    // Host launch floor: the host issues the layer's kernels ahead of the GPU
+    // and the GPU waits only where issuing them takes longer than running
+    // them with the exposed communication (docs/model.md, "Host launch
+    // floor"). Per layer, as the MoE dispatcher synchronises the host with
+    // the GPU in every MoE layer's forward (Megatron-Core's all-to-all
+    // dispatcher before the all-to-all, for its split sizes): the part from
+    // the dispatch to the combine runs at the slower of host and GPU on its
+    // own, with the dispatch all-to-all (a quarter of the layer's) as GPU
+    // work the host issues behind; full recompute runs it again.
+    double host = one.times.host_s;
+    if (ly.recompute == Recompute::full) host += rc_share * one.times.host_forward_s;
+    if (ly.recompute == Recompute::selective && w.cuda_graphs == CudaGraphs::none &&
+        traits.selective != SelectiveRecompute::op_level_sac) {
+      host += rerun_forward(one.times, ly.recompute_modules).forward.kernels *
+              k.compute.host_s_per_kernel;
+    }
+    const double syncs = 1.0 + (ly.recompute == Recompute::full ? rc_share : 0.0);
+    const double host_dispatch = syncs * one.times.host_dispatch_s;
+    const double gpu_dispatch = syncs * (one.times.dispatch_gpu_s + 0.25 * one.ep);
+    const double gpu_s = compute + tp + ep + one.cp;
+    compute += std::max(0.0, host_dispatch - gpu_dispatch) +
+               std::max(0.0, (host - host_dispatch) - std::max(0.0, gpu_s - gpu_dispatch));
     st.compute = compute;
     st.flops = flops;
     st.tp = tp;

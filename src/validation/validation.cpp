@@ -217,6 +217,7 @@ void apply_memory_savers(const ValidationRow& r, Workload& w) {
   w.compile = r.compile == "model"                     ? Compile::model
               : r.compile == "y" || r.compile == "all" ? Compile::all
                                                        : Compile::none;
+  w.cuda_graphs = cuda_graphs_from_name(r.cuda_graphs);
   w.loss_upcast = r.loss_upcast != "n";
   w.fp8_activations = r.fp8_activations == "y";
   w.grad_reduce_in_bf16 = r.grad_reduce_in_bf16 == "y";

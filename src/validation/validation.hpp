@@ -76,6 +76,8 @@ struct ValidationRow {
   std::optional<double> lora_dropout;    // adapter-input dropout in [0, 1]; empty = 0
   // torch.compile: n (or empty) | model (layers only) | y or all (layers and loss).
   std::string compile;
+  // CUDA graph capture (workload cuda_graphs): none (or empty) | scoped | full.
+  std::string cuda_graphs;
   // The loss sees fp32 logits: y (or empty) | n (16-bit logits, no upcast).
   std::string loss_upcast;
   // FP8 training caching activations in FP8 (workload fp8_activations): y | n (or empty).

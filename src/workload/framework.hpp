@@ -64,6 +64,35 @@ enum class SelectiveRecompute {
   op_level_sac,
 };
 
+// CUDA graph capture of the training step (workload `cuda_graphs`;
+// docs/model.md, "Host launch floor"): which kernels the host still issues
+// one by one. `none`: every kernel (eager PyTorch, Megatron-LM's default
+// --cuda-graph-impl none). `scoped`: each layer's static-shape parts are
+// replayed as graphs (Megatron-Core --cuda-graph-impl transformer_engine,
+// Transformer Engine make_graphed_callables, with the scopes Megatron-Bridge's
+// MoE recipes set: attn, moe_router, moe_preprocess; a dense layer's attn and
+// mlp); the kernels between a MoE layer's token dispatch and combine (routed
+// experts, their permutes and activation, the shared experts), whose shapes
+// follow the routing, stay host-issued. `full`: the whole forward and backward
+// replayed (Megatron-Core --cuda-graph-impl local with full_iteration,
+// torch.compile mode="reduce-overhead"): no per-kernel host cost.
+enum class CudaGraphs { none, scoped, full };
+inline constexpr int kCudaGraphModes = 3;
+constexpr unsigned cuda_graph_bit(CudaGraphs g) { return 1U << static_cast<unsigned>(g); }
+
+// Host (CPU) time to issue one kernel that no CUDA graph replays: PyTorch's
+// eager dispatch chain (Python, pybind11, autograd recording, the ATen
+// dispatcher, the backend's launch set-up) plus cudaLaunchKernel, about 5-25
+// us per operator; 10 us taken. Sources: PyTorch's operator micro-benchmarks
+// give 3.3 us for the C++ dispatch of a trivial CUDA op alone (pytorch/pytorch
+// #32194); a walk through the chain adds Python, autograd and the driver to
+// 5-25 us per op (jiahuanglin.xyz gpu_kernel_serving lesson 18, "From
+// PyTorch op to kernel launch"); TorchBench's maintainers measure eager
+// ResNet-50 training's CPU dispatch time equal to its GPU time at batch 32 on
+// V100 and CUDA graphs cutting it by two thirds (pytorch/benchmark PR #706).
+// Not fitted on any row (docs/model.md, "Host launch floor").
+inline constexpr double kHostSecondsPerKernel = 10e-6;
+
 // Fitted constants (docs/validation.md gives the fit and held-out errors).
 // Megatron-DeepSpeed: Megatron's kernels under DeepSpeed's engine; small
 // kernels wait on the host (fitted on the even rows of vtrain-single: 60 us).
@@ -193,6 +222,16 @@ struct FrameworkTraits {
   // GEMMs and the fused activation (docs/model.md, "Expert clamp and bias
   // under Megatron-Core").
   bool mcore_grouped_mlp;
+  // Host launch floor (docs/model.md, "Host launch floor"): the host time to
+  // issue one kernel outside a CUDA graph (kHostSecondsPerKernel everywhere:
+  // every row dispatches from Python through PyTorch), and the CUDA graph
+  // modes the framework can run (workload `cuda_graphs`, one cuda_graph_bit
+  // each; `none` everywhere): Megatron-Core (megatron, nemo) scoped and full;
+  // torch.compile's reduce-overhead mode full where the row compiles
+  // (torchtitan, torchtune, fsdp, mosaic, litgpt, other; the Hugging Face
+  // Trainer's torch_compile_mode); DeepSpeed's engine and NeMo AutoModel none.
+  double host_s_per_kernel;
+  unsigned cuda_graph_modes;
 };
 
 // Values of PipeSchedule (workload.hpp, which includes this file).
@@ -235,7 +274,11 @@ constexpr FrameworkTraits megatron_core_row(Framework framework, std::string_vie
           .pp_keeps_unsharded = false,
           .pipeline_schedules = kOnly1f1b,
           .fused_by_compile = false,
-          .mcore_grouped_mlp = true};
+          .mcore_grouped_mlp = true,
+          .host_s_per_kernel = kHostSecondsPerKernel,
+          .cuda_graph_modes = cuda_graph_bit(CudaGraphs::none) |
+                              cuda_graph_bit(CudaGraphs::scoped) |
+                              cuda_graph_bit(CudaGraphs::full)};
 }
 
 constexpr FrameworkTraits pytorch_fsdp_row(Framework framework, std::string_view name,
@@ -250,6 +293,7 @@ constexpr FrameworkTraits pytorch_fsdp_row(Framework framework, std::string_view
   r.logit_bytes = logit_bytes;
   r.eager = true;
   r.tp_backward_overlap = false;
+  r.cuda_graph_modes = cuda_graph_bit(CudaGraphs::none) | cuda_graph_bit(CudaGraphs::full);
   return r;
 }
 
@@ -292,10 +336,13 @@ inline constexpr std::array<FrameworkTraits, 11> kFrameworkTable = {{
       r.max_zero = 3;
       r.state = StateKind::zero_16bit_grads;
       r.kernel_floor_s = kDeepSpeedKernelFloor_s;
+      // The fitted kernel floor already is this row's host floor.
+      r.host_s_per_kernel = 0.0;
       r.zero3_hidden_share = kDeepSpeedZero3HiddenShare;
       r.zero3_per_tensor = true;
       r.dp_overlap = false;
       r.interleaved_pp = false;
+      r.cuda_graph_modes = cuda_graph_bit(CudaGraphs::none);
       return r;
     }(),
     pytorch_fsdp_row(Framework::fsdp, "fsdp", "PyTorch FSDP", 12.0),
@@ -323,6 +370,7 @@ inline constexpr std::array<FrameworkTraits, 11> kFrameworkTable = {{
       // Transformer Engine linears, norms and attention and grouped-GEMM
       // experts: Megatron-Core's kernels, not eager PyTorch's.
       r.eager = false;
+      r.cuda_graph_modes = cuda_graph_bit(CudaGraphs::none);
       return r;
     }(),
     [] {
@@ -389,6 +437,13 @@ const std::vector<std::string>& framework_names();
 inline bool takes_torch_compile(Framework f) { return !framework_traits(f).megatron_family; }
 
 const char* to_string(Framework f);
+
+// The name of a CUDA graph mode (workload `cuda_graphs`), and the names of
+// the frameworks that run `g`, joined by ", " (for messages).
+const char* to_string(CudaGraphs g);
+// The mode a name gives: "scoped", "full"; anything else (none, empty) none.
+CudaGraphs cuda_graphs_from_name(std::string_view name);
+std::string cuda_graph_framework_names(CudaGraphs g);
 
 // The names of the frameworks that run FP8 through Transformer Engine, joined
 // by " or " ("megatron or nemo"), for messages.

@@ -208,6 +208,9 @@ struct Workload {
   // optimizer_in_bwd): no whole-model gradient buffer.
   bool optimizer_in_backward = false;
   Compile compile = Compile::none;  // `compile`
+  // CUDA graph capture of the step (`cuda_graphs`, framework.hpp CudaGraphs):
+  // which kernels the host issues one by one (docs/model.md, "Host launch floor").
+  CudaGraphs cuda_graphs = CudaGraphs::none;
   // The cross-entropy sees fp32 logits (`loss_upcast`, default true): the
   // framework's own loss path (FrameworkTraits::logit_bytes). false: the
   // model's code takes the loss of its 16-bit logits with nothing upcasting
