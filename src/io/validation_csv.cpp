@@ -82,7 +82,8 @@ const std::vector<std::string> kColumns = {"id",
                                            "grad_reduce_in_bf16",
                                            "loss_upcast",
                                            "lora_dropout",
-                                           "compile"};
+                                           "compile",
+                                           "shard_group"};
 
 // The whole-number columns, in column order, with the largest value each accepts.
 struct WholeColumn {
@@ -119,6 +120,7 @@ const WholeColumn kWholeColumns[] = {
     {"scaleup_domain_gpus", &ValidationRow::scaleup_domain_gpus, 100000},
     {"nics_per_node", &ValidationRow::nics_per_node, 100000},
     {"loss_chunks", &ValidationRow::loss_chunks, 1000000},
+    {"shard_group", &ValidationRow::shard_group, 1000000},
 };
 
 constexpr const char* kDecimalHint =
@@ -156,7 +158,8 @@ bool is_optional_column(std::string_view name) {
          name == "mtp_layers" || name == "train_tokens" || name == "first_stage_layers" ||
          name == "last_stage_layers" || name == "ep_overlap" || name == "pipeline_schedule" ||
          name == "moe_dispatcher" || name == "dp_overlap" || name == "embedding_in_split" ||
-         name == "loss_in_split" || name == "recompute_modules" || is_recipe_setting_column(name);
+         name == "loss_in_split" || name == "recompute_modules" || name == "shard_group" ||
+         is_recipe_setting_column(name);
 }
 
 // The recipe settings beyond the layout (memory savers, loss and gradient

@@ -187,6 +187,19 @@ struct FrameworkTraits {
   // eager PyTorch: torchtune's modules are plain PyTorch and its recipes
   // leave `compile: False` by default (perf `perf_constants`).
   bool fused_by_compile;
+  // Hybrid sharding (layout `shard_group`): ZeRO state sharded within groups
+  // of data-parallel ranks and replicated across them. PyTorch FSDP
+  // ShardingStrategy.HYBRID_SHARD and FSDP2's 2-D device mesh (torchtitan
+  // data_parallel_replicate_degree; llm-foundry, Accelerate and Lightning
+  // Fabric pass FSDP's sharding_strategy through), DeepSpeed MiCS
+  // (zero_optimization.mics_shard_size, deepspeed/runtime/zero/mics.py).
+  // Megatron-Core's partial distributed optimizer
+  // (--num-distributed-optimizer-instances) is not modelled; torchtune's
+  // recipes shard over every rank. The value is the lowest ZeRO stage the
+  // framework shards that way (FSDP's _HYBRID_SHARD_ZERO2 and HYBRID_SHARD,
+  // FSDP2 HSDP with or without reshard after forward: 1, a ZeRO-1 plan
+  // launching as SHARD_GRAD_OP as elsewhere; MiCS: 3 only); 0: none.
+  int hybrid_shard_zero;
 };
 
 // Values of PipeSchedule (workload.hpp, which includes this file).
@@ -228,7 +241,8 @@ constexpr FrameworkTraits megatron_core_row(Framework framework, std::string_vie
           .dequant_hbm_share = kEagerDequantHbmShare,
           .pp_keeps_unsharded = false,
           .pipeline_schedules = kOnly1f1b,
-          .fused_by_compile = false};
+          .fused_by_compile = false,
+          .hybrid_shard_zero = 0};
 }
 
 constexpr FrameworkTraits pytorch_fsdp_row(Framework framework, std::string_view name,
@@ -242,6 +256,7 @@ constexpr FrameworkTraits pytorch_fsdp_row(Framework framework, std::string_view
   r.logit_bytes = logit_bytes;
   r.eager = true;
   r.tp_backward_overlap = false;
+  r.hybrid_shard_zero = 1;
   return r;
 }
 
@@ -287,6 +302,7 @@ inline constexpr std::array<FrameworkTraits, 11> kFrameworkTable = {{
       r.zero3_per_tensor = true;
       r.dp_overlap = false;
       r.interleaved_pp = false;
+      r.hybrid_shard_zero = 3;  // MiCS (mics_shard_size): ZeRO-3 only
       return r;
     }(),
     pytorch_fsdp_row(Framework::fsdp, "fsdp", "PyTorch FSDP", 12.0),
@@ -335,6 +351,7 @@ inline constexpr std::array<FrameworkTraits, 11> kFrameworkTable = {{
       r.eager = false;
       r.dequant_hbm_share = kCompiledDequantHbmShare;
       r.fused_by_compile = true;
+      r.hybrid_shard_zero = 0;
       return r;
     }(),
     [] {
