@@ -764,12 +764,15 @@ TEST(Search, DeepSpeedPipelinesRunWithoutInterleaving) {
 }
 
 TEST(Search, HybridShardingWithinANodeWhereTheFrameworkHasIt) {
-  // FSDP ZeRO-3 of an 8B model over several nodes: sharding within each
-  // node (HYBRID_SHARD) keeps the per-layer gathers on NVLink; the state
-  // fits eight-fold, so the planner takes it on several nodes.
-  PlanRequest r = request("llama3-8b", {"dgx-h100"}, 1e12);
+  // FSDP ZeRO-3 of an 8B model on 8-16 nodes with one or two 1k-token
+  // sequences per GPU: the per-layer gathers over the network outlast the
+  // layer's compute; sharding within each node (HYBRID_SHARD) keeps them on
+  // NVLink and the state fits eight-fold, so the planner takes it there.
+  PlanRequest r = request("llama3-8b", {"dgx-h100"}, 1e10);
   r.workload.framework = Framework::fsdp;
-  r.constraints.max_nodes = 8;
+  r.workload.seq_len = 1024;
+  r.workload.global_batch = 128;
+  r.constraints.max_nodes = 16;
   const PlanResult fsdp = plan(r);
   bool hybrid = false;
   for (const PlanCandidate& c : fsdp.frontier) {
