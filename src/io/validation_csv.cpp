@@ -82,8 +82,8 @@ const std::vector<std::string> kColumns = {"id",
                                            "grad_reduce_in_bf16",
                                            "loss_upcast",
                                            "lora_dropout",
-                                           "compile",
-                                           "shard_group"};
+                                           "shard_group",
+                                           "compile"};
 
 // The whole-number columns, in column order, with the largest value each accepts.
 struct WholeColumn {
