@@ -19,7 +19,9 @@ rows: weighted split-conformal order statistics, each row weighing
 source (one paper, one cluster; its errors are correlated) does not set the
 interval of every other source in its regime alone. A regime of fewer than
 THIN_ROWS rows is fitted on its rows together with its parent's (same task), weighing
-PRIOR_ROWS rows in all. The shipped table is fitted on every row.
+PRIOR_ROWS rows in all; a thin whole-run regime (metric run) takes as parent the
+step-time regime of the same key, and a whole-run lookup with no run regime
+falls back to the step-time chain (a whole run is steps x step time). The shipped table is fitted on every row.
 Its coverage is estimated by FOLDS-fold cross-validation: fold k holds the
 rows k, k + FOLDS, k + 2 FOLDS, ... (file order) of every data set; a table is
 fitted on the other folds, and the script reports, per data set, the share of
@@ -133,6 +135,31 @@ def parents(key):
     return list(dict.fromkeys(out))
 
 
+def lookup_chain(key):
+    """The keys lookup tries, in order: the regime's parents, then, for a
+    whole run (metric run), the step-time regime of the same key and its
+    parents: a whole run is predicted as steps x the step time plus
+    documented overheads (restarts, checkpoints; docs/model.md "Whole
+    runs"), so where no whole-run regime has MIN_ROWS rows, its error is
+    the step time's (prediction_interval in src/perf/intervals.cpp)."""
+    chain = parents(key)
+    if key.startswith("run/"):
+        chain += parents("time/" + key.split("/", 1)[1])
+    return chain
+
+
+def prior_key(k, chain, groups):
+    """The regime whose rows a thin regime k is fitted with: for a whole-run
+    regime, the step-time regime of the same key (a whole run is steps x
+    step time, plus overheads of a few per cent: its error is the step's;
+    docs/model.md "Prediction intervals"); otherwise the next key of its
+    chain. None: no prior."""
+    if k[0] == "run":
+        t = ("time",) + tuple(k[1:])
+        return t if t in groups else None
+    return chain[1] if len(chain) > 1 else None
+
+
 def weighted(rows):
     """(residual, weight) of each row: 1 / (rows of its source) ** SOURCE_POWER."""
     per_source = {}
@@ -153,7 +180,7 @@ def fit(train):
             continue
         pairs, sources = weighted(rows)
         chain = parents("/".join(k))
-        parent = chain[1] if len(chain) > 1 else None
+        parent = prior_key(k, chain, groups)
         # Never toward the pool of pretrain and finetune: adapter memory errs
         # by up to +33 % where pre-training memory errs within 5 %.
         if len(rows) < THIN_ROWS and parent in groups and parent[3] == k[3]:
@@ -170,7 +197,7 @@ def fit(train):
 def lookup(table, key):
     index = {(e["metric"], e["family"], e["framework"], e["task"], e["moe"], e["scale"]): e
              for e in table}
-    for k in parents(key):
+    for k in lookup_chain(key):
         if k in index:
             return index[k]["low_log"], index[k]["high_log"], "/".join(k)
     lo, hi = UNVALIDATED[key.split("/")[0]]

@@ -84,6 +84,7 @@ const std::vector<std::string> kColumns = {"id",
                                            "loss_upcast",
                                            "lora_dropout",
                                            "cuda_graphs",
+                                           "shard_group",
                                            "compile"};
 
 // The whole-number columns, in column order, with the largest value each accepts.
@@ -121,6 +122,7 @@ const WholeColumn kWholeColumns[] = {
     {"scaleup_domain_gpus", &ValidationRow::scaleup_domain_gpus, 100000},
     {"nics_per_node", &ValidationRow::nics_per_node, 100000},
     {"loss_chunks", &ValidationRow::loss_chunks, 1000000},
+    {"shard_group", &ValidationRow::shard_group, 1000000},
 };
 
 constexpr const char* kDecimalHint =
@@ -165,7 +167,8 @@ bool is_optional_column(std::string_view name) {
          name == "mtp_layers" || name == "train_tokens" || name == "first_stage_layers" ||
          name == "last_stage_layers" || name == "ep_overlap" || name == "pipeline_schedule" ||
          name == "moe_dispatcher" || name == "dp_overlap" || name == "embedding_in_split" ||
-         name == "loss_in_split" || name == "recompute_modules" || is_recipe_setting_column(name);
+         name == "loss_in_split" || name == "recompute_modules" || name == "shard_group" ||
+         is_recipe_setting_column(name);
 }
 
 // The recipe settings beyond the layout (memory savers, loss and gradient

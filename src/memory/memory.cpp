@@ -348,7 +348,8 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
   const Layout& ly = w.layout;
   const double t = ly.tp;
   const int p = std::max(1, ly.pp);
-  const double shard = static_cast<double>(ly.dp) * ly.cp;  // ZeRO / FSDP shard group
+  // ZeRO / FSDP shard group: DP x CP, or shard_group x CP under hybrid sharding.
+  const double shard = static_cast<double>(ly.zero_shard_dp()) * ly.cp;
   // Routed experts' state shards over the expert-data-parallel replicas
   // (tp x cp x dp / (ep x etp), MoE parallel folding).
   const double expert_shard = static_cast<double>(ly.expert_dp());

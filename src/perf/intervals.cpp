@@ -74,14 +74,22 @@ PredictionInterval prediction_interval(const RegimeKey& k) {
   // An MoE regime takes the MoE regime of every framework before MoE and
   // dense are pooled: an MoE step errs unlike a dense one more than one
   // framework's unlike another's.
-  for (const std::string& fw : {framework, std::string("*")}) {
-    if (!e) e = find(metric, family, fw, task, moe, scale);
-    if (!e) e = find(metric, family, fw, task, moe, "*");
-    if (!e && k.moe && fw != "*") e = find(metric, family, "*", task, moe, scale);
-    if (!e && k.moe && fw != "*") e = find(metric, family, "*", task, moe, "*");
-    if (!e) e = find(metric, family, fw, task, "*", "*");
-    if (!e && k.task != IntervalTask::serving) e = find(metric, family, fw, "training", "*", "*");
-  }
+  auto chain = [&](const std::string& m) {
+    for (const std::string& fw : {framework, std::string("*")}) {
+      if (!e) e = find(m, family, fw, task, moe, scale);
+      if (!e) e = find(m, family, fw, task, moe, "*");
+      if (!e && k.moe && fw != "*") e = find(m, family, "*", task, moe, scale);
+      if (!e && k.moe && fw != "*") e = find(m, family, "*", task, moe, "*");
+      if (!e) e = find(m, family, fw, task, "*", "*");
+      if (!e && k.task != IntervalTask::serving) e = find(m, family, fw, "training", "*", "*");
+    }
+  };
+  chain(metric);
+  // A whole run is steps x the step time plus documented overheads
+  // (docs/model.md "Whole runs"): with no whole-run regime of enough rows,
+  // the step-time regime of the same key (scripts/fit_intervals.py
+  // lookup_chain).
+  if (!e && k.metric == IntervalMetric::run) chain(to_string(IntervalMetric::time));
   PredictionInterval out;
   if (!e) {
     const bool memory = k.metric == IntervalMetric::memory;

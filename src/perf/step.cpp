@@ -198,7 +198,7 @@ double host_offload_exposed_s(const Workload& w, const MemoryEstimate& mem, doub
   double bytes = 0;
   if (ly.offload_params) {
     const double passes = 2.0 + recomputed_share(ly, stage_layers(w.model, ly, st.stage));
-    const double shard = ly.zero >= 3 ? static_cast<double>(ly.dp) * ly.cp : 1.0;
+    const double shard = ly.zero >= 3 ? static_cast<double>(ly.zero_shard_dp()) * ly.cp : 1.0;
     // The weights as held on the host: NF4 under QLoRA, 16-bit frozen LoRA
     // bases, the state policy's weight bytes otherwise.
     const bool qlora = is_lora(w) && w.finetune.method == FinetuneMethod::qlora;
@@ -239,7 +239,9 @@ LayoutTimes layout_times(const Workload& w, const Server& server, const Gpu& gpu
 
   // Groups placed in the layout's rank order (Megatron-LM: TP innermost, then
   // CP, DP, PP outermost).
-  // The ZeRO / FSDP shard group is DP x CP; EP groups are carved out of it.
+  // The ZeRO / FSDP shard group is DP x CP (or shard_group x CP: the inner
+  // data-parallel ranks, FSDP2's (replicate, shard) mesh, MiCS's
+  // consecutive-rank partition groups); EP groups are carved out of it.
   const long long shard_stride = std::min(ly.stride(Dim::dp), ly.stride(Dim::cp));
   const GroupSpan tp_g = span_of(ly.tp, ly.stride(Dim::tp), gpn);
   const GroupSpan cp_g = span_of(ly.cp, ly.stride(Dim::cp), gpn);
@@ -248,7 +250,9 @@ LayoutTimes layout_times(const Workload& w, const Server& server, const Gpu& gpu
   const int etp = ly.expert_tp();
   const GroupSpan etp_g = span_of(etp, 1, gpn);
   const GroupSpan ep_g = span_of(ly.ep, etp, gpn);
-  out.shard_group = span_of(ly.dp * ly.cp, shard_stride, gpn);
+  out.shard_group = span_of(ly.zero_shard_dp() * ly.cp, shard_stride, gpn);
+  out.replica_group = span_of(
+      ly.zero_replicas(), shard_stride * ly.zero_shard_dp() * static_cast<long long>(ly.cp), gpn);
 
   const double tokens_mb = static_cast<double>(w.seq_len) * ly.micro_batch / ly.cp;
   const double h = static_cast<double>(m.hidden);
@@ -446,7 +450,7 @@ StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstant
     st.cp = one.cp;
     // ZeRO-3 / FSDP: gather the layer's weights forward and backward, reduce-
     // scatter its gradients; prefetching hides them behind the layer's compute.
-    if (ly.zero >= 3 && ly.dp * ly.cp > 1) {
+    if (ly.zero >= 3 && ly.zero_shard_dp() * ly.cp > 1) {
       // The layer's weights one GPU holds (its description; adapters are not sharded).
       const double layer_params = local_layer_params(ops);
       // FSDP gathers one flat buffer per block; DeepSpeed ZeRO-3 one collective
@@ -457,8 +461,11 @@ StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstant
       // Per-tensor gathers run as one flat ring over the whole shard group:
       // every rank's share crosses its own rail, with no node-local stage
       // (DeepSpeed added hierarchical gathers later, in MiCS and ZeRO++ hpZ).
-      const CrossNode algo =
-          k.framework.zero3_per_tensor ? CrossNode::flat_ring : CrossNode::hierarchical;
+      // MiCS (a hybrid shard group under DeepSpeed) gathers hierarchically,
+      // node-local first (arXiv:2205.00119 section 4.2).
+      const CrossNode algo = k.framework.zero3_per_tensor && ly.zero_replicas() == 1
+                                 ? CrossNode::flat_ring
+                                 : CrossNode::hierarchical;
       // The gathered weights as the GPUs hold them: 16-bit, or NF4 under
       // QLoRA (bitsandbytes' Params4bit packed into a 16-bit quant_storage
       // for FSDP, fsdp_qlora; torchao's NF4Tensor all-gathers its packed
@@ -641,12 +648,26 @@ StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstant
         k.framework.dp_overlap && ly.dp_overlap ? slowest.compute * 2.0 / 3.0 : 0.0;
     br.dp_comm += std::max(0.0, reduce - backward_last) + gather;
   }
+  if (ly.zero >= 1 && ly.zero_replicas() > 1) {
+    // Hybrid sharding: each rank's gradient shard is all-reduced across the
+    // replicas of its shard group once a step (MiCS's second hop at the
+    // accumulation boundary, arXiv:2205.00119 section 4.3; FSDP HYBRID_SHARD's
+    // all-reduce after the reduce-scatter), behind the last backward where
+    // the framework overlaps its gradient reduction, as above.
+    const double shard_grads =
+        trainable / (static_cast<double>(ly.zero_shard_dp()) * ly.cp) * pol.grad_bytes;
+    const double all_reduce =
+        collective_time_s(Collective::all_reduce, shard_grads, lt.replica_group, links);
+    const double backward_last =
+        k.framework.dp_overlap && ly.dp_overlap ? slowest.compute * 2.0 / 3.0 : 0.0;
+    br.dp_comm += std::max(0.0, all_reduce - backward_last);
+  }
 
   // Optimizer: a memory-bound pass over the local (sharded) optimizer state.
   // (DualPipe's two copies of a stage share one optimizer shard group.)
-  const double shard =
-      ly.zero >= 1 ? static_cast<double>(ly.dp) * ly.cp * schedule_parameter_copies(ly.schedule, p)
-                   : 1.0;
+  const double shard = ly.zero >= 1 ? static_cast<double>(ly.zero_shard_dp()) * ly.cp *
+                                          schedule_parameter_copies(ly.schedule, p)
+                                    : 1.0;
   br.optimizer = trainable / shard * optimizer_bytes_per_param(w.optimizer) /
                  (gpu.hbm_bw_Bps * k.compute.hbm_efficiency);
   if (ly.offload_optimizer && w.optimizer == Optimizer::adam8bit) {

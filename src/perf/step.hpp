@@ -136,8 +136,11 @@ struct LayoutTimes {
     double cp = 0;       // K/V exchange not hidden behind the attention core
   };
   ClusterLinks links;
-  GroupSpan shard_group;  // the ZeRO / FSDP shard group (DP x CP)
-  double tp_one = 0;      // one TP all-reduce of a layer's activation
+  GroupSpan shard_group;  // the ZeRO / FSDP shard group (shard_group or DP, x CP)
+  // The replicas of a hybrid shard group (layout shard_group), across which
+  // each rank's gradient shard is all-reduced; size 1 without.
+  GroupSpan replica_group;
+  double tp_one = 0;  // one TP all-reduce of a layer's activation
   Layer dense, moe;
   OpTimes embedding, logits;  // forward and backward
   // Multi-token prediction on the last stage, every depth but its layer:

@@ -308,6 +308,8 @@ ordered_json layout_json(const Layout& l) {
   if (l.schedule != PipeSchedule::one_f_one_b) j["pipeline_schedule"] = to_string(l.schedule);
   // Given only when switched off (layout `dp_overlap: false`).
   if (!l.dp_overlap) j["dp_overlap"] = false;
+  // Given only under hybrid sharding (layout shard_group).
+  if (l.zero_replicas() > 1) j["shard_group"] = l.zero_shard_dp();
   // Given only when on (layout embedding_in_split / loss_in_split).
   if (l.embedding_in_split) j["embedding_in_split"] = true;
   if (l.loss_in_split) j["loss_in_split"] = true;

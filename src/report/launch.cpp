@@ -261,14 +261,19 @@ std::string header(const PlanReport& r, const PlanCandidate& c, const std::strin
                    w.task == Task::finetune ? " (" + method + ")" : std::string(),
                    to_string(w.precision), to_string(w.optimizer));
   o += fmt::format(
-      "{} Layout: tp {} pp {} dp {} cp {} ep {}{}, interleave {}{}, zero {}, recompute "
+      "{} Layout: tp {} pp {} dp {} cp {} ep {}{}, interleave {}{}, zero {}{}, recompute "
       "{}{}{}.\n",
       comment, l.tp, l.pp, l.dp, l.cp, l.ep,
       w.model.is_moe() ? fmt::format(" etp {}", l.expert_tp()) : std::string(), l.interleave,
       l.schedule != PipeSchedule::one_f_one_b
           ? fmt::format(", pipeline schedule {}", to_string(l.schedule))
           : std::string(),
-      l.zero, to_string(l.recompute), l.offload_optimizer ? ", optimizer offload" : "",
+      l.zero,
+      l.zero_replicas() > 1
+          ? fmt::format(" sharded within groups of {} data-parallel ranks ({} replicas)",
+                        l.zero_shard_dp(), l.zero_replicas())
+          : std::string(),
+      to_string(l.recompute), l.offload_optimizer ? ", optimizer offload" : "",
       l.fp8_param_gather ? ", FP8 weight gather" : "");
   o += fmt::format(
       "{} Batch: micro-batch {}, gradient accumulation {}, global batch {} sequences of {} "
@@ -875,6 +880,13 @@ std::string deepspeed_config(const PlanReport& r, const PlanCandidate& c) {
                            r.request.workload.framework != Framework::deepspeed;
   }
   if (l.zero >= 3) zero["overlap_comm"] = true;  // prefetched gathers (zero3_hidden_share)
+  if (l.zero >= 3 && l.zero_replicas() > 1) {
+    // Hybrid sharding (layout shard_group): MiCS partitions state within
+    // groups of mics_shard_size ranks, gathers node-local first
+    // (deepspeed/runtime/zero/config.py, mics.py).
+    zero["mics_shard_size"] = l.zero_shard_dp();
+    zero["mics_hierarchical_params_gather"] = true;
+  }
   if (l.offload_optimizer) zero["offload_optimizer"] = {{"device", "cpu"}, {"pin_memory", true}};
   if (l.offload_params && l.zero >= 3) {
     zero["offload_param"] = {{"device", "cpu"}, {"pin_memory", true}};
@@ -1138,8 +1150,9 @@ mode = "{}"
       l.offload_optimizer || l.offload_params ? "true" : "false",
       // ZeRO 0: plain data parallelism (replicate); 1-2: FSDP2 keeping the
       // gathered weights (ZeRO-2); 3: resharded after the forward pass.
-      l.zero == 0 ? l.dp : 1, l.zero == 0 ? 1 : l.dp, l.zero >= 3 ? "default" : "never", l.tp, l.pp,
-      l.micro_batch, l.cp, l.ep, l.expert_tp(),
+      // Hybrid sharding (shard_group): HSDP, replicas x shard group.
+      l.zero == 0 ? l.dp : l.zero_replicas(), l.zero == 0 ? 1 : l.zero_shard_dp(),
+      l.zero >= 3 ? "default" : "never", l.tp, l.pp, l.micro_batch, l.cp, l.ep, l.expert_tp(),
       // torch.distributed.pipelining ScheduleDualPipeV (PyTorch 2.9 on).
       l.pp > 1 && l.schedule == PipeSchedule::dualpipev
           ? "pipeline_parallel_schedule = \"DualPipeV\"\n"
@@ -1177,7 +1190,19 @@ std::string accelerate_fsdp_yaml(const PlanReport& r, const PlanCandidate& c) {
   // FSDP sharding strategy of the plan's ZeRO stage: FULL_SHARD is ZeRO-3,
   // SHARD_GRAD_OP ZeRO-2 (FSDP has no ZeRO-1: the gradients are sharded too),
   // NO_SHARD plain data parallelism.
-  const char* sharding = l.zero >= 3 ? "FULL_SHARD" : l.zero >= 1 ? "SHARD_GRAD_OP" : "NO_SHARD";
+  // Hybrid sharding (shard_group): HYBRID_SHARD / _HYBRID_SHARD_ZERO2, which
+  // FSDP1 shards within a node (torch/distributed/fsdp/_init_utils.py
+  // _init_intra_and_inter_node_groups).
+  const bool hybrid = l.zero >= 1 && l.zero_replicas() > 1;
+  const char* sharding = l.zero >= 3   ? (hybrid ? "HYBRID_SHARD" : "FULL_SHARD")
+                         : l.zero >= 1 ? (hybrid ? "_HYBRID_SHARD_ZERO2" : "SHARD_GRAD_OP")
+                                       : "NO_SHARD";
+  if (hybrid && l.zero_shard_dp() != hw.server.gpus_per_node) {
+    o += fmt::format(
+        "# The plan shards within groups of {} GPUs; FSDP1's HYBRID_SHARD shards within a node "
+        "({} GPUs): pass a device_mesh to match.\n",
+        l.zero_shard_dp(), hw.server.gpus_per_node);
+  }
   o += fmt::format(
       R"yaml(compute_environment: LOCAL_MACHINE
 distributed_type: FSDP

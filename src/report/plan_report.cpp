@@ -64,8 +64,10 @@ std::string stage_split_label(const Layout& l) {
 }
 
 std::string layout_settings(const Layout& l) {
-  std::string s = fmt::format("micro-batch {}, zero {}, recompute {}", l.micro_batch, l.zero,
-                              recompute_label(l));
+  std::string s = fmt::format("micro-batch {}, zero {}", l.micro_batch, l.zero);
+  // Hybrid sharding: "zero 3 in groups of 8" (layout shard_group).
+  if (l.zero_replicas() > 1) s += fmt::format(" in groups of {}", l.zero_shard_dp());
+  s += fmt::format(", recompute {}", recompute_label(l));
   if (l.offload_optimizer) s += ", optimizer offload";
   if (l.fp8_param_gather) s += ", FP8 weight gather";
   if (!l.dp_overlap) s += ", gradient reduction after the backward";

@@ -342,6 +342,14 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
   bool described_sp = false;
 
   ly.flash_attention = !fx.has(LayoutKey::flash_attention) || fx.values.flash_attention;
+  // Hybrid sharding as the file gives it; otherwise over all of dp, and
+  // within one node (FSDP HYBRID_SHARD's default group, HSDP) where the
+  // framework shards that way and the model is dense, tried per candidate
+  // below.
+  ly.shard_group = fx.has(LayoutKey::shard_group) ? fx.values.shard_group : 0;
+  const int hybrid_zero = framework_traits(r.workload.framework).hybrid_shard_zero;
+  const bool search_hybrid =
+      !fx.has(LayoutKey::shard_group) && hybrid_zero > 0 && !r.workload.model.is_moe();
   // Interleaving and pipeline schedule together: the zero-bubble and
   // DualPipe schedules place their own chunks (interleave 1).
   std::vector<std::pair<int, int>> pipelines;
@@ -406,6 +414,10 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
                     fx.has(LayoutKey::ep_overlap) ? fx.values.ep_overlap : ep_overlap_allowed(w);
                 // Checked with a stage (and its FP8 gather) the loop below tries.
                 ly.zero = zeros.front();
+                // A fixed hybrid shard group runs at the framework's hybrid stages only.
+                if (ly.shard_group > 0) {
+                  ly.zero = std::max(ly.zero, std::min(hybrid_zero, zeros[n_zeros - 1]));
+                }
                 ly.fp8_param_gather = fp8_gather_at(ly.zero);
                 ++out.candidates;
                 // Megatron-Core's interleaved schedule runs micro-batches in
@@ -476,6 +488,7 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
                       (heaviest_stage_layers(w.model, ly) + chunks - 1) / chunks;
                   for (size_t zi = 0; zi < n_zeros; ++zi) {
                     const int z = zeros[zi];
+                    if (ly.shard_group > 0 && z < hybrid_zero) continue;
                     bool none_fits = false;
                     for (size_t ri = 0; ri < n_recomputes; ++ri) {
                       const Recompute rc = recomputes[ri].rc;
@@ -560,6 +573,25 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
                   if (layout_legal(w, gpus)) try_settings();
                   ly.embedding_in_split = false;
                   ly.loss_in_split = false;
+                }
+                // Hybrid sharding within a node (the base split): the
+                // node's data-parallel ranks hold the state, replicated
+                // across nodes; the ZeRO-3 gathers stay on NVLink and each
+                // rank's gradient shard is all-reduced across nodes once a
+                // step. Timed apart (its groups differ); kept where faster.
+                const long long node_ranks = static_cast<long long>(hw.server.gpus_per_node);
+                if (search_hybrid && node_ranks % (static_cast<long long>(tp) * cp) == 0) {
+                  const int g = static_cast<int>(node_ranks / (static_cast<long long>(tp) * cp));
+                  const int top_zero = zeros[n_zeros - 1];
+                  if (g > 1 && g < dp && dp % g == 0 && top_zero >= hybrid_zero) {
+                    std::optional<LayoutTimes> base_times = std::move(times);
+                    times.reset();
+                    ly.shard_group = g;
+                    ly.zero = top_zero;
+                    if (layout_legal(w, gpus)) try_settings();
+                    ly.shard_group = 0;
+                    times = std::move(base_times);
+                  }
                 }
               }
             }

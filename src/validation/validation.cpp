@@ -410,6 +410,7 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
     }
   }
   if (r.first_stage_layers) ly.first_stage_layers = static_cast<int>(*r.first_stage_layers);
+  if (r.shard_group) ly.shard_group = static_cast<int>(*r.shard_group);
   if (r.last_stage_layers) ly.last_stage_layers = static_cast<int>(*r.last_stage_layers);
   // Stage sizes not given where the row leaves its pipeline recipe open
   // (recompute or interleave unknown): the even split or the balanced one,

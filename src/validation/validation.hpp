@@ -47,6 +47,9 @@ struct ValidationRow {
   std::optional<long long> interleave;
   // Layers on the first and last pipeline stage; empty: not given.
   std::optional<long long> first_stage_layers, last_stage_layers;
+  // Hybrid sharding: data-parallel ranks of one ZeRO shard group (layout
+  // shard_group); empty: all of dp.
+  std::optional<long long> shard_group;
   std::string recompute;
   // With recompute "selective": the modules recomputed (layout
   // recompute_modules, a bit per model/layer.hpp RecomputeModule); empty:

@@ -306,6 +306,54 @@ Problem stage_split(const ModelShape& m, const Layout& ly, SplitRule rule, int c
   return {key, "internal: no problem", ""};
 }
 
+// Hybrid sharding (layout shard_group): a framework that has it, dense
+// layers, ZeRO >= 1, and a group that divides dp. `dp_known` and
+// `zero_known`: whether dp and zero are set (a fixed layout may leave them
+// to the planner). Found once (no text on the planner's hot path).
+enum class ShardGroupRule { ok, framework, moe, no_zero, divides };
+
+ShardGroupRule shard_group_rule(const Workload& w, bool dp_known, bool zero_known) {
+  const Layout& ly = w.layout;
+  if (ly.shard_group <= 0) return ShardGroupRule::ok;
+  const int lowest = framework_traits(w.framework).hybrid_shard_zero;
+  if (lowest == 0) return ShardGroupRule::framework;
+  if (w.model.is_moe()) return ShardGroupRule::moe;
+  if (zero_known && ly.zero < lowest) return ShardGroupRule::no_zero;
+  if (dp_known && ly.dp % ly.shard_group != 0) return ShardGroupRule::divides;
+  return ShardGroupRule::ok;
+}
+
+Problem shard_group_problem(const Workload& w, ShardGroupRule rule) {
+  const Layout& ly = w.layout;
+  switch (rule) {
+    case ShardGroupRule::framework:
+      return {"layout.shard_group",
+              fmt::format("{} has no hybrid sharding (shard_group {})",
+                          framework_traits(w.framework).display, ly.shard_group),
+              "leave shard_group out, or use a framework with it: deepspeed (MiCS), fsdp, "
+              "torchtitan, mosaic, automodel, hf, litgpt or other"};
+    case ShardGroupRule::moe:
+      return {"layout.shard_group",
+              "shard_group with a mixture-of-experts model is not modelled (expert state "
+              "shards over the expert data-parallel ranks)",
+              "leave shard_group out for MoE models"};
+    case ShardGroupRule::no_zero: {
+      const int lowest = framework_traits(w.framework).hybrid_shard_zero;
+      return {"layout.shard_group",
+              fmt::format("{} shards within a shard_group ({}) only at ZeRO stage {} and up, but "
+                          "zero is {}",
+                          framework_traits(w.framework).display, ly.shard_group, lowest, ly.zero),
+              lowest >= 3 ? std::string("set zero: 3 (DeepSpeed MiCS), or leave shard_group out")
+                          : fmt::format("set zero: {} to 3, or leave shard_group out", lowest)};
+    }
+    default:
+      return {"layout.shard_group",
+              fmt::format("shard_group {} does not divide dp {}", ly.shard_group, ly.dp),
+              "use a shard_group that divides the data-parallel degree (e.g. the data-parallel "
+              "ranks of one or more nodes), or leave it out to shard over all of dp"};
+  }
+}
+
 Problem qlora_fp8() {
   return {"precision", "QLoRA computes in 16-bit; fp8 is not supported with it", "use bf16"};
 }
@@ -433,6 +481,11 @@ std::vector<Problem> check_fixed_layout(const Workload& w, const FixedLayoutKeys
     const SplitRule rule = stage_split_rule(m, split, is_fixed(LayoutKey::pp), chunks);
     if (rule != SplitRule::ok) out.push_back(stage_split(m, split, rule, chunks));
   }
+  if (is_fixed(LayoutKey::shard_group)) {
+    const ShardGroupRule rule =
+        shard_group_rule(w, is_fixed(LayoutKey::dp), is_fixed(LayoutKey::zero));
+    if (rule != ShardGroupRule::ok) out.push_back(shard_group_problem(w, rule));
+  }
   if (w.task == Task::finetune && w.finetune.method == FinetuneMethod::qlora &&
       w.precision == Precision::fp8) {
     out.push_back(qlora_fp8());
@@ -542,6 +595,10 @@ void each_layout_problem(const Workload& w, long long gpus_in_cluster, Broken&& 
                                          ly.pp, ly.interleave),
                        "set interleave > 1, or leave ep_overlap out"};
       })) {
+    return;
+  }
+  if (const ShardGroupRule rule = shard_group_rule(w, true, true);
+      rule != ShardGroupRule::ok && broken([&] { return shard_group_problem(w, rule); })) {
     return;
   }
   if (w.task == Task::finetune && w.finetune.method == FinetuneMethod::qlora &&

@@ -232,6 +232,19 @@ struct FrameworkTraits {
   // Trainer's torch_compile_mode); DeepSpeed's engine and NeMo AutoModel none.
   double host_s_per_kernel;
   unsigned cuda_graph_modes;
+  // Hybrid sharding (layout `shard_group`): ZeRO state sharded within groups
+  // of data-parallel ranks and replicated across them. PyTorch FSDP
+  // ShardingStrategy.HYBRID_SHARD and FSDP2's 2-D device mesh (torchtitan
+  // data_parallel_replicate_degree; llm-foundry, Accelerate and Lightning
+  // Fabric pass FSDP's sharding_strategy through), DeepSpeed MiCS
+  // (zero_optimization.mics_shard_size, deepspeed/runtime/zero/mics.py).
+  // Megatron-Core's partial distributed optimizer
+  // (--num-distributed-optimizer-instances) is not modelled; torchtune's
+  // recipes shard over every rank. The value is the lowest ZeRO stage the
+  // framework shards that way (FSDP's _HYBRID_SHARD_ZERO2 and HYBRID_SHARD,
+  // FSDP2 HSDP with or without reshard after forward: 1, a ZeRO-1 plan
+  // launching as SHARD_GRAD_OP as elsewhere; MiCS: 3 only); 0: none.
+  int hybrid_shard_zero;
 };
 
 // Values of PipeSchedule (workload.hpp, which includes this file).
@@ -277,8 +290,8 @@ constexpr FrameworkTraits megatron_core_row(Framework framework, std::string_vie
           .mcore_grouped_mlp = true,
           .host_s_per_kernel = kHostSecondsPerKernel,
           .cuda_graph_modes = cuda_graph_bit(CudaGraphs::none) |
-                              cuda_graph_bit(CudaGraphs::scoped) |
-                              cuda_graph_bit(CudaGraphs::full)};
+                              cuda_graph_bit(CudaGraphs::scoped) | cuda_graph_bit(CudaGraphs::full),
+          .hybrid_shard_zero = 0};
 }
 
 constexpr FrameworkTraits pytorch_fsdp_row(Framework framework, std::string_view name,
@@ -294,6 +307,7 @@ constexpr FrameworkTraits pytorch_fsdp_row(Framework framework, std::string_view
   r.eager = true;
   r.tp_backward_overlap = false;
   r.cuda_graph_modes = cuda_graph_bit(CudaGraphs::none) | cuda_graph_bit(CudaGraphs::full);
+  r.hybrid_shard_zero = 1;
   return r;
 }
 
@@ -343,6 +357,7 @@ inline constexpr std::array<FrameworkTraits, 11> kFrameworkTable = {{
       r.dp_overlap = false;
       r.interleaved_pp = false;
       r.cuda_graph_modes = cuda_graph_bit(CudaGraphs::none);
+      r.hybrid_shard_zero = 3;  // MiCS (mics_shard_size): ZeRO-3 only
       return r;
     }(),
     pytorch_fsdp_row(Framework::fsdp, "fsdp", "PyTorch FSDP", 12.0),
@@ -392,6 +407,7 @@ inline constexpr std::array<FrameworkTraits, 11> kFrameworkTable = {{
       r.eager = false;
       r.dequant_hbm_share = kCompiledDequantHbmShare;
       r.fused_by_compile = true;
+      r.hybrid_shard_zero = 0;
       return r;
     }(),
     [] {

@@ -121,6 +121,11 @@ const std::array<LayoutDim, kLayoutKeys> kDims = {{
    get<&Layout::recompute_modules>, set<&Layout::recompute_modules>,
    "with recompute: selective, the sub-blocks recomputed (Megatron-Core --recompute-modules): "
    "core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, shared_experts; default core_attn"},
+  {K::shard_group, "shard_group", kInt, 0, kMaxDegree, {}, S::none, false, true,
+   get<&Layout::shard_group>, set<&Layout::shard_group>,
+   "hybrid sharding: the data-parallel ranks of one ZeRO shard group (FSDP HYBRID_SHARD / HSDP, "
+   "DeepSpeed MiCS, SageMaker SMP), replicated over dp / shard_group; divides dp, needs zero >= 1; "
+   "0 or absent: all of dp"},
 }};
 // clang-format on
 

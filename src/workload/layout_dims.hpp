@@ -47,8 +47,9 @@ enum class LayoutKey : std::uint8_t {
   embedding_in_split,
   loss_in_split,
   recompute_modules,
+  shard_group,
 };
-inline constexpr std::size_t kLayoutKeys = 25;
+inline constexpr std::size_t kLayoutKeys = 26;
 
 enum class DimKind : std::uint8_t {
   integer,  // a whole number in [min, max] (a parallel degree, micro-batch, ZeRO stage)

@@ -98,6 +98,14 @@ struct Layout {
   bool embedding_in_split = false;
   bool loss_in_split = false;
   int zero = 0;  // 0 none, 1 optimizer, 2 + gradients, 3 + weights (FSDP)
+  // Hybrid sharding (layout `shard_group`): the data-parallel ranks of one
+  // ZeRO shard group. Model state is sharded over shard_group x cp ranks and
+  // replicated over dp / shard_group groups, whose gradient shards are
+  // all-reduced once a step: PyTorch FSDP HYBRID_SHARD and FSDP2 HSDP (device
+  // mesh (replicate, shard)), DeepSpeed MiCS (mics_shard_size), SageMaker
+  // SMP sharded data parallelism (sharded_data_parallel_degree, MiCS-based).
+  // 0: every data-parallel rank (plain ZeRO / FSDP FULL_SHARD).
+  int shard_group = 0;
   Recompute recompute = Recompute::none;
   // recompute: full only: the layers of each model chunk recomputed, the
   // first N of the chunk (Megatron-LM --recompute-method block
@@ -143,6 +151,10 @@ struct Layout {
   }
 
   int gpus() const { return tp * pp * dp * cp; }
+  // The data-parallel ranks ZeRO shards model state over (`shard_group`,
+  // or all of them), and the replicas of that group.
+  int zero_shard_dp() const { return shard_group > 0 && shard_group < dp ? shard_group : dp; }
+  int zero_replicas() const { return std::max(1, dp / zero_shard_dp()); }
   int expert_tp() const { return etp > 0 ? etp : tp; }
   // Expert layers factor the same tp x cp x dp ranks of a pipeline stage as
   // ep x etp x expert-dp: the replicas over which expert state is sharded.

@@ -842,5 +842,29 @@ TEST(LaunchPlan, RdmaResourcePerFabric) {
   EXPECT_NE(sbatch.find("##SBATCH --partition=CHANGE-ME"), std::string::npos);
 }
 
+TEST(LaunchPlan, HybridShardingWrittenPerLauncher) {
+  // Layout shard_group: FSDP2 HSDP (replicate x shard), MiCS, HYBRID_SHARD.
+  Layout l;
+  l.dp = 16;
+  l.zero = 3;
+  l.shard_group = 8;
+  const auto titan = file_map(catalog_report("llama3-8b", Framework::torchtitan, l));
+  const std::string& t = titan.at("torchtitan.toml");
+  EXPECT_NE(t.find("data_parallel_replicate_degree = 2\n"), std::string::npos);
+  EXPECT_NE(t.find("data_parallel_shard_degree = 8\n"), std::string::npos);
+  const auto ds = nlohmann::json::parse(
+      file_map(catalog_report("llama3-8b", Framework::deepspeed, l)).at("deepspeed.json"));
+  EXPECT_EQ(ds.at("zero_optimization").at("mics_shard_size").get<int>(), 8);
+  EXPECT_TRUE(ds.at("zero_optimization").at("mics_hierarchical_params_gather").get<bool>());
+  const auto fsdp = file_map(catalog_report("llama3-8b", Framework::fsdp, l));
+  const YAML::Node acc = YAML::Load(fsdp.at("accelerate_fsdp.yaml"));
+  EXPECT_EQ(acc["fsdp_config"]["fsdp_sharding_strategy"].as<std::string>(), "HYBRID_SHARD");
+  // Without it: plain sharding, no MiCS keys.
+  l.shard_group = 0;
+  const auto plain = nlohmann::json::parse(
+      file_map(catalog_report("llama3-8b", Framework::deepspeed, l)).at("deepspeed.json"));
+  EXPECT_FALSE(plain.at("zero_optimization").contains("mics_shard_size"));
+}
+
 }  // namespace
 }  // namespace scaleout

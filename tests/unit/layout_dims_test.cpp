@@ -61,9 +61,13 @@ TEST(LayoutDims, TheReaderSetsEachRowsMember) {
   const std::string base =
       "model: mixtral-8x7b\nseq_len: 4096\nglobal_batch: 64\nprecision: fp8\n"
       "framework: megatron\n";
-  const Layout defaults =
-      io::read_workload(base, "w.yaml", "", io::builtin_catalog(), false).workload.layout;
+  // Hybrid sharding needs a dense model under a framework that has it.
+  const std::string dense_base =
+      "model: llama3-8b\nseq_len: 4096\nglobal_batch: 64\nframework: fsdp\n";
   for (const LayoutDim& d : layout_dims()) {
+    const std::string& here = d.key == LayoutKey::shard_group ? dense_base : base;
+    const Layout defaults =
+        io::read_workload(here, "w.yaml", "", io::builtin_catalog(), false).workload.layout;
     // The rank order has no integer value; a set (recompute_modules) needs
     // recompute: selective beside it (workload_reader_test).
     if (d.kind == DimKind::order || d.kind == DimKind::set) continue;
@@ -88,7 +92,7 @@ TEST(LayoutDims, TheReaderSetsEachRowsMember) {
     }
     SCOPED_TRACE(d.name);
     const io::WorkloadFile wf =
-        io::read_workload(base + "layout:\n  " + d.name + ": " + text + "\n", "w.yaml", "",
+        io::read_workload(here + "layout:\n  " + d.name + ": " + text + "\n", "w.yaml", "",
                           io::builtin_catalog(), false);
     EXPECT_EQ(d.get(wf.workload.layout), value);
     EXPECT_NE(d.get(defaults), value);

@@ -763,5 +763,45 @@ TEST(Search, DeepSpeedPipelinesRunWithoutInterleaving) {
   for (const PlanCandidate& c : ds.frontier) EXPECT_EQ(c.layout.interleave, 1);
 }
 
+TEST(Search, HybridShardingWithinANodeWhereTheFrameworkHasIt) {
+  // FSDP ZeRO-3 of an 8B model on 8-16 nodes with one or two 1k-token
+  // sequences per GPU: the per-layer gathers over the network outlast the
+  // layer's compute; sharding within each node (HYBRID_SHARD) keeps them on
+  // NVLink and the state fits eight-fold, so the planner takes it there.
+  PlanRequest r = request("llama3-8b", {"dgx-h100"}, 1e10);
+  r.workload.framework = Framework::fsdp;
+  r.workload.seq_len = 1024;
+  r.workload.global_batch = 128;
+  r.constraints.max_nodes = 16;
+  const PlanResult fsdp = plan(r);
+  bool hybrid = false;
+  for (const PlanCandidate& c : fsdp.frontier) {
+    if (c.layout.shard_group > 0) {
+      hybrid = true;
+      EXPECT_GT(c.nodes, 1);
+      EXPECT_EQ(c.layout.zero_shard_dp() * c.layout.tp * c.layout.cp, 8);
+      EXPECT_GE(c.layout.zero, 1);
+      Workload w = r.workload;
+      w.layout = c.layout;
+      w.global_batch = c.global_batch;
+      EXPECT_TRUE(check_layout(w, c.gpus()).empty());
+    }
+  }
+  EXPECT_TRUE(hybrid);
+  // Megatron-LM: never (its partial distributed optimizer is not modelled).
+  r.workload.framework = Framework::megatron;
+  for (const PlanCandidate& c : plan(r).frontier) EXPECT_EQ(c.layout.shard_group, 0);
+  // A fixed group is kept; zero below the framework's hybrid stage is not tried.
+  r.workload.framework = Framework::deepspeed;
+  r.fixed.set(LayoutKey::shard_group, 8);
+  r.constraints.max_nodes = 4;
+  const PlanResult ds = plan(r);
+  ASSERT_FALSE(ds.frontier.empty());
+  for (const PlanCandidate& c : ds.frontier) {
+    EXPECT_EQ(c.layout.shard_group, 8);
+    EXPECT_EQ(c.layout.zero, 3);  // MiCS: ZeRO-3 only
+  }
+}
+
 }  // namespace
 }  // namespace scaleout

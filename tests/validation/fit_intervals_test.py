@@ -70,4 +70,20 @@ ft = [dict(row(0.4, f"f{i}", 10 + i), regime="memory/hopper/hf/finetune/dense/1-
 e = next(e for e in F.fit(mem + ft) if e["framework"] == "*" and e["task"] == "pretrain"
          and e["moe"] == "*")
 check(abs(e["high_log"]) < 1e-9, "a pretrain regime does not shrink toward the finetune pool")
+# A whole run is steps x step time: a thin run regime shrinks toward the
+# step-time regime of the same key (not toward another run regime), and a
+# run with no run regime of MIN_ROWS rows takes the step-time chain.
+runs = [dict(row(0.6 + 0.01 * i, f"r{i}", 100 + i), regime="run/ampere/other/pretrain/dense/gt64")
+        for i in range(10)]
+steps = [dict(row(-0.05 + 0.005 * i, f"s{i}", 200 + i), regime="time/ampere/other/pretrain/dense/gt64")
+         for i in range(30)]
+table = F.fit(runs + steps)
+e = next(e for e in table if e["metric"] == "run" and e["framework"] == "other"
+         and e["scale"] == "gt64")
+check(e["rows"] == 10 and e["low_log"] < 0.6, "a thin run regime shrinks toward its step-time regime")
+check(all(e["metric"] == "time" for e in F.fit(steps)), "step-time rows fit no run regime")
+lo, hi, used = F.lookup(F.fit(steps), "run/ampere/other/pretrain/dense/gt64")
+check(used == "time/ampere/other/pretrain/dense/gt64", "a run without run rows takes the step time's")
+check(F.lookup(F.fit(steps), "run/hopper/other/pretrain/dense/gt64")[2] == "unvalidated",
+      "nor across families")
 print("fit_intervals rules: ok")
