@@ -1,5 +1,5 @@
 // Written by scripts/fit_intervals.py; do not edit by hand (rerun the script).
-// fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (weighted split-conformal order statistics, a row weighing 1/sqrt(rows of its source); regimes under 19 rows fitted with their parent's rows as 16 prior rows); commit aecd536
+// fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (weighted split-conformal order statistics, a row weighing 1/sqrt(rows of its source); regimes under 19 rows fitted with their parent's rows as 16 prior rows); commit 1611df7
 #include "perf/intervals.hpp"
 
 namespace scaleout {
@@ -31,10 +31,10 @@ const std::vector<IntervalEntry>& interval_table() {
       {"memory", "hopper", "torchtitan", "pretrain", "*", "*", 12, -0.05473, 0.040898},
       {"memory", "hopper", "torchtitan", "pretrain", "dense", "*", 12, -0.05473, 0.040898},
       {"memory", "hopper", "torchtitan", "training", "*", "*", 12, -0.05473, 0.325052},
-      {"run", "ampere", "*", "pretrain", "*", "*", 11, -0.120125, 0.608464},
-      {"run", "ampere", "*", "pretrain", "dense", "*", 11, -0.120125, 0.608464},
-      {"run", "ampere", "*", "pretrain", "dense", "gt64", 11, -0.120125, 0.608464},
-      {"run", "ampere", "*", "training", "*", "*", 11, -0.120125, 0.608464},
+      {"run", "ampere", "*", "pretrain", "*", "*", 11, -0.120125, 0.258891},
+      {"run", "ampere", "*", "pretrain", "dense", "*", 11, -0.120125, 0.258891},
+      {"run", "ampere", "*", "pretrain", "dense", "gt64", 11, -0.080934, 0.258891},
+      {"run", "ampere", "*", "training", "*", "*", 11, -0.120125, 0.258891},
       {"time", "ada", "*", "finetune", "*", "*", 15, -0.431428, 0.362229},
       {"time", "ada", "*", "finetune", "dense", "*", 15, -0.425213, 0.323265},
       {"time", "ada", "*", "finetune", "dense", "1-domain", 15, -0.425213, 0.323265},
@@ -84,18 +84,18 @@ const std::vector<IntervalEntry>& interval_table() {
       {"time", "blackwell", "*", "pretrain", "dense", "*", 77, -0.243318, 0.106544},
       {"time", "blackwell", "*", "pretrain", "dense", "1-domain", 40, -0.415935, 0.106544},
       {"time", "blackwell", "*", "pretrain", "dense", "gt64", 35, -0.228087, 0.083626},
-      {"time", "blackwell", "*", "pretrain", "moe", "*", 16, -0.228087, 0.565054},
-      {"time", "blackwell", "*", "pretrain", "moe", "gt64", 9, -0.232403, 0.578778},
-      {"time", "blackwell", "*", "training", "*", "*", 101, -0.251433, 0.137598},
+      {"time", "blackwell", "*", "pretrain", "moe", "*", 16, -0.228087, 0.424717},
+      {"time", "blackwell", "*", "pretrain", "moe", "gt64", 9, -0.232403, 0.427819},
+      {"time", "blackwell", "*", "training", "*", "*", 101, -0.251433, 0.117668},
       {"time", "blackwell", "nemo", "finetune", "*", "*", 8, -0.293952, -0.006992},
       {"time", "blackwell", "nemo", "finetune", "dense", "*", 8, -0.293952, -0.006992},
       {"time", "blackwell", "nemo", "pretrain", "*", "*", 93, -0.232403, 0.137598},
       {"time", "blackwell", "nemo", "pretrain", "dense", "*", 77, -0.243318, 0.106544},
       {"time", "blackwell", "nemo", "pretrain", "dense", "1-domain", 40, -0.415935, 0.106544},
       {"time", "blackwell", "nemo", "pretrain", "dense", "gt64", 35, -0.228087, 0.083626},
-      {"time", "blackwell", "nemo", "pretrain", "moe", "*", 16, -0.204855, 0.578778},
-      {"time", "blackwell", "nemo", "pretrain", "moe", "gt64", 9, -0.232403, 0.578778},
-      {"time", "blackwell", "nemo", "training", "*", "*", 101, -0.251433, 0.137598},
+      {"time", "blackwell", "nemo", "pretrain", "moe", "*", 16, -0.204855, 0.427819},
+      {"time", "blackwell", "nemo", "pretrain", "moe", "gt64", 9, -0.232403, 0.427819},
+      {"time", "blackwell", "nemo", "training", "*", "*", 101, -0.251433, 0.117668},
       {"time", "hopper", "*", "finetune", "*", "*", 20, -0.188902, 0.573977},
       {"time", "hopper", "*", "finetune", "dense", "*", 20, -0.188902, 0.573977},
       {"time", "hopper", "*", "finetune", "dense", "1-domain", 16, -0.188902, 0.573977},
@@ -104,7 +104,7 @@ const std::vector<IntervalEntry>& interval_table() {
       {"time", "hopper", "*", "pretrain", "dense", "1-domain", 22, -0.200467, 0.130014},
       {"time", "hopper", "*", "pretrain", "dense", "gt64", 11, -0.169577, 0.073582},
       {"time", "hopper", "*", "pretrain", "dense", "le64", 17, -0.243069, 0.073582},
-      {"time", "hopper", "*", "pretrain", "moe", "*", 30, -0.285443, 0.487236},
+      {"time", "hopper", "*", "pretrain", "moe", "*", 30, -0.285443, 0.35209},
       {"time", "hopper", "*", "pretrain", "moe", "gt64", 18, -0.250852, 0.155666},
       {"time", "hopper", "*", "pretrain", "moe", "le64", 10, -0.173118, 0.35209},
       {"time", "hopper", "*", "serving", "*", "*", 99, -0.189234, 0.222629},
@@ -112,7 +112,7 @@ const std::vector<IntervalEntry>& interval_table() {
       {"time", "hopper", "*", "serving", "dense", "1-domain", 82, -0.140026, 0.222629},
       {"time", "hopper", "*", "serving", "moe", "*", 17, -0.229073, 0.247972},
       {"time", "hopper", "*", "serving", "moe", "1-domain", 17, -0.313793, 0.268316},
-      {"time", "hopper", "*", "training", "*", "*", 100, -0.173118, 0.130014},
+      {"time", "hopper", "*", "training", "*", "*", 100, -0.173118, 0.128418},
       {"time", "hopper", "automodel", "finetune", "*", "*", 14, 0.044598, 0.574303},
       {"time", "hopper", "automodel", "finetune", "dense", "*", 14, 0.044598, 0.574303},
       {"time", "hopper", "automodel", "finetune", "dense", "1-domain", 10, 0.044598, 0.574303},
@@ -130,7 +130,7 @@ const std::vector<IntervalEntry>& interval_table() {
       {"time", "hopper", "mosaic", "pretrain", "dense", "*", 13, -0.19837, 0.119887},
       {"time", "hopper", "mosaic", "pretrain", "dense", "1-domain", 9, -0.129663, 0.119887},
       {"time", "hopper", "mosaic", "training", "*", "*", 13, -0.173118, 0.119887},
-      {"time", "hopper", "nemo", "pretrain", "*", "*", 27, -0.200467, 0.487236},
+      {"time", "hopper", "nemo", "pretrain", "*", "*", 27, -0.200467, 0.35209},
       {"time", "hopper", "nemo", "pretrain", "dense", "*", 19, -0.335028, 0.130014},
       {"time", "hopper", "nemo", "pretrain", "dense", "le64", 10, -0.335028, 0.09793},
       {"time", "hopper", "nemo", "pretrain", "moe", "*", 8, -0.173118, 0.35209},
@@ -143,7 +143,7 @@ const std::vector<IntervalEntry>& interval_table() {
 }
 
 const char* interval_table_source() {
-  return "fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (weighted split-conformal order statistics, a row weighing 1/sqrt(rows of its source); regimes under 19 rows fitted with their parent's rows as 16 prior rows); commit aecd536";
+  return "fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (weighted split-conformal order statistics, a row weighing 1/sqrt(rows of its source); regimes under 19 rows fitted with their parent's rows as 16 prior rows); commit 1611df7";
 }
 
 }  // namespace scaleout
