@@ -850,7 +850,9 @@ TEST(LaunchPlan, CudaGraphsWrittenWhereTheLauncherHasThemElseSaidNotRun) {
     // plan.json's workload names the mode the step credits (absent: none).
     const auto plan = report::workload_json(mega.request.workload);
     EXPECT_EQ(plan.contains("cuda_graphs"), g != CudaGraphs::none);
-    if (g != CudaGraphs::none) EXPECT_EQ(plan.at("cuda_graphs").get<std::string>(), to_string(g));
+    if (g != CudaGraphs::none) {
+      EXPECT_EQ(plan.at("cuda_graphs").get<std::string>(), to_string(g));
+    }
     if (g == CudaGraphs::scoped) continue;  // torchtitan runs none or full
     // torchtitan's [compile] has no mode key: every file says so.
     titan.request.workload.cuda_graphs = g;
