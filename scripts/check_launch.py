@@ -119,6 +119,9 @@ class Plan:
         w = dict(workload or {})
         w.update(plan_json.get("workload") or {})
         self.precision = w.get("precision", "bf16")
+        # CUDA graph capture the step time credits (workload cuda_graphs;
+        # plan.json gives it only when not none).
+        self.cuda_graphs = w.get("cuda_graphs", "none") or "none"
         task = w.get("task", "pretrain")
         ft = w.get("finetune")
         method = w.get("method")
@@ -420,6 +423,22 @@ class Checker:
         else:
             prec = "fp32"
         self.agree(name, ln("--bf16"), "precision", prec, pl.precision)
+        # CUDA graphs (Megatron-Core cuda_graph_impl, cuda_graph_modules):
+        # transformer_engine or local per-layer graphs are `scoped` (with
+        # --cuda-graph-modules naming parts; none named: the whole layer,
+        # which the model does not price), full_iteration is `full`.
+        impl = o.get("--cuda-graph-impl")
+        if impl is None:
+            impl = "local" if "--enable-cuda-graph" in o else "transformer_engine" if "--external-cuda-graph" in o else "none"
+        modules = o.get("--cuda-graph-modules", o.get("--cuda-graph-scope"))
+        graphs = {"none": "none", "full_iteration": "full"}.get(impl, "scoped")
+        if graphs == "scoped" and not modules:
+            graphs = "scoped (whole layers, --cuda-graph-modules empty)"
+        self.agree(name, ln("--cuda-graph-impl"), "cuda_graphs (--cuda-graph-impl, --cuda-graph-modules)", graphs,
+                   pl.cuda_graphs)
+        if impl == "full_iteration" and "--no-check-for-nan-in-loss-and-grad" not in o:
+            self.err(name, ln("--cuda-graph-impl"), "--cuda-graph-impl full_iteration needs "
+                     "--no-check-for-nan-in-loss-and-grad (Megatron-LM validate_args asserts it)")
         self.agree(name, ln("--sequence-parallel"), "--sequence-parallel", "--sequence-parallel" in o,
                    pl.sp and pl.tp > 1)
         self.agree(name, ln("--optimizer-cpu-offload"), "optimizer offload (--optimizer-cpu-offload)",
@@ -559,6 +578,11 @@ class Checker:
         fp8 = "float8" in (cfg.get("model", {}).get("converters") or [])
         prec = "fp8" if fp8 else {"bfloat16": "bf16", "float32": "fp32"}.get(tr.get("mixed_precision_param", "bfloat16"))
         self.agree(name, ln("mixed_precision_param"), "precision (model.converters, training.mixed_precision_param)", prec, pl.precision)
+        # torchtitan's [compile] has no mode key: a plan that credits CUDA
+        # graphs must say the file does not switch them on.
+        if pl.cuda_graphs != "none" and "NOT IN THESE FILES: cuda_graphs" not in text:
+            self.err(name, 1, f"the plan prices cuda_graphs {pl.cuda_graphs} but torchtitan's TOML cannot "
+                              "switch CUDA graphs on and no 'NOT IN THESE FILES: cuda_graphs' note says so")
 
     # ---- Kubernetes
     def k8s(self, name):

@@ -272,16 +272,21 @@ std::string catalog_json(const Catalog& c, const std::string& kind) {
 }
 
 ordered_json workload_json(const Workload& w) {
-  return {{"task", to_string(w.task)},
-          {"seq_len", w.seq_len},
-          {"global_batch", w.global_batch},
-          {"tokens", w.tokens},
-          {"precision", to_string(w.precision)},
-          {"optimizer", to_string(w.optimizer)},
-          {"framework", to_string(w.framework)},
-          {"finetune",
-           {{"method", w.task == Task::finetune ? to_string(w.finetune.method) : "none"},
-            {"rank", w.finetune.rank}}}};
+  ordered_json j = {{"task", to_string(w.task)},
+                    {"seq_len", w.seq_len},
+                    {"global_batch", w.global_batch},
+                    {"tokens", w.tokens},
+                    {"precision", to_string(w.precision)},
+                    {"optimizer", to_string(w.optimizer)},
+                    {"framework", to_string(w.framework)},
+                    {"finetune",
+                     {{"method", w.task == Task::finetune ? to_string(w.finetune.method) : "none"},
+                      {"rank", w.finetune.rank}}}};
+  // Given only when CUDA graphs capture the step (workload `cuda_graphs`;
+  // none is what every earlier output implies); scripts/check_launch.py
+  // checks the launch files switch it on.
+  if (w.cuda_graphs != CudaGraphs::none) j["cuda_graphs"] = to_string(w.cuda_graphs);
+  return j;
 }
 
 ordered_json layout_json(const Layout& l) {

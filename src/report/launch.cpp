@@ -296,6 +296,18 @@ std::string header(const PlanReport& r, const PlanCandidate& c, const std::strin
         "predicted step assumes an engine that runs it.\n",
         comment, to_string(l.schedule), to_string(launcher_of(w)));
   }
+  if (w.cuda_graphs != CudaGraphs::none && launcher_of(w) != Launcher::megatron) {
+    // Only Megatron-LM's arguments switch CUDA graphs on; torchtitan's TOML
+    // [compile] has no mode key (data/launch/torchtitan_keys.json), and the
+    // other launchers run your script.
+    o += fmt::format(
+        "{} NOT IN THESE FILES: cuda_graphs {} (the predicted step issues no kernel from the "
+        "host{}); the launcher {} has no such setting: capture the step in CUDA graphs "
+        "yourself, e.g. torch.compile(mode=\"reduce-overhead\").\n",
+        comment, to_string(w.cuda_graphs),
+        w.cuda_graphs == CudaGraphs::scoped ? " outside MoE dispatch" : "",
+        to_string(launcher_of(w)));
+  }
   return o;
 }
 
@@ -689,6 +701,25 @@ std::vector<std::string> megatron_args(const PlanReport& r, const PlanCandidate&
     // Megatron-DeepSpeed has neither --transformer-impl nor --attention-backend.
     if (l.flash_attention) a.push_back("--use-flash-attn-v2");
     return a;
+  }
+  // CUDA graph capture (workload cuda_graphs; docs/model.md, "Host launch
+  // floor"), as Megatron-LM spells it at the commit data/launch pins
+  // (transformer_config.py cuda_graph_impl, cuda_graph_modules; arguments.py
+  // --cuda-graph-modules, --cuda-graph-scope being its deprecated alias).
+  // scoped: Transformer Engine per-layer graphs of the static-shape parts: a
+  // dense layer's attn and mlp, a MoE layer's attn, router and preprocess
+  // (megatron/core/transformer/moe/README.md "Enable CUDA Graphs").
+  // full: the whole forward and backward (full_iteration), with which
+  // validate_args asserts --no-check-for-nan-in-loss-and-grad.
+  if (w.cuda_graphs == CudaGraphs::scoped) {
+    a.push_back("--cuda-graph-impl transformer_engine");
+    std::string modules = "attn";
+    if (!m.is_moe() || m.moe.dense_layers > 0) modules += " mlp";
+    if (m.is_moe()) modules += " moe_router moe_preprocess";
+    a.push_back("--cuda-graph-modules " + modules);
+  } else if (w.cuda_graphs == CudaGraphs::full) {
+    a.push_back("--cuda-graph-impl full_iteration");
+    a.push_back("--no-check-for-nan-in-loss-and-grad");
   }
   a.push_back("--transformer-impl transformer_engine");
   a.push_back(l.flash_attention ? "--attention-backend flash" : "--attention-backend unfused");

@@ -151,6 +151,16 @@ DEFECTS = [
     ("megatron.args", "--overlap-grad-reduce\n", "", "--overlap-grad-reduce (the plan prices the gradient reduction overlapped): missing"),
     ("megatron.args", "--bf16", "--fp16", "precision is fp16, the plan has bf16"),
     ("megatron.args", "--recompute-activations", "--recompute-granularity full", "recompute is full, the plan has selective"),
+    # CUDA graphs (workload cuda_graphs): switched on where the plan credits
+    # them, off where it does not, with the options full_iteration needs.
+    ("plan.json", '"task": "pretrain"', '"task": "pretrain", "cuda_graphs": "full"',
+     "cuda_graphs (--cuda-graph-impl, --cuda-graph-modules) is none, the plan has full"),
+    ("plan.json", '"task": "pretrain"', '"task": "pretrain", "cuda_graphs": "full"',
+     "the plan prices cuda_graphs full but torchtitan's TOML cannot switch CUDA graphs on"),
+    ("megatron.args", "--bf16\n", "--bf16\n--cuda-graph-impl transformer_engine\n--cuda-graph-modules attn mlp\n",
+     "cuda_graphs (--cuda-graph-impl, --cuda-graph-modules) is scoped, the plan has none"),
+    ("megatron.args", "--bf16\n", "--bf16\n--cuda-graph-impl full_iteration\n",
+     "--cuda-graph-impl full_iteration needs --no-check-for-nan-in-loss-and-grad"),
     ("megatron.args", "--use-megatron-fsdp\n--data-parallel-sharding-strategy optim_grads_params",
      "--use-distributed-optimizer", "ZeRO stage (--use-distributed-optimizer: ZeRO-1) is 1, the plan has 3"),
     ("megatron.args", "optim_grads_params", "optim_grads",
@@ -230,6 +240,18 @@ def main():
         rc, out = run(good, ["--expect", ",".join(sorted(GOOD))], shellcheck=True)
         if rc != 0 or " 0 errors" not in out:
             print("FAIL: the good folder is not clean:\n" + out)
+            failed += 1
+        # A plan with CUDA graphs, switched on where the files can: clean too.
+        graphs = dict(GOOD)
+        graphs["plan.json"] = GOOD["plan.json"].replace('"task": "pretrain"',
+                                                        '"task": "pretrain", "cuda_graphs": "scoped"')
+        graphs["megatron.args"] = GOOD["megatron.args"] + \
+            "--cuda-graph-impl transformer_engine\n--cuda-graph-modules attn mlp\n"
+        graphs["torchtitan.toml"] = "# NOT IN THESE FILES: cuda_graphs scoped\n" + GOOD["torchtitan.toml"]
+        write(os.path.join(tmp, "graphs"), graphs)
+        rc, out = run(os.path.join(tmp, "graphs"))
+        if rc != 0 or " 0 errors" not in out:
+            print("FAIL: the folder with CUDA graphs switched on is not clean:\n" + out)
             failed += 1
         for i, (name, old, new, want) in enumerate(DEFECTS):
             if want == "shellcheck warning" and shutil.which("shellcheck") is None:
