@@ -74,7 +74,7 @@ enum class SelectiveRecompute {
 // mlp); the kernels between a MoE layer's token dispatch and combine (routed
 // experts, their permutes and activation, the shared experts), whose shapes
 // follow the routing, stay host-issued. `full`: the whole forward and backward
-// replayed (Megatron-Core --cuda-graph-impl local with full_iteration,
+// replayed (Megatron-Core --cuda-graph-impl full_iteration,
 // torch.compile mode="reduce-overhead"): no per-kernel host cost.
 enum class CudaGraphs { none, scoped, full };
 inline constexpr int kCudaGraphModes = 3;
