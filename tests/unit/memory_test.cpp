@@ -395,8 +395,8 @@ TEST(ModelState, LitgptNoSyncKeepsEveryBlocksGradientUnsharded) {
   const Gpu& gpu = *io::builtin_catalog().find_gpu("a100-sxm-80g");
   const MemoryEstimate e = estimate_memory(w, gpu);
   const ModelShape& m = w.model;
-  const double blocks =
-      m.layers * (attention_params_per_layer(m) + mlp_params_per_layer(m) + 2.0 * m.hidden);
+  const double blocks = m.layers * (attention_params_per_layer(m) + mlp_params_per_layer(m) +
+                                    2.0 * static_cast<double>(m.hidden));
   EXPECT_NEAR(e.peak.gradients, 2.0 * (blocks + e.peak.trainable_params), 1e-3 * blocks);
   // One micro-batch per step (no accumulation): only the adapters' shards.
   w.global_batch = 2;
