@@ -497,6 +497,21 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
                         ? 0.0  // the optimizer state lives in host memory
                         : train_expert / o_shard_e * (pol.master_bytes + pol.optimizer_bytes));
 
+    // FSDP1 no_sync() accumulation (FrameworkTraits::no_sync_unsharded_grads):
+    // while micro-batches accumulate, every FSDP unit that trains keeps its
+    // whole gradient unsharded, and under use_orig_params a unit's frozen
+    // parameters get gradients too: under LoRA every block (its frozen
+    // weights and adapters), while the frozen embedding and output unit has
+    // none; NF4 (QLoRA) storage is not a FlatParameter gradient and is left out.
+    const bool unsharded_grads = framework_traits(w.framework).no_sync_unsharded_grads &&
+                                 zero >= 3 && shard > 1 && m_steps > 1 && !qlora &&
+                                 !ly.offload_params;
+    if (unsharded_grads) {
+      st.gradients = lora ? (block_params + lora_here) * pol.grad_bytes
+                          : (train_dense + train_expert) * pol.grad_bytes;
+      if (!lora) st.expert_state -= train_expert / g_shard_e * pol.grad_bytes;
+    }
+
     // optimizer_in_backward: each gradient is applied and freed as soon as
     // it is computed, so about one layer's gradients are alive at once.
     if (w.optimizer_in_backward && st.layers > 0) st.gradients /= st.layers;
@@ -562,8 +577,10 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
       const double per_layer = block_params / st.layers;
       const double gathered_bytes = qlora ? kNf4BytesPerParam : 2.0;
       const double trainable_per_layer = (lora ? lora_here : block_params) / st.layers;
-      double gathered = 2.0 * per_layer;     // FSDP: the current and the prefetched block
-      double reduced = trainable_per_layer;  // one block's gradients before reduce-scatter
+      double gathered = 2.0 * per_layer;  // FSDP: the current and the prefetched block
+      // One block's gradients before reduce-scatter; under no_sync accumulation
+      // they are the unsharded gradients already counted.
+      double reduced = unsharded_grads ? 0.0 : trainable_per_layer;
       double reduced_bytes = pol.grad_bytes;
       if (framework_traits(w.framework).pp_keeps_unsharded && p > 1 && zero >= 3) {
         // FSDP2 under a pipeline: the stage's weights stay gathered and its

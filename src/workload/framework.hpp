@@ -245,6 +245,19 @@ struct FrameworkTraits {
   // FSDP2 HSDP with or without reshard after forward: 1, a ZeRO-1 plan
   // launching as SHARD_GRAD_OP as elsewhere; MiCS: 3 only); 0: none.
   int hybrid_shard_zero;
+  // Gradient accumulation under FSDP1 `no_sync()` with use_orig_params=True
+  // (docs/model.md, "Unsharded gradients under no_sync"): the accumulating
+  // micro-batches keep each FSDP unit's gradient unsharded ("FSDP will
+  // accumulate the full model gradients (instead of gradient shards) until
+  // the eventual sync", FullyShardedDataParallel.no_sync), and a unit that
+  // mixes frozen and trainable parameters gets a gradient for all of them
+  // ("equivalent to not freezing those parameters", the class's warning on
+  // freezing; https://pytorch.org/docs/2.1/fsdp.html). Lit-GPT
+  // (finetune/lora.py @8641822 L215 `fabric.no_backward_sync(model,
+  // enabled=is_accumulating)`; Lightning 2.1.0
+  // src/lightning/fabric/strategies/fsdp.py L171 use_orig_params=True, L760
+  // `module.no_sync()`; LoRA adapters wrapped with their frozen Block).
+  bool no_sync_unsharded_grads;
 };
 
 // Values of PipeSchedule (workload.hpp, which includes this file).
@@ -291,7 +304,8 @@ constexpr FrameworkTraits megatron_core_row(Framework framework, std::string_vie
           .host_s_per_kernel = kHostSecondsPerKernel,
           .cuda_graph_modes = cuda_graph_bit(CudaGraphs::none) |
                               cuda_graph_bit(CudaGraphs::scoped) | cuda_graph_bit(CudaGraphs::full),
-          .hybrid_shard_zero = 0};
+          .hybrid_shard_zero = 0,
+          .no_sync_unsharded_grads = false};
 }
 
 constexpr FrameworkTraits pytorch_fsdp_row(Framework framework, std::string_view name,
@@ -416,6 +430,7 @@ inline constexpr std::array<FrameworkTraits, 11> kFrameworkTable = {{
       FrameworkTraits r = pytorch_fsdp_row(
           Framework::litgpt, "litgpt", "Lit-GPT (Lightning Fabric, bf16-true, bitsandbytes)", 12.0);
       r.state = StateKind::bf16_pure;
+      r.no_sync_unsharded_grads = true;
       return r;
     }(),
     in_house(pytorch_fsdp_row(Framework::other, "other",

@@ -378,6 +378,36 @@ TEST(ModelState, LoraTrainsOnlyTheAdapters) {
   EXPECT_DOUBLE_EQ(e.peak.optimizer, 8 * 41943040.0);
 }
 
+TEST(ModelState, LitgptNoSyncKeepsEveryBlocksGradientUnsharded) {
+  // Lit-GPT LoRA on 2 GPUs under FSDP (zero 3) accumulating 64 micro-batches
+  // per GPU: FSDP1 no_sync() with use_orig_params=True keeps each block's
+  // whole gradient (frozen weights included) unsharded, in bf16 (bf16-true).
+  Workload w;
+  w.model = *io::builtin_catalog().find_model("llama3-8b");
+  w.task = Task::finetune;
+  w.finetune.method = FinetuneMethod::lora;
+  w.finetune.rank = 8;
+  w.framework = Framework::litgpt;
+  w.layout.dp = 2;
+  w.layout.zero = 3;
+  w.layout.recompute = Recompute::full;
+  w.global_batch = 128;
+  const Gpu& gpu = *io::builtin_catalog().find_gpu("a100-sxm-80g");
+  const MemoryEstimate e = estimate_memory(w, gpu);
+  const ModelShape& m = w.model;
+  const double blocks = m.layers * (attention_params_per_layer(m) + mlp_params_per_layer(m) +
+                                    2.0 * static_cast<double>(m.hidden));
+  EXPECT_NEAR(e.peak.gradients, 2.0 * (blocks + e.peak.trainable_params), 1e-3 * blocks);
+  // One micro-batch per step (no accumulation): only the adapters' shards.
+  w.global_batch = 2;
+  const MemoryEstimate one = estimate_memory(w, gpu);
+  EXPECT_DOUBLE_EQ(one.peak.gradients, 2.0 * one.peak.trainable_params / 2);
+  // A framework without the trait (torchtune, also bf16 and FSDP) shards them.
+  w.global_batch = 128;
+  w.framework = Framework::torchtune;
+  EXPECT_DOUBLE_EQ(estimate_memory(w, gpu).peak.gradients, 2.0 * e.peak.trainable_params / 2);
+}
+
 TEST(ModelState, QloraStoresNf4WithItsScales) {
   // NF4 with double quantisation: 0.5 + 1/64 + 4/(64*256) bytes per weight for
   // the transformer-block linears; embeddings, output and norms stay bf16.
