@@ -29,6 +29,12 @@ std::string num(long long v) { return fmt::format("{}", v); }
 std::string num(int v) { return fmt::format("{}", v); }
 std::string flag(bool b) { return b ? "true" : "false"; }
 
+// The ZeRO shard group under hybrid sharding (layout shard_group); empty when
+// state is sharded over all of dp, as plan.json leaves the key out.
+std::string shard_group_field(const Layout& l) {
+  return l.zero_replicas() > 1 ? num(l.zero_shard_dp()) : std::string();
+}
+
 void record(std::string& o, const std::vector<std::string>& fields) {
   for (std::size_t i = 0; i < fields.size(); ++i) {
     if (i > 0) o += ',';
@@ -58,8 +64,11 @@ std::string estimate_csv(const EstimateResult& r) {
                                      "dp",
                                      "cp",
                                      "ep",
+                                     "etp",
                                      "micro_batch_sequences",
+                                     "interleave",
                                      "zero",
+                                     "shard_group",
                                      "recompute",
                                      "memory_per_gpu_bytes",
                                      "capacity_per_gpu_bytes",
@@ -89,8 +98,11 @@ std::string estimate_csv(const EstimateResult& r) {
       num(l.dp),
       num(l.cp),
       num(l.ep),
+      num(l.expert_tp()),
       num(l.micro_batch),
+      num(l.interleave),
       num(l.zero),
+      shard_group_field(l),
       recompute_label(l),
       num(r.memory.total()),
       num(r.memory.capacity_bytes),
@@ -132,9 +144,11 @@ std::string plan_csv(const PlanReport& r) {
                                      "dp",
                                      "cp",
                                      "ep",
+                                     "etp",
                                      "micro_batch_sequences",
                                      "interleave",
                                      "zero",
+                                     "shard_group",
                                      "recompute",
                                      "optimizer_offload",
                                      "memory_per_gpu_bytes",
@@ -182,9 +196,11 @@ std::string plan_csv(const PlanReport& r) {
         num(l.dp),
         num(l.cp),
         num(l.ep),
+        num(l.expert_tp()),
         num(l.micro_batch),
         num(l.interleave),
         num(l.zero),
+        shard_group_field(l),
         recompute_label(l),
         flag(l.offload_optimizer),
         num(c.memory.total()),

@@ -86,6 +86,15 @@ std::size_t count(const std::string& text, const std::string& what) {
   return n;
 }
 
+// The index of a header's column; fails the test when it is missing.
+std::size_t column(const std::vector<std::string>& header, const std::string& name) {
+  for (std::size_t i = 0; i < header.size(); ++i) {
+    if (header[i] == name) return i;
+  }
+  ADD_FAILURE() << "no column " << name;
+  return 0;
+}
+
 TEST(PlanCsv, OneRecordPerFrontierPointWithQuotedIds) {
   const report::PlanReport r = hostile_plan();
   // Node counts 1, 2 and 4 (64 sequences do not divide over 3 x 8 GPUs).
@@ -95,23 +104,50 @@ TEST(PlanCsv, OneRecordPerFrontierPointWithQuotedIds) {
   ASSERT_EQ(rows.size(), 4u);  // header + 3
   for (const auto& row : rows) EXPECT_EQ(row.size(), rows[0].size());
   EXPECT_EQ(rows[0][0], "server");
-  EXPECT_EQ(rows[0][21], "time_to_train_s");
-  EXPECT_EQ(rows[0][23], "cost_usd");
+  const std::size_t ttt = column(rows[0], "time_to_train_s");
+  const std::size_t cost = column(rows[0], "cost_usd");
+  const std::size_t knee = column(rows[0], "knee");
+  const std::size_t rec = column(rows[0], "recommended");
   // The id comes back whole, and is quoted with its quotes doubled in the text.
   EXPECT_EQ(rows[1][0], "lab,\"rack\" <7>");
   EXPECT_NE(csv.find("\"lab,\"\"rack\"\" <7>\""), std::string::npos);
   // time_to_train_s reads back to the candidate's value; cost = GPUs x h x $2.5.
   const PlanCandidate& c = r.result.frontier[0];
-  EXPECT_DOUBLE_EQ(std::stod(rows[1][21]), c.time_to_train_s);
-  EXPECT_DOUBLE_EQ(std::stod(rows[1][23]), c.gpus() * c.time_to_train_s / 3600.0 * 2.5);
+  EXPECT_DOUBLE_EQ(std::stod(rows[1][ttt]), c.time_to_train_s);
+  EXPECT_DOUBLE_EQ(std::stod(rows[1][cost]), c.gpus() * c.time_to_train_s / 3600.0 * 2.5);
   // Exactly one knee and one recommended record.
   int knees = 0, recommended = 0;
   for (std::size_t i = 1; i < rows.size(); ++i) {
-    knees += rows[i][26] == "true";
-    recommended += rows[i][27] == "true";
+    knees += rows[i][knee] == "true";
+    recommended += rows[i][rec] == "true";
   }
   EXPECT_EQ(knees, 1);
   EXPECT_EQ(recommended, 1);
+  // Not hybrid-sharded: the shard group is empty, as plan.json leaves it out.
+  EXPECT_EQ(rows[1][column(rows[0], "shard_group")], "");
+}
+
+// The layout columns carry the expert tensor-parallel degree in effect (tp
+// when etp is not set) and the hybrid-sharding group, empty without one.
+TEST(EstimateCsv, LayoutCarriesExpertTpAndShardGroup) {
+  report::EstimateResult r;
+  Layout& l = r.workload.layout;
+  l.tp = 2;
+  l.dp = 16;
+  l.zero = 3;
+  l.interleave = 3;
+  l.shard_group = 8;
+  auto rows = parse_csv(report::estimate_csv(r));
+  ASSERT_EQ(rows.size(), 2u);
+  ASSERT_EQ(rows[1].size(), rows[0].size());
+  EXPECT_EQ(rows[1][column(rows[0], "etp")], "2");
+  EXPECT_EQ(rows[1][column(rows[0], "interleave")], "3");
+  EXPECT_EQ(rows[1][column(rows[0], "shard_group")], "8");
+  l.etp = 1;
+  l.shard_group = 16;  // all of dp: not hybrid
+  rows = parse_csv(report::estimate_csv(r));
+  EXPECT_EQ(rows[1][column(rows[0], "etp")], "1");
+  EXPECT_EQ(rows[1][column(rows[0], "shard_group")], "");
 }
 
 TEST(ValidateCsv, OneRecordPerRowAndAConstantColumnCount) {
