@@ -16,6 +16,7 @@
 #include "perf/step.hpp"
 #include "search/planner.hpp"
 #include "validation/validation.hpp"
+#include "validation_row.hpp"
 
 namespace scaleout {
 namespace {
@@ -562,33 +563,15 @@ TEST(FinetuneInput, CompileKey) {
 }
 
 std::string csv_with(const std::string& column, const std::string& value) {
-  std::string header, row;
-  for (const std::string& c : io::validation_csv_columns()) {
-    if (!header.empty()) {
-      header += ",";
-      row += ",";
-    }
-    header += c;
-    if (c == "id")
-      row += "r1";
-    else if (c == "model")
-      row += "llama3-8b";
-    else if (c == "seq_len")
-      row += "2048";
-    else if (c == "gpu")
-      row += "a100-sxm-80g";
-    else if (c == "num_gpus")
-      row += "1";
-    else if (c == "finetune")
-      row += "lora";
-    else if (c == "metric")
-      row += "peak_mem_gib";
-    else if (c == "value")
-      row += "20";
-    else if (c == column)
-      row += value;
-  }
-  return header + "\n" + row + "\n";
+  return one_row_validation_csv({{"id", "r1"},
+                                 {"model", "llama3-8b"},
+                                 {"seq_len", "2048"},
+                                 {"gpu", "a100-sxm-80g"},
+                                 {"num_gpus", "1"},
+                                 {"finetune", "lora"},
+                                 {"metric", "peak_mem_gib"},
+                                 {"value", "20"},
+                                 {column, value}});
 }
 
 TEST(FinetuneInput, CsvColumnsAreReadByName) {
@@ -606,26 +589,22 @@ TEST(FinetuneInput, CsvColumnsAreReadByName) {
   std::string megatron = csv_with("framework", "megatron");
   megatron.insert(megatron.size() - 1, "y");
   expect_input_error([&] { io::read_validation_csv(megatron, "v.csv"); }, {"compile"});
-  for (const auto& [col, bad] : {std::pair<std::string, std::string>{"optimizer", "adamw"},
-                                 {"offload", "some"},
-                                 {"activation_offload", "yes"},
-                                 {"optimizer_in_backward", "x"},
-                                 {"lora_targets", "mlp"},
-                                 {"peak_kind", "active"},
-                                 {"compile", "yes"},
-                                 {"loss_upcast", "no"},
-                                 {"lora_dropout", "-0.1"},
-                                 {"lora_dropout", "1.5"},
-                                 {"lora_dropout", "some"},
-                                 {"loss_chunks", "0"},
-                                 {"loss_chunks", "two"}}) {
-    try {
-      io::read_validation_csv(csv_with(col, bad), "v.csv");
-      FAIL() << col << "=" << bad;
-    } catch (const InputError& e) {
-      EXPECT_NE(std::string(e.what()).find(col), std::string::npos) << e.what();
-      EXPECT_NE(std::string(e.what()).find("v.csv:2"), std::string::npos) << e.what();
-    }
+  for (const auto& cell : {std::pair<std::string, std::string>{"optimizer", "adamw"},
+                           {"offload", "some"},
+                           {"activation_offload", "yes"},
+                           {"optimizer_in_backward", "x"},
+                           {"lora_targets", "mlp"},
+                           {"peak_kind", "active"},
+                           {"compile", "yes"},
+                           {"loss_upcast", "no"},
+                           {"lora_dropout", "-0.1"},
+                           {"lora_dropout", "1.5"},
+                           {"lora_dropout", "some"},
+                           {"loss_chunks", "0"},
+                           {"loss_chunks", "two"}}) {
+    SCOPED_TRACE(cell.first + "=" + cell.second);
+    expect_input_error([&] { io::read_validation_csv(csv_with(cell.first, cell.second), "v.csv"); },
+                       {cell.first, "v.csv:2"});
   }
 }
 

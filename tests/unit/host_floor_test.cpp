@@ -8,11 +8,13 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "input_error.hpp"
 #include "io/catalog_reader.hpp"
 #include "io/validation_csv.hpp"
 #include "io/workload_reader.hpp"
 #include "perf/compute.hpp"
 #include "perf/step.hpp"
+#include "validation_row.hpp"
 
 namespace scaleout {
 namespace {
@@ -105,15 +107,8 @@ io::WorkloadFile read(const std::string& yaml) {
 }
 
 void expect_error(const std::string& yaml, const std::string& word) {
-  try {
-    read(yaml);
-    FAIL() << "accepted: " << yaml;
-  } catch (const InputError& e) {
-    const std::string what = e.what();
-    EXPECT_NE(what.find("w.yaml:"), std::string::npos) << what;
-    EXPECT_NE(what.find("cuda_graphs"), std::string::npos) << what;
-    EXPECT_NE(what.find(word), std::string::npos) << what;
-  }
+  SCOPED_TRACE(yaml);
+  expect_input_error([&] { read(yaml); }, {"w.yaml:", "cuda_graphs", word});
 }
 
 TEST(HostFloorInput, WorkloadKeyIsReadAndChecked) {
@@ -131,38 +126,27 @@ TEST(HostFloorInput, WorkloadKeyIsReadAndChecked) {
 }
 
 std::string csv_with(const std::string& framework, const std::string& graphs) {
-  std::string header, row;
-  for (const std::string& c : io::validation_csv_columns()) {
-    if (!header.empty()) {
-      header += ",";
-      row += ",";
-    }
-    header += c;
-    const std::pair<const char*, std::string> cells[] = {
-        {"id", "r1"},        {"model", "llama3-8b"}, {"seq_len", "2048"},
-        {"gpu", "h100-sxm"}, {"num_gpus", "8"},      {"framework", framework},
-        {"metric", "mfu"},   {"value", "0.4"},       {"cuda_graphs", graphs}};
-    for (const auto& [name, value] : cells) {
-      if (c == name) row += value;
-    }
-  }
-  return header + "\n" + row + "\n";
+  return one_row_validation_csv({{"id", "r1"},
+                                 {"model", "llama3-8b"},
+                                 {"seq_len", "2048"},
+                                 {"gpu", "h100-sxm"},
+                                 {"num_gpus", "8"},
+                                 {"framework", framework},
+                                 {"metric", "mfu"},
+                                 {"value", "0.4"},
+                                 {"cuda_graphs", graphs}});
 }
 
 TEST(HostFloorInput, CsvColumnIsReadAndChecked) {
   EXPECT_EQ(io::read_validation_csv(csv_with("nemo", "scoped"), "v.csv").at(0).cuda_graphs,
             "scoped");
   EXPECT_EQ(io::read_validation_csv(csv_with("hf", ""), "v.csv").at(0).cuda_graphs, "");
-  for (const auto& [fw, bad] : {std::pair<std::string, std::string>{"megatron", "y"},
-                                {"hf", "scoped"},
-                                {"deepspeed", "full"}}) {
-    try {
-      io::read_validation_csv(csv_with(fw, bad), "v.csv");
-      FAIL() << fw << " cuda_graphs=" << bad;
-    } catch (const InputError& e) {
-      EXPECT_NE(std::string(e.what()).find("cuda_graphs"), std::string::npos) << e.what();
-      EXPECT_NE(std::string(e.what()).find("v.csv:2"), std::string::npos) << e.what();
-    }
+  for (const auto& cell : {std::pair<std::string, std::string>{"megatron", "y"},
+                           {"hf", "scoped"},
+                           {"deepspeed", "full"}}) {
+    SCOPED_TRACE(cell.first + " cuda_graphs=" + cell.second);
+    expect_input_error([&] { io::read_validation_csv(csv_with(cell.first, cell.second), "v.csv"); },
+                       {"cuda_graphs", "v.csv:2"});
   }
 }
 

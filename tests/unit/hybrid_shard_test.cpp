@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "input_error.hpp"
 #include "io/catalog_reader.hpp"
 #include "io/validation_csv.hpp"
 #include "io/workload_reader.hpp"
@@ -168,13 +169,11 @@ TEST(HybridShard, ValidationColumn) {
   ASSERT_EQ(rows.size(), 1u);
   ASSERT_TRUE(rows[0].shard_group.has_value());
   EXPECT_EQ(*rows[0].shard_group, 8);
-  try {
-    io::read_validation_csv(head + row + "x\n", "v.csv");
-    FAIL() << "no InputError";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.file, "v.csv");
-    EXPECT_EQ(e.line, 2);
-    EXPECT_EQ(e.key, "shard_group");
+  if (const auto e =
+          input_error_of([&] { io::read_validation_csv(head + row + "x\n", "v.csv"); })) {
+    EXPECT_EQ(e->file, "v.csv");
+    EXPECT_EQ(e->line, 2);
+    EXPECT_EQ(e->key, "shard_group");
   }
 }
 
