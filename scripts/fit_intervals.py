@@ -305,7 +305,8 @@ def perturbed(sets, seed):
         for r in rows:
             if r["source"] not in shift:
                 shift[r["source"]] = rnd.gauss(0.0, SOURCE_SHIFT)
-            out[name].append(dict(r, resid=r["resid"] + shift[r["source"]] + rnd.gauss(0.0, ROW_SHIFT)))
+            resid = r["resid"] + shift[r["source"]] + rnd.gauss(0.0, ROW_SHIFT)
+            out[name].append(dict(r, resid=resid))
     return out
 
 
