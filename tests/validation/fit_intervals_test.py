@@ -86,4 +86,25 @@ lo, hi, used = F.lookup(F.fit(steps), "run/ampere/other/pretrain/dense/gt64")
 check(used == "time/ampere/other/pretrain/dense/gt64", "a run without run rows takes the step time's")
 check(F.lookup(F.fit(steps), "run/hopper/other/pretrain/dense/gt64")[2] == "unvalidated",
       "nor across families")
+
+# --sensitivity: seeded perturbations are deterministic, shift a source's rows
+# together, and with no shift reproduce the plain held-out estimate.
+sets = {"a.csv": [dict(row(0.01 * i, f"s{i % 3}", i), metric="step_time_s") for i in range(60)],
+        "b.csv": [dict(row(0.3 + 0.01 * i, "p", 60 + i), metric="step_time_s") for i in range(10)]}
+p1, p2 = F.perturbed(sets, 7), F.perturbed(sets, 7)
+check(p1 == p2, "a perturbation is deterministic for its seed")
+check(p1 != F.perturbed(sets, 8), "seeds differ")
+old = (F.SOURCE_SHIFT, F.ROW_SHIFT)
+F.ROW_SHIFT = 0.0
+q = F.perturbed(sets, 3)
+d = [q["b.csv"][i]["resid"] - sets["b.csv"][i]["resid"] for i in range(10)]
+check(max(d) - min(d) < 1e-12 and abs(d[0]) > 0, "a source's rows shift together")
+F.SOURCE_SHIFT = 0.0
+check(F.perturbed(sets, 3) == sets, "no shift: the rows unchanged")
+plain = F.held_out(sets)
+for name, (lo, mean, hi, n) in F.sensitivity(sets).items():
+    cov = plain[name][1] / plain[name][0]
+    check(lo == mean == hi == cov, f"no shift: every draw is the plain estimate ({name})")
+    check(n == (F.SENSITIVITY_DRAWS if F.BAND[0] <= cov <= F.BAND[1] else 0), "draws in band")
+F.SOURCE_SHIFT, F.ROW_SHIFT = old
 print("fit_intervals rules: ok")
