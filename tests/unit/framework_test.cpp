@@ -24,10 +24,18 @@ namespace scaleout {
 namespace {
 
 // Every enum value, written out: a new value missing here fails the size test.
-const Framework kAll[] = {Framework::megatron,   Framework::deepspeed, Framework::fsdp,
-                          Framework::torchtitan, Framework::nemo,      Framework::mosaic,
-                          Framework::automodel,  Framework::hf,        Framework::torchtune,
-                          Framework::litgpt,     Framework::other};
+const Framework kAll[] = {Framework::megatron,
+                          Framework::deepspeed,
+                          Framework::fsdp,
+                          Framework::torchtitan,
+                          Framework::nemo,
+                          Framework::mosaic,
+                          Framework::automodel,
+                          Framework::hf,
+                          Framework::torchtune,
+                          Framework::litgpt,
+                          Framework::automodel_torch,
+                          Framework::other};
 
 TEST(FrameworkTable, EveryFrameworkHasItsRowAndNamesRoundTrip) {
   ASSERT_EQ(std::size(kAll), kFrameworkTable.size());
@@ -42,9 +50,10 @@ TEST(FrameworkTable, EveryFrameworkHasItsRowAndNamesRoundTrip) {
   }
   EXPECT_EQ(names.size(), kFrameworkTable.size());
   // The readers' list: the table's names in table (enum) order.
-  EXPECT_EQ(framework_names(), (std::vector<std::string>{
-                                   "megatron", "deepspeed", "fsdp", "torchtitan", "nemo", "mosaic",
-                                   "automodel", "hf", "torchtune", "litgpt", "other"}));
+  EXPECT_EQ(framework_names(),
+            (std::vector<std::string>{"megatron", "deepspeed", "fsdp", "torchtitan", "nemo",
+                                      "mosaic", "automodel", "hf", "torchtune", "litgpt",
+                                      "automodel-torch", "other"}));
 }
 
 TEST(FrameworkTable, UnknownNamesAreNotFrameworks) {
