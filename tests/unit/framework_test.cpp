@@ -167,7 +167,8 @@ TEST(FrameworkTable, PlannerRulesAsBefore) {
 TEST(FrameworkTable, MemoryReadsStateKindAndLogitBytes) {
   Workload w;
   w.precision = Precision::bf16;
-  const double grads[] = {4.0, 2.0, 4.0, 4.0, 4.0, 4.0, 2.0, 4.0, 2.0, 2.0, 4.0};  // in enum order
+  const double grads[] = {4.0, 2.0, 4.0, 4.0, 4.0, 4.0,
+                          2.0, 4.0, 2.0, 2.0, 2.0, 4.0};  // enum order
   for (Framework f : kAll) {
     w.framework = f;
     EXPECT_DOUBLE_EQ(state_policy(w).grad_bytes, grads[static_cast<int>(f)]) << to_string(f);
@@ -218,7 +219,8 @@ TEST(FrameworkTable, WorkloadReaderRefusesAnUnknownNameWithASuggestion) {
   EXPECT_EQ(message("fdsp"), "w.yaml:4: framework: unknown value 'fdsp' (did you mean 'fsdp'?)");
   EXPECT_EQ(message("jax"),
             "w.yaml:4: framework: unknown value 'jax' (expected one of: megatron, deepspeed, "
-            "fsdp, torchtitan, nemo, mosaic, automodel, hf, torchtune, litgpt, other)");
+            "fsdp, torchtitan, nemo, mosaic, automodel, hf, torchtune, litgpt, automodel-torch, "
+            "other)");
 }
 
 TEST(FrameworkTable, ValidationCsvRefusesAnUnknownNameWithASuggestion) {
