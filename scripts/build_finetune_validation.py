@@ -103,6 +103,9 @@ GPUS = {
 FRAMEWORKS = {
     "torchtune": "torchtune",
     "automodel": "automodel",
+    # NeMo AutoModel without Transformer Engine kernels (its Llama builder
+    # before the TE backend; BackendConfig linear/rms_norm "torch").
+    "automodel-torch": "automodel-torch",
     "lit-gpt": "litgpt",
     "trl": "hf",
     "peft": "hf",

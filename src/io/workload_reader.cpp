@@ -179,7 +179,7 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
                fmt::format("{} does not torch.compile its model or loss",
                            framework_traits(w.framework).display),
                "remove compile, or set a PyTorch-native framework (fsdp, torchtitan, hf, "
-               "torchtune, litgpt, automodel, mosaic, other)");
+               "torchtune, litgpt, automodel, automodel-torch, mosaic, other)");
     }
   }
   // cuda_graphs: none, scoped or full, where the framework runs that mode

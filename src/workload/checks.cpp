@@ -331,7 +331,7 @@ Problem shard_group_problem(const Workload& w, ShardGroupRule rule) {
               fmt::format("{} has no hybrid sharding (shard_group {})",
                           framework_traits(w.framework).display, ly.shard_group),
               "leave shard_group out, or use a framework with it: deepspeed (MiCS), fsdp, "
-              "torchtitan, mosaic, automodel, hf, litgpt or other"};
+              "torchtitan, mosaic, automodel, hf, litgpt, automodel-torch or other"};
     case ShardGroupRule::moe:
       return {"layout.shard_group",
               "shard_group with a mixture-of-experts model is not modelled (expert state "

@@ -29,6 +29,7 @@ enum class Framework {
   hf,
   torchtune,
   litgpt,
+  automodel_torch,
   other
 };
 
@@ -214,7 +215,8 @@ struct FrameworkTraits {
   // The row's fused kernels (`eager` false) and its compiled NF4
   // dequantisation come from torch.compile, so a run with `compile` none is
   // eager PyTorch: torchtune's modules are plain PyTorch and its recipes
-  // leave `compile: False` by default (perf `perf_constants`).
+  // leave `compile: False` by default, and so are NeMo AutoModel's without
+  // Transformer Engine (automodel-torch) (perf `perf_constants`).
   bool fused_by_compile;
   // The routed experts run Megatron-Core's TEGroupedMLP in its unfused
   // (default) path: an activation clamp (ModelShape::activation_clamp) and
@@ -352,8 +354,23 @@ constexpr FrameworkTraits fsdp2_parallel_row(Framework framework, std::string_vi
   return r;
 }
 
+// NeMo AutoModel: FSDP2 with TP, PP, CP and EP (DeepEP dispatch, grouped
+// GEMM); its benchmark recipes train pure bf16 and take the loss on bf16
+// logits (MaskedCrossEntropy, fp32_upcast false): logits, log-softmax and
+// gradient at 2 bytes each. Transformer Engine linears, norms and attention
+// and grouped-GEMM experts: Megatron-Core's kernels, not eager PyTorch's.
+constexpr FrameworkTraits automodel_row(Framework framework, std::string_view name,
+                                        std::string_view display) {
+  FrameworkTraits r = fsdp2_parallel_row(framework, name, display, 6.0);
+  r.state = StateKind::bf16_pure;
+  r.dedup_dispatch = true;  // enable_deepep in every MoE recipe
+  r.eager = false;
+  r.cuda_graph_modes = cuda_graph_bit(CudaGraphs::none);
+  return r;
+}
+
 // One row per framework, in enum order.
-inline constexpr std::array<FrameworkTraits, 11> kFrameworkTable = {{
+inline constexpr std::array<FrameworkTraits, 12> kFrameworkTable = {{
     with_ep_overlap(megatron_core_row(Framework::megatron, "megatron", "Megatron-LM")),
     [] {
       // Megatron-LM's layers under DeepSpeed's engine and ZeRO.
@@ -387,21 +404,7 @@ inline constexpr std::array<FrameworkTraits, 11> kFrameworkTable = {{
     }(),
     with_ep_overlap(megatron_core_row(Framework::nemo, "nemo", "NeMo (Megatron-Core)")),
     pytorch_fsdp_row(Framework::mosaic, "mosaic", "MosaicML llm-foundry (PyTorch FSDP)", 4.0),
-    [] {
-      // NeMo AutoModel: FSDP2 with TP, PP, CP and EP (DeepEP dispatch,
-      // grouped GEMM); its benchmark recipes train pure bf16 and take the
-      // loss on bf16 logits (MaskedCrossEntropy, fp32_upcast false): logits,
-      // log-softmax and gradient at 2 bytes each.
-      FrameworkTraits r = fsdp2_parallel_row(Framework::automodel, "automodel",
-                                             "NeMo AutoModel (PyTorch FSDP2, EP, PP)", 6.0);
-      r.state = StateKind::bf16_pure;
-      r.dedup_dispatch = true;  // enable_deepep in every MoE recipe
-      // Transformer Engine linears, norms and attention and grouped-GEMM
-      // experts: Megatron-Core's kernels, not eager PyTorch's.
-      r.eager = false;
-      r.cuda_graph_modes = cuda_graph_bit(CudaGraphs::none);
-      return r;
-    }(),
+    automodel_row(Framework::automodel, "automodel", "NeMo AutoModel (PyTorch FSDP2, EP, PP)"),
     [] {
       // Hugging Face Trainer with PEFT/TRL (and Accelerate's FSDP or DeepSpeed
       // ZeRO): eager PyTorch under AMP (fp32 parameters, 16-bit compute),
@@ -431,6 +434,23 @@ inline constexpr std::array<FrameworkTraits, 11> kFrameworkTable = {{
           Framework::litgpt, "litgpt", "Lit-GPT (Lightning Fabric, bf16-true, bitsandbytes)", 12.0);
       r.state = StateKind::bf16_pure;
       r.no_sync_unsharded_grads = true;
+      return r;
+    }(),
+    [] {
+      // NeMo AutoModel on PyTorch's own kernels: nn.Linear, PyTorch RMSNorm,
+      // SiLU, multiply and RoPE as kernels of their own, SDPA attention; its
+      // fusion is torch.compile's (`enable_compile`), so uncompiled it runs
+      // as eager PyTorch (`fused_by_compile`). The Llama builder at 01926a5
+      // (2025-10) builds these and no Transformer Engine module
+      // (nemo_automodel/components/models/llama/model.py: nn.Linear
+      // qkv_proj/gate_up_proj, LlamaRMSNorm, ACT2FN), and that commit's
+      // performance summary lists its Llama 3 70B LoRA PP run with "Kernel
+      // Optimizations: -". Later versions choose it with
+      // BackendConfig(linear="torch", rms_norm="torch", attn="sdpa").
+      FrameworkTraits r =
+          automodel_row(Framework::automodel_torch, "automodel-torch",
+                        "NeMo AutoModel on PyTorch kernels (no Transformer Engine)");
+      r.fused_by_compile = true;
       return r;
     }(),
     in_house(pytorch_fsdp_row(Framework::other, "other",

@@ -24,10 +24,18 @@ namespace scaleout {
 namespace {
 
 // Every enum value, written out: a new value missing here fails the size test.
-const Framework kAll[] = {Framework::megatron,   Framework::deepspeed, Framework::fsdp,
-                          Framework::torchtitan, Framework::nemo,      Framework::mosaic,
-                          Framework::automodel,  Framework::hf,        Framework::torchtune,
-                          Framework::litgpt,     Framework::other};
+const Framework kAll[] = {Framework::megatron,
+                          Framework::deepspeed,
+                          Framework::fsdp,
+                          Framework::torchtitan,
+                          Framework::nemo,
+                          Framework::mosaic,
+                          Framework::automodel,
+                          Framework::hf,
+                          Framework::torchtune,
+                          Framework::litgpt,
+                          Framework::automodel_torch,
+                          Framework::other};
 
 TEST(FrameworkTable, EveryFrameworkHasItsRowAndNamesRoundTrip) {
   ASSERT_EQ(std::size(kAll), kFrameworkTable.size());
@@ -42,9 +50,10 @@ TEST(FrameworkTable, EveryFrameworkHasItsRowAndNamesRoundTrip) {
   }
   EXPECT_EQ(names.size(), kFrameworkTable.size());
   // The readers' list: the table's names in table (enum) order.
-  EXPECT_EQ(framework_names(), (std::vector<std::string>{
-                                   "megatron", "deepspeed", "fsdp", "torchtitan", "nemo", "mosaic",
-                                   "automodel", "hf", "torchtune", "litgpt", "other"}));
+  EXPECT_EQ(framework_names(),
+            (std::vector<std::string>{"megatron", "deepspeed", "fsdp", "torchtitan", "nemo",
+                                      "mosaic", "automodel", "hf", "torchtune", "litgpt",
+                                      "automodel-torch", "other"}));
 }
 
 TEST(FrameworkTable, UnknownNamesAreNotFrameworks) {
@@ -158,7 +167,8 @@ TEST(FrameworkTable, PlannerRulesAsBefore) {
 TEST(FrameworkTable, MemoryReadsStateKindAndLogitBytes) {
   Workload w;
   w.precision = Precision::bf16;
-  const double grads[] = {4.0, 2.0, 4.0, 4.0, 4.0, 4.0, 2.0, 4.0, 2.0, 2.0, 4.0};  // in enum order
+  const double grads[] = {4.0, 2.0, 4.0, 4.0, 4.0, 4.0,
+                          2.0, 4.0, 2.0, 2.0, 2.0, 4.0};  // enum order
   for (Framework f : kAll) {
     w.framework = f;
     EXPECT_DOUBLE_EQ(state_policy(w).grad_bytes, grads[static_cast<int>(f)]) << to_string(f);
@@ -209,7 +219,8 @@ TEST(FrameworkTable, WorkloadReaderRefusesAnUnknownNameWithASuggestion) {
   EXPECT_EQ(message("fdsp"), "w.yaml:4: framework: unknown value 'fdsp' (did you mean 'fsdp'?)");
   EXPECT_EQ(message("jax"),
             "w.yaml:4: framework: unknown value 'jax' (expected one of: megatron, deepspeed, "
-            "fsdp, torchtitan, nemo, mosaic, automodel, hf, torchtune, litgpt, other)");
+            "fsdp, torchtitan, nemo, mosaic, automodel, hf, torchtune, litgpt, automodel-torch, "
+            "other)");
 }
 
 TEST(FrameworkTable, ValidationCsvRefusesAnUnknownNameWithASuggestion) {

@@ -610,6 +610,25 @@ TEST(Frameworks, TorchtuneWithoutCompileRunsEager) {
   }
 }
 
+TEST(Frameworks, AutomodelOnPyTorchKernelsRunsEagerUncompiled) {
+  // NeMo AutoModel without Transformer Engine (Llama builder at 01926a5):
+  // plain PyTorch modules, fused only by torch.compile; the same FSDP2/PP/TP
+  // row otherwise.
+  const Gpu& g = *io::builtin_catalog().find_gpu("h100-sxm");
+  const PerfConstants te = perf_constants(g, Framework::automodel, Compile::none);
+  const PerfConstants eager = perf_constants(g, Framework::automodel_torch, Compile::none);
+  const PerfConstants compiled = perf_constants(g, Framework::automodel_torch, Compile::all);
+  EXPECT_DOUBLE_EQ(eager.compute.gemm_efficiency, te.compute.gemm_efficiency * eager_efficiency(g));
+  EXPECT_LT(eager_efficiency(g), 1.0);
+  EXPECT_DOUBLE_EQ(compiled.compute.gemm_efficiency, te.compute.gemm_efficiency);
+  const FrameworkTraits& a = framework_traits(Framework::automodel);
+  const FrameworkTraits& t = framework_traits(Framework::automodel_torch);
+  EXPECT_EQ(t.state, a.state);
+  EXPECT_EQ(t.logit_bytes, a.logit_bytes);
+  EXPECT_TRUE(t.pp && t.tp && t.cp && t.interleaved_pp);
+  EXPECT_FALSE(a.fused_by_compile);
+}
+
 TEST(Frameworks, EagerEfficiencyScalesWithFlopsPerHbmByte) {
   // 1/e - 1 (unfused, HBM-bound time per GEMM time) grows with the GPU's
   // dense FLOPs per HBM byte, anchored at the family's fitted value.
