@@ -5,7 +5,9 @@ validation schema, with the recipe's memory savers in the optional columns
 optimizer, offload, activation_offload, loss_chunks, optimizer_in_backward,
 lora_targets, peak_kind, compile, loss_upcast and lora_dropout (passed
 through from the sheet's columns of the same names; lora_dropout on LoRA and
-QLoRA rows only).
+QLoRA rows only), and host_link_gbyte_s (the measured machine's PCIe link
+per GPU where the source says its board gives a card less than x16: the
+HOST_LINKS table, with its reason).
 
 Input: scripts/data/finetune-research.csv (203 rows, every value read in the
 cited source; its `derivation` column says what each figure includes and
@@ -44,7 +46,28 @@ COLUMNS = ("id,group,model,layers,hidden,heads,kv_heads,ffn_hidden,vocab,mlp,moe
            "zero,finetune,lora_rank,precision,gpu,num_gpus,gpus_per_node,scaleup_domain_gpus,"
            "nics_per_node,nic_gbps,fabric,framework,metric,value,etp,train_tokens,derivation,"
            "cite,optimizer,offload,activation_offload,loss_chunks,optimizer_in_backward,"
-           "lora_targets,peak_kind,compile,loss_upcast,lora_dropout").split(",")
+           "lora_targets,peak_kind,compile,loss_upcast,lora_dropout,host_link_gbyte_s").split(",")
+
+# The measured machine's PCIe link per GPU (GB/s, one direction), where the
+# source says its board gives a card less than the card's own x16 (column
+# host_link_gbyte_s; empty: the catalog GPU's host_link_gbyte_s), keyed by
+# (source_group, gpu), with the reason appended to each row's derivation.
+HOST_LINKS = {
+    ("answerai-fsdp-qlora", "RTX 3090"): (
+        16,
+        "Host link 16 GB/s per GPU (column host_link_gbyte_s; an assumption, the lane count "
+        "is not printed): the source describes this machine as 'an older motherboard' whose "
+        "'slow PCI lanes' made transferring weights between the GPUs slow, against the 4090 "
+        "workstation where 'both GPUs have full PCIe v4 x16 lanes' (32 GB/s, the catalog's "
+        "figure). Two cards on a board with half that are PCIe 4.0 x8/x8 (a desktop CPU's 16 "
+        "graphics lanes split between two slots) or PCIe 3.0 x16: 16 GB/s either way; PCIe 3.0 "
+        "x8/x8 would be 8 GB/s. Of these, 16 GB/s is the one the rows' own timings agree with: "
+        "the FSDP time over FSDP-as-DDP of the same recipe, 3.7-4.6 s per step for LoRA's "
+        "13.5 GB of bf16 weights gathered twice, is 2.9-3.6 GB/s of gather bus bandwidth, "
+        "0.18-0.23 of 16 GB/s, as the host-staged share 0.20 the model takes for GeForce cards "
+        "without peer-to-peer (NCCL SHM, NVIDIA/nccl issue 384 on PCIe 3.0 x16).",
+    ),
+}
 
 # Catalog models by the Hugging Face name the research rows give.
 CATALOG_MODELS = {
@@ -253,7 +276,10 @@ def main():
                     f"base weights {r['base_weight_format']}, packing {r['packing']}, "
                     f"compile {r['compile'] or '?'}")
         conv = " Converted: aggregate tokens/s / num_gpus." if r["metric"] == "tokens_per_s" else ""
-        o["derivation"] = f"{settings}.{conv}{paged} {r['derivation']}"
+        link = HOST_LINKS.get((r["source_group"], r["gpu"]))
+        o["host_link_gbyte_s"] = link[0] if link else ""
+        link_note = " " + link[1] if link else ""
+        o["derivation"] = f"{settings}.{conv}{paged} {r['derivation']}{link_note}"
         o["cite"] = r["cite"]
         out.append(o)
     w = csv.DictWriter(sys.stdout, fieldnames=COLUMNS, lineterminator="\n")

@@ -85,6 +85,7 @@ const std::vector<std::string> kColumns = {"id",
                                            "lora_dropout",
                                            "cuda_graphs",
                                            "shard_group",
+                                           "host_link_gbyte_s",
                                            "compile"};
 
 // The whole-number columns, in column order, with the largest value each accepts.
@@ -168,7 +169,7 @@ bool is_optional_column(std::string_view name) {
          name == "last_stage_layers" || name == "ep_overlap" || name == "pipeline_schedule" ||
          name == "moe_dispatcher" || name == "dp_overlap" || name == "embedding_in_split" ||
          name == "loss_in_split" || name == "recompute_modules" || name == "shard_group" ||
-         is_recipe_setting_column(name);
+         name == "host_link_gbyte_s" || is_recipe_setting_column(name);
 }
 
 // The recipe settings beyond the layout (memory savers, loss and gradient
@@ -491,6 +492,14 @@ std::vector<ValidationRow> read_validation_csv(const std::string& text, const st
           file, line, "nic_gbps",
           fmt::format("must be in (0, 100000] Gb/s, got {}", printable(c.str("nic_gbps"))),
           "the speed of one NIC in Gb/s, e.g. 400");
+    }
+    r.host_link_gbyte_s = c.number("host_link_gbyte_s");
+    if (r.host_link_gbyte_s && !(*r.host_link_gbyte_s > 0 && *r.host_link_gbyte_s <= 1000)) {
+      throw InputError(
+          file, line, "host_link_gbyte_s",
+          fmt::format("must be in (0, 1000] GB/s, got {}", printable(c.str("host_link_gbyte_s"))),
+          "the PCIe rate of each GPU of the measured machine to its host, one "
+          "direction, e.g. 16 for PCIe 4.0 x8; empty: the GPU's catalog figure");
     }
     r.moe_load_imbalance = c.number("moe_load_imbalance");
     if (r.moe_load_imbalance && !(*r.moe_load_imbalance >= 1 && *r.moe_load_imbalance <= 100)) {

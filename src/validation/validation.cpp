@@ -233,11 +233,16 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
   out.measured = r.value;
   out.gpu_id = r.gpu;
 
-  const Gpu* gpu = catalog.find_gpu(r.gpu);
-  if (!gpu) {
+  const Gpu* catalog_gpu = catalog.find_gpu(r.gpu);
+  if (!catalog_gpu) {
     out.skipped = fmt::format("GPU '{}' is not in the catalog", r.gpu);
     return out;
   }
+  // The measured machine's PCIe link, where the row gives it: the host link
+  // carries offload traffic and, on a PCIe server, the GPUs' collectives.
+  Gpu row_gpu = *catalog_gpu;
+  if (r.host_link_gbyte_s) row_gpu.host_link_Bps = *r.host_link_gbyte_s * 1e9;
+  const Gpu* gpu = &row_gpu;
   out.capacity_bytes = gpu->hbm_bytes;
   // A row naming a catalog model by id, or by name without its whole shape,
   // takes the catalog's.

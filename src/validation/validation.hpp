@@ -65,6 +65,10 @@ struct ValidationRow {
   // GPUs in one NVLink domain (72 for a GB200 NVL72 rack); empty: the node.
   std::optional<long long> scaleup_domain_gpus;
   std::optional<double> nic_gbps;
+  // PCIe rate of each GPU of the measured machine to its host, one direction
+  // (GB/s), where the board gives a card fewer lanes or an older generation
+  // than its own x16; empty: the GPU's catalog host_link_gbyte_s.
+  std::optional<double> host_link_gbyte_s;
   std::string fabric, framework, metric;
   double value = 0;
   // Tokens of the whole training run (whole-run metrics gpu_hours, train_days).

@@ -331,6 +331,36 @@ TEST(ValidationCsv, EpOverlapIsYOrNAndNeedsExpertParallelism) {
   }
 }
 
+// The optional host_link_gbyte_s column: the machine's PCIe rate per GPU, GB/s.
+TEST(ValidationCsv, HostLinkIsAPositiveRate) {
+  const std::string head = header_line();
+  const std::string header = head.substr(0, head.size() - 1) + ",host_link_gbyte_s\n";
+  auto read = [&](const std::string& link) {
+    std::string row = row_with(19, "1");  // column 19: ep
+    row.insert(row.size() - 1, "," + link);
+    return read_validation_csv(header + row, "v.csv");
+  };
+  EXPECT_EQ(read("16").at(0).host_link_gbyte_s, 16.0);
+  EXPECT_FALSE(read("").at(0).host_link_gbyte_s.has_value());
+  for (const char* bad : {"0", "-8", "2000"}) {
+    SCOPED_TRACE(bad);
+    try {
+      read(bad);
+      ADD_FAILURE() << "host_link_gbyte_s accepted";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.key, "host_link_gbyte_s");
+      EXPECT_EQ(e.line, 2);
+      EXPECT_EQ(e.message, std::string("must be in (0, 1000] GB/s, got ") + bad);
+    }
+  }
+  try {
+    read("x16");
+    ADD_FAILURE() << "host_link_gbyte_s 'x16' accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key, "host_link_gbyte_s");
+  }
+}
+
 // The optional dp_overlap column: y, n or empty (the framework's overlap).
 TEST(ValidationCsv, DpOverlapIsYOrN) {
   const std::string head = header_line();

@@ -73,6 +73,50 @@ TEST(PredictRow, UnknownParallelSplitIsThePlannersFastestFit) {
   EXPECT_LE(res.step_s, given.step_s * (1 + 1e-9));
 }
 
+// Issue 19: a row's host_link_gbyte_s is the measured machine's PCIe link.
+// Two RTX 3090 (no peer-to-peer) under FSDP gather every layer through host
+// memory, so a board that gives each card half its x16 link slows the step;
+// the card's own 32 GB/s is the catalog figure.
+TEST(PredictRow, HostLinkOfTheMachineTimesPcieCollectives) {
+  const Catalog& cat = io::builtin_catalog();
+  ValidationRow r = gpt_row();
+  r.model = "llama2-7b";
+  r.layers.reset();
+  r.hidden.reset();
+  r.heads.reset();
+  r.kv_heads.reset();
+  r.ffn_hidden.reset();
+  r.vocab.reset();
+  r.mlp = "";
+  r.seq_len = 512;
+  r.global_batch = 2;
+  r.micro_batch = 1;
+  r.dp = 2;
+  r.zero = 3;
+  r.finetune = "lora";
+  r.lora_rank = 64;
+  r.precision = "bf16";
+  r.gpu = "rtx-3090";
+  r.num_gpus = 2;
+  r.gpus_per_node = 2;
+  r.nics_per_node.reset();
+  r.nic_gbps.reset();
+  r.fabric = "";
+  r.framework = "hf";
+  r.metric = "tokens_per_s_per_gpu";
+  r.value = 101;
+  const RowResult card = predict_row(r, cat);
+  ASSERT_TRUE(card.predicted.has_value()) << card.skipped;
+  r.host_link_gbyte_s = 32;  // the card's own PCIe 4.0 x16
+  EXPECT_DOUBLE_EQ(*predict_row(r, cat).predicted, *card.predicted);
+  r.host_link_gbyte_s = 16;  // PCIe 4.0 x8
+  const RowResult half = predict_row(r, cat);
+  ASSERT_TRUE(half.predicted.has_value()) << half.skipped;
+  // The bf16 gathers (13.5 GB a step) take twice as long: well over 10 % of a
+  // batch-1 step.
+  EXPECT_LT(*half.predicted, 0.9 * *card.predicted);
+}
+
 // Issue 20: a row without a vocabulary is predicted with its family's
 // tokenizer, said in `filled`, never skipped.
 TEST(PredictRow, MissingVocabularyTakesTheFamilysTokenizer) {
