@@ -88,6 +88,12 @@ double collective_time_s(Collective c, double bytes, const GroupSpan& g, const C
   return 0;
 }
 
+double rank_copies_per_token(int ranks, int top_k) {
+  if (ranks <= 1) return 1.0;
+  const double n = ranks;
+  return n * (1.0 - std::pow(1.0 - 1.0 / n, top_k));
+}
+
 // With routing balanced over the group's N nodes, a token's k experts hit a
 // given node with probability 1 - (1 - 1/N)^k: (N - 1) of those are remote.
 double deduplicated_dispatch_s(double token_bytes, int top_k, double capacity_factor,

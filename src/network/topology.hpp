@@ -79,6 +79,12 @@ enum class CrossNode {
 double collective_time_s(Collective c, double bytes, const GroupSpan& g, const ClusterLinks& l,
                          CrossNode algo = CrossNode::hierarchical);
 
+// Ranks a token's top_k routed copies reach when the experts are spread
+// evenly over `ranks` ranks and routing is balanced: each rank holds one of
+// them with probability 1 - (1 - 1/ranks)^top_k (DeepEP's is_token_in_rank;
+// the dispatch sends one copy per such rank). At most top_k; 1 for one rank.
+double rank_copies_per_token(int ranks, int top_k);
+
 // DeepEP's normal MoE dispatch (or combine) over an EP group that spans
 // nodes (deepseek-ai/DeepEP README; DeepSeek-V3 report §3.2.2): a token
 // crosses the network once per destination node, not once per expert, and

@@ -277,8 +277,14 @@ LayoutTimes layout_times(const Workload& w, const Server& server, const Gpu& gpu
       const double copies = m.moe.top_k * m.moe.capacity_factor;
       const double local_tokens = tokens_mb / ly.tp * ops.expert_load;
       if (ly.ep > 1) {
-        const double a2a_bytes = local_tokens * copies * h * kActBytes;
-        const double a2a = deduplicated_dispatch(w) && ep_g.nodes > 1
+        // Within one node DeepEP's and HybridEP's kernels send a token once
+        // to every rank that holds one of its experts (and combine one sum
+        // per rank), not once per routed copy: rank_copies_per_token.
+        const bool dedup = deduplicated_dispatch(w);
+        const double sent =
+            dedup ? rank_copies_per_token(ly.ep, m.moe.top_k) * m.moe.capacity_factor : copies;
+        const double a2a_bytes = local_tokens * sent * h * kActBytes;
+        const double a2a = dedup && ep_g.nodes > 1
                                ? deduplicated_dispatch_s(local_tokens * h * kActBytes, m.moe.top_k,
                                                          m.moe.capacity_factor, ep_g, links)
                                : collective_time_s(Collective::all_to_all, a2a_bytes, ep_g, links);

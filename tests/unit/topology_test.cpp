@@ -377,3 +377,27 @@ TEST(DeduplicatedDispatch, SendsOneNetworkCopyPerDestinationNode) {
 
 }  // namespace
 }  // namespace scaleout
+
+namespace scaleout {
+namespace {
+
+// Within a node DeepEP and HybridEP send a token once to every rank holding
+// one of its experts: 8 x (1 - (7/8)^8) = 5.25 ranks for 8 experts over 8
+// ranks, against the 8 routed copies of the all-to-all dispatcher; never more
+// than top_k, and one rank gets one copy.
+TEST(RankCopiesPerToken, CountsTheRanksATokenReaches) {
+  EXPECT_NEAR(rank_copies_per_token(8, 8), 8.0 * (1.0 - std::pow(7.0 / 8.0, 8)), 1e-12);
+  EXPECT_NEAR(rank_copies_per_token(8, 8), 5.25, 0.01);
+  EXPECT_NEAR(rank_copies_per_token(8, 4), 3.31, 0.01);
+  EXPECT_DOUBLE_EQ(rank_copies_per_token(1, 8), 1.0);
+  for (int ranks : {2, 4, 8, 16, 32, 64, 256}) {
+    for (int k : {1, 2, 4, 8}) {
+      EXPECT_LE(rank_copies_per_token(ranks, k), k + 1e-12);
+      EXPECT_GT(rank_copies_per_token(ranks, k), 0.0);
+    }
+  }
+  EXPECT_NEAR(rank_copies_per_token(64, 1), 1.0, 1e-12);
+}
+
+}  // namespace
+}  // namespace scaleout
