@@ -170,7 +170,23 @@ void describe_attention(Builder& b, const ModelShape& m, const LayerSplit& s, La
     LayerOp& op = b.gemm(OpBlock::attention, TpSplit::column, kv_local, h, kv, kv * kv_share, 1);
     op.output = {kv_local, Stored::act16};
   }
-  if (m.position == PositionKind::rope) {
+  // Training under Megatron-Core (the frameworks of mcore_grouped_mlp, as
+  // for the experts' clamp and bias) with YaRN of factor > 1: its concentration
+  // factor 0.1 ln(factor) + 1 is not 1, and Megatron-Core then applies RoPE
+  // unfused (rope_utils.py apply_rotary_pos_emb, `mscale != 1.0`;
+  // yarn_rotary_pos_embedding.py _yarn_get_mscale). MLA is not in this branch
+  // (its own fused YaRN kernels).
+  const bool unfused_rope =
+      s.mcore_experts && m.rope_scaling == "yarn" && m.rope_scaling_factor > 1;
+  if (m.position == PositionKind::rope && unfused_rope) {
+    // Megatron-Core's unfused RoPE (rope_utils.py _apply_rotary_pos_emb_bshd,
+    // _rotate_half), on q and on k apart: t * cos (read 2, write 2), -x2 over
+    // half of t (2), cat(-x2, x1) (4), * sin (4), the sum (read 4, write 2),
+    // cat with the empty pass-through part (4): 24 bytes per element in six
+    // kernels per tensor. The cos and sin of the [s, d] angles are not counted.
+    LayerOp& rope = b.elementwise(OpBlock::other, 24.0 * (a * d / t + kv_local));
+    rope.count = 12;
+  } else if (m.position == PositionKind::rope) {
     b.elementwise(OpBlock::other, 4.0 * (a * d / t + kv_local));  // rotary on q, k
   }
   LayerOp& core = b.add(OpKind::attention, OpBlock::attention);

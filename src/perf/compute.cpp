@@ -219,17 +219,17 @@ LayerTimes layer_times(const Workload& w, const Gpu& gpu, const ComputeConstants
     }
     if (op.kind != OpKind::elementwise) continue;
     ew_bytes += op.bytes_per_token;
-    ew_kernels += 1;
+    ew_kernels += op.count;
     if (op.after_dispatch) {
-      dispatch_fwd += 1;
-      dispatch_bwd += 2;
+      dispatch_fwd += op.count;
+      dispatch_bwd += 2.0 * op.count;
       dispatch_ew_bytes += op.bytes_per_token;
-      dispatch_ew_kernels += 1;
+      dispatch_ew_kernels += op.count;
     }
     const int part = part_of(op.rerun);
     if (part >= 0) {
       part_bytes[static_cast<size_t>(part)] += op.bytes_per_token;
-      part_kernels[static_cast<size_t>(part)] += 1;
+      part_kernels[static_cast<size_t>(part)] += op.count;
     }
   }
   const double ew = elementwise_s(tokens * ew_bytes, gpu, k, ew_kernels);

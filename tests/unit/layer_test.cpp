@@ -157,7 +157,8 @@ TEST(Layer, EveryDescriptionFitsTheFixedArray) {
 // bias as eager kernels of their own; other frameworks (and serving) keep
 // them inside the fused kernels.
 TEST(Layer, McoreExpertsRunTheirClampAndBiasApart) {
-  const ModelShape& m = zoo("gpt-oss-120b");
+  ModelShape m = zoo("gpt-oss-120b");
+  m.rope_scaling.clear();  // the unfused YaRN RoPE: McoreYarnRopeRunsUnfused
   ASSERT_GT(m.activation_clamp, 0);
   ASSERT_TRUE(m.linear_bias);
   LayerSplit s;
@@ -252,6 +253,90 @@ TEST(Layer, McoreExpertsFollowTheFramework) {
   w.framework = Framework::nemo;
   w.task = Task::inference;
   EXPECT_FALSE(layer_split(w).mcore_experts);
+}
+
+}  // namespace
+}  // namespace scaleout
+
+namespace scaleout {
+namespace {
+
+// Elementwise bytes per token and kernels of a description.
+std::pair<double, double> elementwise_totals(const LayerOps& ops) {
+  std::pair<double, double> t{0, 0};
+  for (const LayerOp& op : ops) {
+    if (op.kind != OpKind::elementwise) continue;
+    t.first += op.bytes_per_token;
+    t.second += op.count;
+  }
+  return t;
+}
+
+// Megatron-Core applies GPT-OSS's YaRN RoPE (factor 32, concentration factor
+// 0.1 ln 32 + 1 != 1) through its unfused PyTorch path: six kernels of 24
+// bytes per element in all on q and on k, where the fused kernel reads and
+// writes each element once (4 bytes, one kernel).
+TEST(Layer, McoreYarnRopeRunsUnfused) {
+  const ModelShape& m = zoo("gpt-oss-120b");
+  ASSERT_EQ(m.rope_scaling, "yarn");
+  ASSERT_GT(m.rope_scaling_factor, 1);
+  LayerSplit s;
+  s.training = true;
+  const LayerOps fused = describe_layer(m, false, s);  // a dense layer: only RoPE differs
+  s.mcore_experts = true;
+  const LayerOps unfused = describe_layer(m, false, s);
+  const double rotated = m.heads * m.head_size() + m.kv_heads * m.head_size();  // q and k
+  EXPECT_EQ(unfused.size, fused.size);
+  EXPECT_DOUBLE_EQ(elementwise_totals(unfused).first - elementwise_totals(fused).first,
+                   20.0 * rotated);
+  EXPECT_DOUBLE_EQ(elementwise_totals(unfused).second - elementwise_totals(fused).second, 11.0);
+  // Not Llama 3's scaling, nor a YaRN factor of 1 (concentration factor 1).
+  for (const auto& [type, factor] :
+       {std::pair<const char*, double>{"llama3", 8.0}, {"yarn", 1.0}}) {
+    ModelShape other = m;
+    other.rope_scaling = type;
+    other.rope_scaling_factor = factor;
+    EXPECT_EQ(elementwise_totals(describe_layer(other, false, s)), elementwise_totals(fused))
+        << type;
+  }
+}
+
+// Through the workload: Megatron-Core training only (not other frameworks,
+// not serving), and MLA keeps its own fused YaRN kernels.
+TEST(Layer, UnfusedRopeFollowsTheFramework) {
+  const Catalog& c = io::builtin_catalog();
+  Workload w;
+  w.model = *c.find_model("gpt-oss-120b");
+  auto totals = [&](Framework f, Task t = Task::pretrain) {
+    w.framework = f;
+    w.task = t;
+    return elementwise_totals(describe_layer(w, false));
+  };
+  const auto nemo = totals(Framework::nemo);
+  EXPECT_EQ(totals(Framework::megatron), nemo);
+  for (Framework f : {Framework::automodel, Framework::deepspeed, Framework::torchtitan}) {
+    EXPECT_DOUBLE_EQ(nemo.second - totals(f).second, 11.0) << framework_traits(f).name;
+  }
+  EXPECT_DOUBLE_EQ(nemo.second - totals(Framework::nemo, Task::inference).second, 11.0);
+  w.model = *c.find_model("deepseek-v3");  // MLA with YaRN 40
+  EXPECT_EQ(totals(Framework::nemo), totals(Framework::torchtitan));
+}
+
+// The element-wise kernels of a description count in the step's kernels
+// (the host launch floor): the unfused RoPE issues 12 forward kernels, not 1.
+TEST(Layer, ElementwiseKernelCountsReachTheLayerTimes) {
+  const Catalog& c = io::builtin_catalog();
+  Workload w;
+  w.model = *c.find_model("gpt-oss-120b");
+  w.framework = Framework::nemo;
+  w.seq_len = 4096;
+  const Gpu& b200 = *c.find_gpu("b200");
+  const PerfConstants k = perf_constants(b200, w.framework);
+  const LayerTimes unfused = layer_times(w, b200, k.compute, false);
+  w.framework = Framework::torchtitan;
+  const LayerTimes fused = layer_times(w, b200, k.compute, false);
+  EXPECT_DOUBLE_EQ(unfused.forward.kernels - fused.forward.kernels, 11.0);
+  EXPECT_GT(unfused.forward.elementwise_s, fused.forward.elementwise_s);
 }
 
 }  // namespace
