@@ -145,13 +145,18 @@ std::string sentence(const PlanReason& r) {
           gib(r.capacity_bytes), duration(r.time_s),
           r.deadline_s ? fmt::format(" (deadline {})", duration(*r.deadline_s)) : std::string());
     case PK::cheapest_deadline:
-      return fmt::format("{} {} the {} deadline at the lowest cost: {} in {}.",
-                         r.whole_gpus > 0 ? fmt::format("{} of one {}", slice_words(r), r.server)
-                                          : fmt::format("{} {} node{} ({} GPUs)", r.nodes, r.server,
-                                                        r.nodes == 1 ? "" : "s", r.gpus),
-                         (r.whole_gpus > 0 ? r.gpus : r.nodes) == 1 ? "meets" : "meet",
-                         deadline_words(r.deadline_s),
-                         r.usd > 0 ? money(r.usd) : std::string("unpriced"), duration(r.time_s));
+      return fmt::format(
+          "{} {} the {} deadline at the lowest cost: {} in {}{}.",
+          r.whole_gpus > 0 ? fmt::format("{} of one {}", slice_words(r), r.server)
+                           : fmt::format("{} {} node{} ({} GPUs)", r.nodes, r.server,
+                                         r.nodes == 1 ? "" : "s", r.gpus),
+          (r.whole_gpus > 0 ? r.gpus : r.nodes) == 1 ? "meets" : "meet",
+          deadline_words(r.deadline_s), r.usd > 0 ? money(r.usd) : std::string("unpriced"),
+          duration(r.time_s),
+          r.other_gpus > 0 ? fmt::format("; the recommended {} GPUs cost {} (within 0.1 %) and "
+                                         "finish in {}",
+                                         r.other_gpus, money(r.other_usd), duration(r.other_time_s))
+                           : std::string());
     case PK::scale_out_faster:
       return fmt::format(
           "Scaling out to {} nodes{} would finish in {} ({:.1f}x faster){}.", r.nodes,

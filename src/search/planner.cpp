@@ -941,6 +941,12 @@ std::optional<PlanReason> cheapest_for_deadline(const PlanRequest& r, const Pick
   why.usd = best->cost_usd;
   why.time_s = best->time_to_train_s;
   why.deadline_s = r.constraints.deadline_s;
+  const std::optional<PlanCandidate>& rec = res.recommended;
+  if (rec && (rec->hardware != best->hardware || rec->nodes != best->nodes)) {
+    why.other_gpus = rec->gpus();
+    why.other_usd = rec->cost_usd;
+    why.other_time_s = rec->time_to_train_s;
+  }
   return why;
 }
 

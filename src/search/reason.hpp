@@ -57,7 +57,9 @@ enum class PlanReasonKind {
   one_node_fits,  // server, bytes, capacity_bytes, time_s, deadline_s (optional);
                   // gpus, whole_gpus when the plan uses part of the node (a slice)
   // The cheapest plan that meets the deadline (plans below a node searched,
-  // a deadline given): server, nodes, gpus, whole_gpus (0: whole nodes), usd, time_s, deadline_s.
+  // a deadline given): server, nodes, gpus, whole_gpus (0: whole nodes), usd, time_s, deadline_s;
+  // other_gpus, other_usd, other_time_s: the recommended plan when it is not
+  // this one (within the objective's 0.1 % cost tie, it went to the faster).
   cheapest_deadline,
   scale_out_faster,  // nodes, time_s, speedup, usd (multi-node), other_usd (single-node); 0:
                      // unpriced; server (single-domain verdict only)
@@ -111,6 +113,8 @@ struct PlanReason {
   double time_s = 0;                   // time to train
   std::optional<double> deadline_s{};  // none: no deadline
   double usd = 0, other_usd = 0;
+  int other_gpus = 0;       // cheapest_deadline: the recommended plan's GPUs (0: the same plan)
+  double other_time_s = 0;  // cheapest_deadline: the recommended plan's time to train
   double power_W = 0, power_limit_W = 0;
   double goodput = 0, min_goodput = 0;  // shares of wall time
   double speedup = 0;                   // single-node time / multi-node time

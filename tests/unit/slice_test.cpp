@@ -173,6 +173,13 @@ TEST(SlicePlan, OffersOneTwoAndFourGpusAndRecommendsTheCheapestForTheDeadline) {
     EXPECT_EQ(why.gpus, cheapest->gpus());
     EXPECT_DOUBLE_EQ(why.usd, cheapest->cost_usd);
     EXPECT_EQ(why.whole_gpus, r.hardware[cheapest->hardware].server.whole_gpus);
+    // The recommended plan, when not the cheapest, is named beside it.
+    const bool same =
+        p.recommended->hardware == cheapest->hardware && p.recommended->nodes == cheapest->nodes;
+    EXPECT_EQ(why.other_gpus, same ? 0 : p.recommended->gpus());
+    if (!same) {
+      EXPECT_DOUBLE_EQ(why.other_time_s, p.recommended->time_to_train_s);
+    }
   }
   EXPECT_TRUE(said);
   // A slice costs its GPU-hours at the GPU's price: no more per GPU-hour than a node.
@@ -204,6 +211,19 @@ TEST(SlicePlan, ExampleOffersSlicesInEveryFormat) {
       testing_cli::run({"plan", example("plan-llama3-8b-lora.yaml"), "--format", "csv"});
   ASSERT_EQ(csv.code, 0) << csv.err;
   EXPECT_NE(csv.out.find(",gpus_per_node,server_gpus"), std::string::npos);
+}
+
+// The QLoRA example's cheapest plan for its deadline is 2 GPUs; the
+// recommended whole node costs the same within the objective's 0.1 % tie and
+// is faster, and the reason says so instead of leaving the two to disagree.
+TEST(SlicePlan, CheapestReasonNamesADifferentRecommendedPlan) {
+  const auto text = testing_cli::run({"plan", example("plan-llama3-70b-qlora.yaml")});
+  ASSERT_EQ(text.code, 0) << text.err;
+  const std::size_t at = text.out.find("deadline at the lowest cost");
+  ASSERT_NE(at, std::string::npos) << text.out;
+  const std::size_t rec = text.out.find("the recommended 8 GPUs cost", at);
+  EXPECT_NE(rec, std::string::npos) << text.out;
+  EXPECT_LT(rec, text.out.find("Recommended plan")) << text.out;
 }
 
 TEST(SliceEstimate, ClusterGpusRunsOnPartOfTheNode) {
