@@ -480,13 +480,20 @@ StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstant
       const double gather =
           pieces * collective_time_s(Collective::all_gather, layer_params * gathered_bytes / pieces,
                                      shard_g, links, algo);
-      const double grad_bytes = lora ? 0.0 : layer_params * pol.grad_bytes;
+      // FSDP1 no_sync() accumulation (FrameworkTraits::no_sync_unsharded_grads):
+      // a block's flat gradient covers its frozen weights too (use_orig_params),
+      // so LoRA reduce-scatters the whole block, once a step at the last
+      // micro-batch (the memory model holds the same unsharded gradient).
+      const bool no_sync = traits.no_sync_unsharded_grads;
+      const double grad_bytes = lora && !no_sync ? 0.0 : layer_params * pol.grad_bytes;
       const double reduce = pieces * collective_time_s(Collective::reduce_scatter,
                                                        grad_bytes / pieces, shard_g, links, algo);
       // FSDP2 under a pipeline (torchtitan) gathers a stage once per step and
       // reduce-scatters its accumulated gradients once: per micro-batch, 1/m.
-      const double comm =
-          traits.pp_keeps_unsharded && p > 1 ? (gather + reduce) / mb : 2.0 * gather + reduce;
+      // no_sync reduce-scatters once a step but gathers every micro-batch.
+      const double comm = traits.pp_keeps_unsharded && p > 1 ? (gather + reduce) / mb
+                          : no_sync                          ? 2.0 * gather + reduce / mb
+                                                             : 2.0 * gather + reduce;
       const double hidden =
           lora && k.framework.lora_zero3_exposed ? 0.0 : k.framework.zero3_hidden_share;
       st.fsdp_exposed = std::max(0.0, comm - hidden * compute);

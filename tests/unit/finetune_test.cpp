@@ -286,6 +286,26 @@ TEST(FinetuneStep, PeftFsdpUnitsExposeTheGathers) {
   EXPECT_NEAR(hf.breakdown.dp_comm / direct.breakdown.dp_comm, 4.0, 0.05);
 }
 
+TEST(FinetuneStep, LitgptNoSyncReduceScattersTheWholeBlockOncePerStep) {
+  // Lit-GPT's FSDP1 no_sync(): the gathers run every micro-batch, the
+  // block's whole flat gradient (frozen weights too) is reduce-scattered once
+  // a step. Short sequences keep every gather exposed, so the step's FSDP
+  // time is m x (2 gathers - hidden) + one reduce-scatter R:
+  // 4 x D(m = 1) - D(m = 4) = 3 R.
+  const char* ws = "workstation-4x-rtx-4090";
+  auto dp_comm = [&](Framework f, int micro_batches) {
+    Workload w = two_gpu_zero3(FinetuneMethod::lora, f, 512, 1);
+    w.global_batch = 2LL * micro_batches;
+    return step(w, ws).breakdown.dp_comm;
+  };
+  const double r = (4.0 * dp_comm(Framework::litgpt, 1) - dp_comm(Framework::litgpt, 4)) / 3.0;
+  // 32 layers x half of 202.4M weights x 2 B (bf16-true) over the
+  // host-staged 6.4 GB/s: as long as one gather.
+  EXPECT_NEAR(r, 32 * 202.4e6 / 6.4e9, 0.05);
+  // Plain FSDP LoRA reduce-scatters no base-weight gradient at all.
+  EXPECT_NEAR(4.0 * dp_comm(Framework::fsdp, 1) - dp_comm(Framework::fsdp, 4), 0.0, 1e-9);
+}
+
 // --- memory savers --------------------------------------------------------------------------
 
 TEST(FinetuneMemory, OptimizerBytes) {
