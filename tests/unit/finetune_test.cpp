@@ -16,7 +16,7 @@
 #include "perf/step.hpp"
 #include "search/planner.hpp"
 #include "validation/validation.hpp"
-#include "validation_row.hpp"
+#include "validation_rows.hpp"
 
 namespace scaleout {
 namespace {

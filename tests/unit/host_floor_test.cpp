@@ -14,7 +14,7 @@
 #include "io/workload_reader.hpp"
 #include "perf/compute.hpp"
 #include "perf/step.hpp"
-#include "validation_row.hpp"
+#include "validation_rows.hpp"
 
 namespace scaleout {
 namespace {

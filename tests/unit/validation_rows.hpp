@@ -1,6 +1,12 @@
-// A published validation row the unit tests share (data/validation/training.csv).
+// Validation rows the unit tests share: a published row (data/validation/training.csv)
+// and one-row validation CSVs with the canonical header.
 #pragma once
 
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "io/validation_csv.hpp"
 #include "validation/validation.hpp"
 
 namespace scaleout {
@@ -39,6 +45,26 @@ inline ValidationRow gpt_row() {
   r.metric = "step_time_s";
   r.value = 3.528;
   return r;
+}
+
+// The canonical header and one record; `cells` are (column, value), a later
+// cell of the same column replacing an earlier one.
+inline std::string one_row_validation_csv(
+    const std::vector<std::pair<std::string, std::string>>& cells) {
+  std::string header, row;
+  for (const std::string& c : io::validation_csv_columns()) {
+    if (!header.empty()) {
+      header += ",";
+      row += ",";
+    }
+    header += c;
+    std::string value;
+    for (const auto& cell : cells) {
+      if (cell.first == c) value = cell.second;
+    }
+    row += value;
+  }
+  return header + "\n" + row + "\n";
 }
 
 }  // namespace scaleout
