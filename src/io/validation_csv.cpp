@@ -561,7 +561,8 @@ std::vector<ValidationRow> read_validation_csv(const std::string& text, const st
         !takes_torch_compile(*framework_from_name(r.framework))) {
       throw InputError(file, line, "compile",
                        fmt::format("{} does not torch.compile its model or loss", r.framework),
-                       "leave compile empty or n for megatron, nemo and deepspeed rows");
+                       "leave compile empty or n for megatron, nemo, deepspeed and "
+                       "megatron-deepspeed-2021 rows");
     }
     // CUDA graph capture (workload cuda_graphs): none (or empty), scoped or
     // full, where the row's framework runs that mode.

@@ -589,7 +589,7 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
         reduced = st.layers * trainable_per_layer;
         reduced_bytes = kFp32;
       }
-      if (w.framework == Framework::deepspeed) {
+      if (framework_traits(w.framework).deepspeed_engine) {
         // DeepSpeed ZeRO-3 gathers per module up to stage3_max_live_parameters
         // (1e9) and reduces in buckets of reduce_bucket_size (5e8) elements
         // (DeepSpeed configuration defaults).

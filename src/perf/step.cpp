@@ -55,6 +55,7 @@ FrameworkConstants framework_constants(Framework framework, const Gpu& gpu) {
   f.lora_zero3_exposed = t.lora_zero3_exposed;
   f.dp_overlap = t.dp_overlap;
   f.tp_backward_overlap = t.tp_backward_overlap;
+  f.pp_grad_partitioned = t.pp_grad_partitioned;
   return f;
 }
 
@@ -329,6 +330,14 @@ LayoutTimes layout_times(const Workload& w, const Server& server, const Gpu& gpu
     const double regather =
         ly.sp ? 0.0 : collective_time_s(Collective::all_gather, act, tp_g, links);
     out.pp_hop = hop + regather;
+    // The gradient goes back the same way, unless the engine sends it whole
+    // (DeepSpeed <= 0.5.3, `pp_grad_partitioned` false): every TP rank then
+    // sends the T x h gradient it holds (1/t of it under SP) and the stage
+    // before all-gathers its partitioned output once, before the backward
+    // (runtime/pipe/engine.py @ v0.5.3 `_exec_send_grads`, `_exec_recv_grads`).
+    out.pp_grad_hop = k.framework.pp_grad_partitioned || ly.sp
+                          ? out.pp_hop
+                          : collective_time_s(Collective::send_recv, act, pp_g, links) + regather;
   }
   out.model_flops_per_token = model_flops_per_token(w, layers);
   out.model_flops_per_token_6n =
@@ -625,7 +634,8 @@ StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstant
   // Pipeline: the slowest stage paces the m micro-batches; fill and drain pass
   // one micro-batch through every other stage, divided by v chunks
   // (Narayanan et al. 2021 §2.2: (p-1)/v stage-times when stages are equal).
-  // One activation (gradient) crosses each stage boundary per chunk and micro-batch.
+  // One activation and its gradient cross each stage boundary per chunk and
+  // micro-batch.
   // Zero-bubble and DualPipe schedules scale 1F1B's bubble by
   // schedule_bubble_ratio (pipeline.hpp), with B the layer's backward and W
   // its weight-gradient GEMMs (one per forward GEMM, the forward's FLOPs);
@@ -637,7 +647,7 @@ StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstant
     const double w_share = fb > 0 ? kind.times.forward.gemm_s / fb : 1.0 / 3.0;
     br.bubble =
         (stage_sum - slowest_total) / v * schedule_bubble_ratio(ly.schedule, p, b_share, w_share);
-    br.pp_comm = hides_comm ? 0.0 : 2.0 * v * mb * lt.pp_hop;
+    br.pp_comm = hides_comm ? 0.0 : v * mb * (lt.pp_hop + lt.pp_grad_hop);
   }
 
   // Data-parallel gradient reduction of the stage's parameters, overlapped with

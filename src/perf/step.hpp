@@ -68,6 +68,9 @@ struct FrameworkConstants {
   // Backward TP all-reduces (all-gathers with SP) of the column-parallel
   // layers' input gradients run behind their weight-gradient GEMMs.
   bool tp_backward_overlap = false;
+  // The pipeline sends each TP rank's 1/t of the activation gradient
+  // backward; false: the whole gradient (DeepSpeed <= 0.5.3's pipeline engine).
+  bool pp_grad_partitioned = true;
 };
 
 // The compute efficiency of an eager-PyTorch framework (its row's `eager`) on
@@ -146,7 +149,8 @@ struct LayoutTimes {
   // Multi-token prediction on the last stage, every depth but its layer:
   // projection, norms, embedding lookup, output head and loss (forward and backward).
   OpTimes mtp;
-  double pp_hop = 0;  // one activation across a stage boundary
+  double pp_hop = 0;       // one activation across a stage boundary
+  double pp_grad_hop = 0;  // its gradient back across it
   double model_flops_per_token = 0;
   double model_flops_per_token_6n = 0;  // 6 N-based (LoRA: mfu_6n_equivalent)
   double peak_flops = 0;

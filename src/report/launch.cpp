@@ -381,7 +381,7 @@ std::vector<std::string> program_words(const PlanReport& r, const PlanCandidate&
         a.push_back(line.substr(0, sp));
         if (sp != std::string::npos) a.push_back(line.substr(sp + 1));
       }
-      if (w.framework == Framework::deepspeed) {
+      if (framework_traits(w.framework).deepspeed_engine) {
         a.push_back("--deepspeed_config");
         a.push_back(dir + "/deepspeed.json");
       }
@@ -514,7 +514,7 @@ std::vector<std::string> megatron_args(const PlanReport& r, const PlanCandidate&
   const ModelShape& m = w.model;
   const Layout& l = c.layout;
   const FrameworkTraits& row = framework_traits(w.framework);
-  const bool deepspeed = w.framework == Framework::deepspeed;
+  const bool deepspeed = row.deepspeed_engine;
   std::vector<std::string> a;
   a.push_back(fmt::format("--tensor-model-parallel-size {}", l.tp));
   a.push_back(fmt::format("--pipeline-model-parallel-size {}", l.pp));
@@ -786,7 +786,7 @@ MASTER_PORT="${MASTER_PORT:-29500}"
       c.nodes, hw.server.gpus_per_node, job_name(r));
   switch (family) {
     case Launcher::megatron: {
-      const bool ds = w.framework == Framework::deepspeed;
+      const bool ds = framework_traits(w.framework).deepspeed_engine;
       o += ds ? R"sh(# Megatron-DeepSpeed (framework deepspeed): ZeRO through DeepSpeed with
 # deepspeed.json. Data, tokenizer, checkpoints and learning rate are yours to
 # add through MEGATRON_EXTRA_ARGS or extra arguments.
@@ -907,8 +907,7 @@ std::string deepspeed_config(const PlanReport& r, const PlanCandidate& c) {
   nlohmann::ordered_json zero = {{"stage", l.zero}};
   if (l.zero >= 1 && l.zero <= 2) {
     // Whether the gradient reduction runs during the backward pass, as priced.
-    zero["overlap_comm"] = row_of(r).dp_overlap && l.dp_overlap &&
-                           r.request.workload.framework != Framework::deepspeed;
+    zero["overlap_comm"] = row_of(r).dp_overlap && l.dp_overlap && !row_of(r).deepspeed_engine;
   }
   if (l.zero >= 3) zero["overlap_comm"] = true;  // prefetched gathers (zero3_hidden_share)
   if (l.zero >= 3 && l.zero_replicas() > 1) {
@@ -949,8 +948,9 @@ std::string container_command(const PlanReport& r, const PlanCandidate& c, int i
     case Launcher::megatron:
       cmd = {"torchrun"};
       args = program_words(r, c, dir,
-                           w.framework == Framework::deepspeed ? "/workspace/Megatron-DeepSpeed"
-                                                               : "/workspace/Megatron-LM");
+                           framework_traits(w.framework).deepspeed_engine
+                               ? "/workspace/Megatron-DeepSpeed"
+                               : "/workspace/Megatron-LM");
       break;
     case Launcher::torchtitan:
       cmd = {"torchrun"};

@@ -492,7 +492,7 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
   if (tuning.kernel_floor_s) perf.compute.kernel_floor_s = *tuning.kernel_floor_s;
   if (tuning.elementwise_traffic) perf.compute.elementwise_traffic = *tuning.elementwise_traffic;
   // The fitted share is DeepSpeed's; FSDP-style frameworks keep theirs.
-  if (tuning.zero3_hidden_share && w.framework == Framework::deepspeed)
+  if (tuning.zero3_hidden_share && framework_traits(w.framework).deepspeed_engine)
     perf.framework.zero3_hidden_share = *tuning.zero3_hidden_share;
   if (!r.global_batch) {
     filled.push_back(

@@ -177,7 +177,7 @@ std::optional<Problem> recompute_modules_problem(const Workload& w) {
                                framework_traits(w.framework).display),
                    "leave recompute_modules out"};
   }
-  if (w.framework == Framework::deepspeed) {
+  if (framework_traits(w.framework).deepspeed_engine) {
     // Megatron-DeepSpeed forked Megatron-LM before --recompute-modules.
     return Problem{"layout.recompute_modules",
                    "Megatron-DeepSpeed has no --recompute-modules: its selective recompute is "
@@ -223,7 +223,7 @@ std::optional<Problem> recompute_modules_problem(const Workload& w) {
 RecomputeModules cheap_recompute_modules(const Workload& w) {
   RecomputeModules mods = kDefaultRecomputeModules;
   if (framework_traits(w.framework).selective == SelectiveRecompute::op_level_sac ||
-      w.framework == Framework::deepspeed) {
+      framework_traits(w.framework).deepspeed_engine) {
     return mods;
   }
   const ModelShape& m = w.model;

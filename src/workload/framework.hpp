@@ -3,9 +3,10 @@
 // the parallelisms and ZeRO stages the planner searches, how it keeps model
 // state, the bytes of a logit, what selective recompute recomputes, and how
 // it schedules kernels and communication. A new framework is a new enum value
-// and a new row here; the code reads the rows, not the enum (two exceptions
-// name DeepSpeed itself: memory.cpp's ZeRO-3 gather and bucket caps, and the
-// calibration's DeepSpeed-only ZeRO-3 hidden share in validation.cpp).
+// and a new row here; the code reads the rows, not the enum (DeepSpeed's own
+// engine, `deepspeed_engine`, is read by memory.cpp's ZeRO-3 gather and bucket
+// caps, the calibration's DeepSpeed-only ZeRO-3 hidden share in
+// validation.cpp, checks.cpp's recompute modules and the launch files).
 #pragma once
 
 #include <array>
@@ -30,6 +31,7 @@ enum class Framework {
   torchtune,
   litgpt,
   automodel_torch,
+  megatron_deepspeed_2021,
   other
 };
 
@@ -183,6 +185,20 @@ struct FrameworkTraits {
   // --async-tensor-model-parallel-allreduce, on by default since 2022;
   // Megatron-DeepSpeed runs Megatron-LM's layers).
   bool tp_backward_overlap;
+  // The pipeline sends each TP rank's 1/t of the activation gradient to the
+  // stage before (which all-gathers it over its TP group), as it sends the
+  // activations forward. DeepSpeed's pipeline engine up to v0.5.3 hard-codes
+  // `self.is_grad_partitioned = False` (runtime/pipe/engine.py @ v0.5.3
+  // 30537e7, line 114): every TP rank sends the whole gradient, and the
+  // receiving stage all-gathers its partitioned output before the backward
+  // (`_exec_recv_grads`, lines 971-979); v0.5.4 (bc7778e, 2021-10-06) sets it
+  // to `is_model_parallel` (line 116).
+  bool pp_grad_partitioned;
+  // DeepSpeed's own engine runs the job (Megatron-DeepSpeed): its ZeRO-3
+  // gather and bucket caps (memory.cpp), its fitted ZeRO-3 hidden share
+  // (validation.cpp calibration), no --recompute-modules (checks.cpp), and
+  // Megatron-DeepSpeed launch files with deepspeed.json (report/launch.cpp).
+  bool deepspeed_engine;
   // The MoE all-to-all can run behind another micro-batch's compute (layout
   // `ep_overlap`): Megatron-Core's --overlap-moe-expert-parallel-comm, and
   // the catch-all row for in-house engines (DeepSeek-V3's DualPipe).
@@ -296,6 +312,8 @@ constexpr FrameworkTraits megatron_core_row(Framework framework, std::string_vie
           .lora_zero3_exposed = false,
           .dp_overlap = true,
           .tp_backward_overlap = true,
+          .pp_grad_partitioned = true,
+          .deepspeed_engine = false,
           .ep_overlap = false,
           .dedup_dispatch = false,
           .dequant_hbm_share = kEagerDequantHbmShare,
@@ -369,28 +387,31 @@ constexpr FrameworkTraits automodel_row(Framework framework, std::string_view na
   return r;
 }
 
+// Megatron-LM's layers under DeepSpeed's engine and ZeRO (Megatron-DeepSpeed).
+constexpr FrameworkTraits deepspeed_row(Framework framework, std::string_view name,
+                                        std::string_view display) {
+  FrameworkTraits r = megatron_core_row(framework, name, display);
+  r.deepspeed_engine = true;
+  r.transformer_engine_fp8 = false;
+  r.mcore_grouped_mlp = false;  // Megatron-DeepSpeed's own MoE layers
+  r.max_zero = 3;
+  r.state = StateKind::zero_16bit_grads;
+  r.kernel_floor_s = kDeepSpeedKernelFloor_s;
+  // The fitted kernel floor already is this row's host floor.
+  r.host_s_per_kernel = 0.0;
+  r.zero3_hidden_share = kDeepSpeedZero3HiddenShare;
+  r.zero3_per_tensor = true;
+  r.dp_overlap = false;
+  r.interleaved_pp = false;
+  r.cuda_graph_modes = cuda_graph_bit(CudaGraphs::none);
+  r.hybrid_shard_zero = 3;  // MiCS (mics_shard_size): ZeRO-3 only
+  return r;
+}
+
 // One row per framework, in enum order.
-inline constexpr std::array<FrameworkTraits, 12> kFrameworkTable = {{
+inline constexpr std::array<FrameworkTraits, 13> kFrameworkTable = {{
     with_ep_overlap(megatron_core_row(Framework::megatron, "megatron", "Megatron-LM")),
-    [] {
-      // Megatron-LM's layers under DeepSpeed's engine and ZeRO.
-      FrameworkTraits r = megatron_core_row(Framework::deepspeed, "deepspeed",
-                                            "DeepSpeed (ZeRO, Megatron-DeepSpeed)");
-      r.transformer_engine_fp8 = false;
-      r.mcore_grouped_mlp = false;  // Megatron-DeepSpeed's own MoE layers
-      r.max_zero = 3;
-      r.state = StateKind::zero_16bit_grads;
-      r.kernel_floor_s = kDeepSpeedKernelFloor_s;
-      // The fitted kernel floor already is this row's host floor.
-      r.host_s_per_kernel = 0.0;
-      r.zero3_hidden_share = kDeepSpeedZero3HiddenShare;
-      r.zero3_per_tensor = true;
-      r.dp_overlap = false;
-      r.interleaved_pp = false;
-      r.cuda_graph_modes = cuda_graph_bit(CudaGraphs::none);
-      r.hybrid_shard_zero = 3;  // MiCS (mics_shard_size): ZeRO-3 only
-      return r;
-    }(),
+    deepspeed_row(Framework::deepspeed, "deepspeed", "DeepSpeed (ZeRO, Megatron-DeepSpeed)"),
     pytorch_fsdp_row(Framework::fsdp, "fsdp", "PyTorch FSDP", 12.0),
     [] {
       FrameworkTraits r = fsdp2_parallel_row(Framework::torchtitan, "torchtitan",
@@ -451,6 +472,20 @@ inline constexpr std::array<FrameworkTraits, 12> kFrameworkTable = {{
           automodel_row(Framework::automodel_torch, "automodel-torch",
                         "NeMo AutoModel on PyTorch kernels (no Transformer Engine)");
       r.fused_by_compile = true;
+      return r;
+    }(),
+    [] {
+      // Megatron-DeepSpeed as MT-NLG ran it in 2021 (docs/model.md,
+      // "Frameworks"): DeepSpeed's pipeline engine up to v0.5.3 sends whole
+      // activation gradients between stages (`pp_grad_partitioned`), and the
+      // Megatron-LM layers it forked predate the asynchronous backward TP
+      // all-reduce (Megatron-LM f3e57f6f, 2021-09-06; microsoft/
+      // Megatron-DeepSpeed took it on 2023-07-04, 9e72d571).
+      FrameworkTraits r =
+          deepspeed_row(Framework::megatron_deepspeed_2021, "megatron-deepspeed-2021",
+                        "Megatron-DeepSpeed of 2021 (DeepSpeed <= 0.5.3 pipeline engine)");
+      r.pp_grad_partitioned = false;
+      r.tp_backward_overlap = false;
       return r;
     }(),
     in_house(pytorch_fsdp_row(Framework::other, "other",

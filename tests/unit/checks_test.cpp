@@ -205,6 +205,11 @@ TEST(Checks, CheapRecomputeModulesAreLegalAndModelSpecific) {
   ASSERT_FALSE(check_layout(d, 0).empty());
   EXPECT_EQ(check_layout(d, 0)[0].key, "layout.recompute_modules");
   EXPECT_EQ(cheap_recompute_modules(d), kDefaultRecomputeModules);
+  // The 2021 engine is the same fork (its `deepspeed_engine` column).
+  d.framework = Framework::megatron_deepspeed_2021;
+  ASSERT_FALSE(check_layout(d, 0).empty());
+  EXPECT_EQ(check_layout(d, 0)[0].key, "layout.recompute_modules");
+  EXPECT_EQ(cheap_recompute_modules(d), kDefaultRecomputeModules);
   d.framework = was;
   d.layout.recompute_modules = bit(RecomputeModule::moe_act);
   EXPECT_FALSE(check_layout(d, 0).empty());

@@ -35,6 +35,7 @@ const Framework kAll[] = {Framework::megatron,
                           Framework::torchtune,
                           Framework::litgpt,
                           Framework::automodel_torch,
+                          Framework::megatron_deepspeed_2021,
                           Framework::other};
 
 TEST(FrameworkTable, EveryFrameworkHasItsRowAndNamesRoundTrip) {
@@ -53,7 +54,7 @@ TEST(FrameworkTable, EveryFrameworkHasItsRowAndNamesRoundTrip) {
   EXPECT_EQ(framework_names(),
             (std::vector<std::string>{"megatron", "deepspeed", "fsdp", "torchtitan", "nemo",
                                       "mosaic", "automodel", "hf", "torchtune", "litgpt",
-                                      "automodel-torch", "other"}));
+                                      "automodel-torch", "megatron-deepspeed-2021", "other"}));
 }
 
 TEST(FrameworkTable, UnknownNamesAreNotFrameworks) {
@@ -69,8 +70,8 @@ TEST(FrameworkTable, OneMegatronFamily) {
     if (framework_traits(f).megatron_family) family.insert(f);
     if (framework_traits(f).transformer_engine_fp8) te.insert(f);
   }
-  EXPECT_EQ(family,
-            (std::set<Framework>{Framework::megatron, Framework::deepspeed, Framework::nemo}));
+  EXPECT_EQ(family, (std::set<Framework>{Framework::megatron, Framework::deepspeed, Framework::nemo,
+                                         Framework::megatron_deepspeed_2021}));
   // FP8 through Transformer Engine is a Megatron-Core feature, inside the family.
   EXPECT_EQ(te, (std::set<Framework>{Framework::megatron, Framework::nemo}));
   EXPECT_EQ(transformer_engine_fp8_names(), "megatron or nemo");
@@ -139,6 +140,7 @@ TEST(FrameworkTable, StepConstantsAreTheRows) {
       EXPECT_EQ(k.lora_zero3_exposed, t.lora_zero3_exposed);
       EXPECT_EQ(k.dp_overlap, t.dp_overlap);
       EXPECT_EQ(k.tp_backward_overlap, t.tp_backward_overlap);
+      EXPECT_EQ(k.pp_grad_partitioned, t.pp_grad_partitioned);
     }
   }
   // PEFT's FSDP units under the rate limiter: only the Hugging Face row.
@@ -146,6 +148,31 @@ TEST(FrameworkTable, StepConstantsAreTheRows) {
   EXPECT_DOUBLE_EQ(framework_traits(Framework::deepspeed).kernel_floor_s, kDeepSpeedKernelFloor_s);
   EXPECT_DOUBLE_EQ(framework_traits(Framework::deepspeed).zero3_hidden_share,
                    kDeepSpeedZero3HiddenShare);
+}
+
+TEST(FrameworkTable, MegatronDeepSpeed2021IsDeepSpeedWithTheTwoOldBehaviours) {
+  // The 2021 engine is the deepspeed row but for whole activation gradients
+  // between stages (DeepSpeed <= 0.5.3) and exposed backward TP all-reduces
+  // (Megatron-DeepSpeed before 2023-07-04); only DeepSpeed's rows run its engine.
+  const FrameworkTraits& ds = framework_traits(Framework::deepspeed);
+  const FrameworkTraits& old = framework_traits(Framework::megatron_deepspeed_2021);
+  for (Framework f : kAll) {
+    EXPECT_EQ(framework_traits(f).deepspeed_engine,
+              f == Framework::deepspeed || f == Framework::megatron_deepspeed_2021)
+        << to_string(f);
+    EXPECT_EQ(framework_traits(f).pp_grad_partitioned, f != Framework::megatron_deepspeed_2021)
+        << to_string(f);
+  }
+  EXPECT_TRUE(ds.tp_backward_overlap);
+  EXPECT_FALSE(old.tp_backward_overlap);
+  EXPECT_EQ(old.state, ds.state);
+  EXPECT_EQ(old.dp_overlap, ds.dp_overlap);
+  EXPECT_EQ(old.interleaved_pp, ds.interleaved_pp);
+  EXPECT_EQ(old.max_zero, ds.max_zero);
+  EXPECT_EQ(old.max_zero_with_pp, ds.max_zero_with_pp);
+  EXPECT_DOUBLE_EQ(old.kernel_floor_s, ds.kernel_floor_s);
+  EXPECT_DOUBLE_EQ(old.zero3_hidden_share, ds.zero3_hidden_share);
+  EXPECT_EQ(old.selective, ds.selective);
 }
 
 TEST(FrameworkTable, PlannerRulesAsBefore) {
@@ -156,7 +183,8 @@ TEST(FrameworkTable, PlannerRulesAsBefore) {
     const bool plain_fsdp = f == Framework::fsdp || f == Framework::mosaic || f == Framework::hf ||
                             f == Framework::torchtune || f == Framework::litgpt;
     EXPECT_EQ(max_zero_stage(f, 1), megatron ? 1 : 3) << to_string(f);
-    EXPECT_EQ(max_zero_stage(f, 4), megatron || f == Framework::deepspeed ? 1 : 3) << to_string(f);
+    EXPECT_EQ(max_zero_stage(f, 4), megatron || framework_traits(f).deepspeed_engine ? 1 : 3)
+        << to_string(f);
     EXPECT_TRUE(framework_allows(f, 1, 1, 1));
     for (auto [tp, pp, cp] : {std::tuple{2, 1, 1}, std::tuple{1, 2, 1}, std::tuple{1, 1, 2}}) {
       EXPECT_EQ(framework_allows(f, tp, pp, cp), !plain_fsdp) << to_string(f);
@@ -167,8 +195,8 @@ TEST(FrameworkTable, PlannerRulesAsBefore) {
 TEST(FrameworkTable, MemoryReadsStateKindAndLogitBytes) {
   Workload w;
   w.precision = Precision::bf16;
-  const double grads[] = {4.0, 2.0, 4.0, 4.0, 4.0, 4.0,
-                          2.0, 4.0, 2.0, 2.0, 2.0, 4.0};  // enum order
+  const double grads[] = {4.0, 2.0, 4.0, 4.0, 4.0, 4.0, 2.0,
+                          4.0, 2.0, 2.0, 2.0, 2.0, 4.0};  // enum order
   for (Framework f : kAll) {
     w.framework = f;
     EXPECT_DOUBLE_EQ(state_policy(w).grad_bytes, grads[static_cast<int>(f)]) << to_string(f);
@@ -220,7 +248,7 @@ TEST(FrameworkTable, WorkloadReaderRefusesAnUnknownNameWithASuggestion) {
   EXPECT_EQ(message("jax"),
             "w.yaml:4: framework: unknown value 'jax' (expected one of: megatron, deepspeed, "
             "fsdp, torchtitan, nemo, mosaic, automodel, hf, torchtune, litgpt, automodel-torch, "
-            "other)");
+            "megatron-deepspeed-2021, ...)");  // the first 12 of the 13 names
 }
 
 TEST(FrameworkTable, ValidationCsvRefusesAnUnknownNameWithASuggestion) {
