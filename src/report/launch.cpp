@@ -306,8 +306,16 @@ std::string header(const PlanReport& r, const PlanCandidate& c, const std::strin
         "host{}); the launcher {} has no such setting: capture the step in CUDA graphs "
         "yourself, e.g. torch.compile(mode=\"reduce-overhead\").\n",
         comment, to_string(w.cuda_graphs),
-        w.cuda_graphs == CudaGraphs::scoped ? " outside MoE dispatch" : "",
+        w.cuda_graphs == CudaGraphs::scoped && !moe_drop_and_pad(w) ? " outside MoE dispatch" : "",
         to_string(launcher_of(w)));
+  }
+  if (w.moe_capacity_factor > 0 && launcher_of(w) != Launcher::megatron) {
+    o += fmt::format(
+        "{} NOT IN THESE FILES: MoE token dropping at capacity factor {}{}; the launcher {} has "
+        "no such setting: set Megatron-Core's moe_expert_capacity_factor{} in your recipe.\n",
+        comment, num(w.moe_capacity_factor), w.moe_pad_to_capacity ? ", padded" : "",
+        to_string(launcher_of(w)),
+        w.moe_pad_to_capacity ? " and moe_pad_expert_input_to_capacity" : "");
   }
   return o;
 }
