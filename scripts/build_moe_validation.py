@@ -6,7 +6,9 @@ moe_shared_experts, moe_dense_layers, q_lora_rank, kv_lora_rank, head_dim and
 dispatcher (the research sheet), and the optional moe_load_imbalance (1 where
 the source forces balanced routing or drops tokens at capacity factor 1;
 empty: the model's default) and mtp_layers (1 where the source trains an MTP
-module, 0 where it says 'w/o MTP' or is silent) columns, passed through. Every row names a catalog model, so its shape
+module, 0 where it says 'w/o MTP' or is silent) columns, passed through, as are
+moe_capacity_factor and moe_pad_to_capacity (token dropping, where the source's
+recipe sets a capacity factor; empty: dropless). Every row names a catalog model, so its shape
 cells are left empty and the row takes the catalog's whole shape (MoE, MLA,
 head_dim). Published MFU that was converted from Megatron TFLOP/s per GPU is
 turned back into tokens/s per GPU with Megatron-LM's own FLOP count

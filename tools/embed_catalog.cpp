@@ -185,7 +185,6 @@ void write_model(std::string& o, const ModelShape& m) {
       .set("moe.shared_experts", m.moe.shared_experts)
       .set("moe.expert_ffn", m.moe.expert_ffn)
       .set("moe.dense_layers", m.moe.dense_layers)
-      .set("moe.capacity_factor", m.moe.capacity_factor)
       .set("moe.sigmoid_router", m.moe.sigmoid_router)
       .set("moe.expert_bias", m.moe.expert_bias)
       .set("moe.router_groups", m.moe.router_groups)

@@ -403,7 +403,14 @@ ModelShape read_model_fields(Fields& f, const std::string& default_id) {
     m.moe.shared_experts = static_cast<int>(e.integer("shared_experts", 0, 1000000).value_or(0));
     m.moe.expert_ffn = e.integer("expert_ffn", 1, 100000000).value_or(m.ffn);
     m.moe.dense_layers = static_cast<int>(e.integer("dense_layers", 0, 100000).value_or(0));
-    m.moe.capacity_factor = e.number("capacity_factor", 0.01, 1000).value_or(1.0);
+    // The capacity factor is a training setting, not the model's (docs/model.md,
+    // "Token dropping"): the workload's moe.capacity_factor.
+    if (e.has("capacity_factor")) {
+      e.fail("capacity_factor",
+             "capacity_factor is a setting of the training run, not of the model",
+             "remove it here and give it in the workload: moe: {capacity_factor: F, "
+             "pad_to_capacity: true} (absent: dropless)");
+    }
     m.moe.sigmoid_router =
         choose(e, "score_function", {{"softmax", false}, {"sigmoid", true}}, false);
     m.moe.expert_bias = e.boolean("expert_bias").value_or(false);

@@ -48,6 +48,8 @@ const std::vector<std::string> kColumns = {"id",
                                            "embedding_in_split",
                                            "loss_in_split",
                                            "moe_dispatcher",
+                                           "moe_capacity_factor",
+                                           "moe_pad_to_capacity",
                                            "sp",
                                            "interleave",
                                            "recompute",
@@ -167,7 +169,8 @@ bool is_optional_column(std::string_view name) {
   return name == "etp" || name == "scaleup_domain_gpus" || name == "moe_load_imbalance" ||
          name == "mtp_layers" || name == "train_tokens" || name == "first_stage_layers" ||
          name == "last_stage_layers" || name == "ep_overlap" || name == "pipeline_schedule" ||
-         name == "moe_dispatcher" || name == "dp_overlap" || name == "embedding_in_split" ||
+         name == "moe_dispatcher" || name == "moe_capacity_factor" ||
+         name == "moe_pad_to_capacity" || name == "dp_overlap" || name == "embedding_in_split" ||
          name == "loss_in_split" || name == "recompute_modules" || name == "shard_group" ||
          name == "host_link_gbyte_s" || is_recipe_setting_column(name);
 }
@@ -479,6 +482,27 @@ std::vector<ValidationRow> read_validation_csv(const std::string& text, const st
     r.loss_in_split = c.choice("loss_in_split", {"y", "n"});
     r.moe_dispatcher = c.choice("moe_dispatcher", csv_dispatcher_names());
     needs_ep(!r.moe_dispatcher.empty(), "moe_dispatcher", "a token dispatcher");
+    // Token dropping (workload moe.capacity_factor, moe.pad_to_capacity);
+    // empty: dropless.
+    r.moe_capacity_factor = c.number("moe_capacity_factor");
+    if (r.moe_capacity_factor && !(*r.moe_capacity_factor >= 1 && *r.moe_capacity_factor <= 100)) {
+      throw InputError(
+          file, line, "moe_capacity_factor",
+          fmt::format("must be in [1, 100], got {}", printable(c.str("moe_capacity_factor"))),
+          "the expert capacity over its fair share of the routed copies (Megatron-Core "
+          "--moe-expert-capacity-factor); empty for a dropless run");
+    }
+    r.moe_pad_to_capacity = c.choice("moe_pad_to_capacity", {"y", "n"});
+    if (!r.moe_pad_to_capacity.empty() && !r.moe_capacity_factor) {
+      throw InputError(file, line, "moe_pad_to_capacity", "padding to capacity needs a capacity",
+                       "give moe_capacity_factor, or leave moe_pad_to_capacity empty (dropless)");
+    }
+    if (r.moe_pad_to_capacity == "y" &&
+        (r.moe_dispatcher == "deepep" || r.moe_dispatcher == "hybridep")) {
+      throw InputError(file, line, "moe_pad_to_capacity",
+                       fmt::format("the {} dispatcher cannot pad to capacity", r.moe_dispatcher),
+                       "moe_dispatcher alltoall (or empty) pads; else set moe_pad_to_capacity n");
+    }
     r.recompute = c.choice("recompute", layout_choices(LayoutKey::recompute));
     r.recompute_modules = recompute_modules_cell(c, r.recompute);
     r.pipeline_schedule =
@@ -556,6 +580,11 @@ std::vector<ValidationRow> read_validation_csv(const std::string& text, const st
                          "set framework megatron or nemo, or leave grad_reduce_in_bf16 empty or n");
       }
     }
+    if (r.moe_capacity_factor && r.framework != "megatron" && r.framework != "nemo") {
+      throw InputError(file, line, "moe_capacity_factor",
+                       "token dropping is modelled for Megatron-Core only",
+                       "set framework megatron or nemo, or leave moe_capacity_factor empty");
+    }
     r.compile = c.choice("compile", {"y", "n", "model", "all"});
     if (r.compile != "" && r.compile != "n" && !r.framework.empty() &&
         !takes_torch_compile(*framework_from_name(r.framework))) {
@@ -616,6 +645,11 @@ void check_catalog_models(const std::vector<ValidationRow>& rows, const Catalog&
                        fmt::format("leave the shape cells empty to take catalog model '{}' "
                                    "as it is, or name a model the catalog does not have",
                                    m->id));
+    }
+    if (r.moe_capacity_factor && !m->is_moe()) {
+      throw InputError(file, r.line, "moe_capacity_factor",
+                       fmt::format("catalog model '{}' has no routed experts", m->id),
+                       "leave moe_capacity_factor empty for a dense model");
     }
   }
 }

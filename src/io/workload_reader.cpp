@@ -253,7 +253,44 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
         read_enum(f, "dispatcher",
                   {MoeDispatcher::alltoall, MoeDispatcher::deepep, MoeDispatcher::hybridep})
             .value_or(w.moe_dispatcher);
+    // Token dropping (docs/model.md, "Token dropping"); absent: dropless.
+    if (f.has("capacity_factor")) {
+      const double cf = *f.number("capacity_factor", 0.0, 100.0);
+      if (cf < 1.0) {
+        f.fail("capacity_factor",
+               fmt::format("capacity_factor {} is below 1: every expert would drop tokens even "
+                           "under balanced routing",
+                           cf),
+               "give a factor of at least 1 (1 is Megatron-Bridge's token-drop recipe), or "
+               "remove capacity_factor for dropless training");
+      }
+      w.moe_capacity_factor = cf;
+    }
+    w.moe_pad_to_capacity = f.boolean("pad_to_capacity").value_or(false);
     f.finish();
+    if (w.moe_pad_to_capacity && w.moe_capacity_factor == 0) {
+      f.fail("pad_to_capacity", "pad_to_capacity needs a capacity_factor",
+             "set capacity_factor (e.g. 1), or remove pad_to_capacity (Megatron-Core refuses "
+             "--moe-pad-expert-input-to-capacity without --moe-expert-capacity-factor)");
+    }
+    // Token dropping is modelled as Megatron-Core's (token_dispatcher.py);
+    // its flex dispatcher cannot pad (transformer_config.py at core_v0.15.0:
+    // "Flex token dispatcher does not support moe_pad_expert_input_to_capacity").
+    if (w.moe_capacity_factor > 0 && w.framework != Framework::megatron &&
+        w.framework != Framework::nemo) {
+      f.fail("capacity_factor",
+             fmt::format("token dropping is modelled for Megatron-Core only, not for {}",
+                         framework_traits(w.framework).display),
+             "set framework: megatron or nemo, or remove capacity_factor (dropless)");
+    }
+    if (w.moe_pad_to_capacity && (w.moe_dispatcher == MoeDispatcher::deepep ||
+                                  w.moe_dispatcher == MoeDispatcher::hybridep)) {
+      f.fail("pad_to_capacity",
+             fmt::format("the {} dispatcher cannot pad expert inputs to capacity",
+                         to_string(w.moe_dispatcher)),
+             "set dispatcher: alltoall (Megatron-Core's all-to-all dispatcher pads), or remove "
+             "pad_to_capacity");
+    }
     if (!w.model.is_moe()) {
       top.fail("moe", fmt::format("model '{}' has no routed experts", w.model.id),
                "remove the moe block");

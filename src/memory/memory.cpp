@@ -604,12 +604,14 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
     if (p > 1) st.buffers += 2.0 * tokens * h / seq_div * kAct;
     if (moe_layers_here > 0 && ly.ep > 1) {
       // Token dispatch: the all-to-all's send buffer (this rank's tokens/t,
-      // top_k x capacity-factor copies) and receive buffer (expert_load times
-      // that on the most loaded rank), 16-bit, alive while a MoE layer runs
-      // (Megatron-Core token_dispatcher.py; docs/model.md "Communication and
-      // prefetch buffers").
-      const double sent = tokens / t * m.moe.top_k * m.moe.capacity_factor * h * kAct;
-      st.buffers += sent * (1.0 + layers.moe.expert_load);
+      // top_k copies; padded to capacity, F x that) and receive buffer
+      // (expert_load times top_k copies on the most loaded rank; padded, F x),
+      // 16-bit, alive while a MoE layer runs (Megatron-Core
+      // token_dispatcher.py; docs/model.md "Communication and prefetch
+      // buffers", "Token dropping").
+      const double sent = tokens / t * m.moe.top_k * h * kAct;
+      const double send_load = moe_drop_and_pad(w) ? layers.moe.expert_load : 1.0;
+      st.buffers += sent * (send_load + layers.moe.expert_load);
     }
     // QLoRA dequantises one base weight at a time to 16 bit before its GEMM
     // (bitsandbytes dequantize_4bit, torchao linear_nf4): the largest one's

@@ -313,7 +313,9 @@ LayerOps describe_layer(const ModelShape& m, bool moe_layer, const LayerSplit& s
   const bool swiglu = m.mlp == MlpKind::swiglu;
   if (moe_layer) {
     const MoeShape& e = m.moe;
-    const double copies = e.top_k * e.capacity_factor;  // routed token copies per token
+    // Routed token copies per token; token dropping (Workload::moe_capacity_factor)
+    // acts through the split's expert_load.
+    const double copies = e.top_k;
     out.expert_load = s.expert_load;
     const double router = e.experts * h;
     // The router is replicated on every tensor-parallel rank (Megatron-Core).

@@ -12,12 +12,11 @@ enum class NormKind { layernorm, rmsnorm };        // layernorm has a bias (2h),
 
 // Mixture of experts (Switch/GShard/DeepSeek style). experts == 0: dense.
 struct MoeShape {
-  int experts = 0;               // routed experts per MoE layer
-  int top_k = 0;                 // routed experts per token
-  int shared_experts = 0;        // always-active experts (DeepSeek)
-  long long expert_ffn = 0;      // intermediate size of one expert
-  int dense_layers = 0;          // first layers that stay dense (DeepSeek-V3: 3)
-  double capacity_factor = 1.0;  // tokens an expert buffers = factor * fair share
+  int experts = 0;           // routed experts per MoE layer
+  int top_k = 0;             // routed experts per token
+  int shared_experts = 0;    // always-active experts (DeepSeek)
+  long long expert_ffn = 0;  // intermediate size of one expert
+  int dense_layers = 0;      // first layers that stay dense (DeepSeek-V3: 3)
   // Router (launch files only; the time and memory models do not read it):
   // gate score function, a per-expert bias added for top-k selection only
   // (DeepSeek-V3's auxiliary-loss-free balancing), group-limited routing

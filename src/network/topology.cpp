@@ -96,13 +96,13 @@ double rank_copies_per_token(int ranks, int top_k) {
 
 // With routing balanced over the group's N nodes, a token's k experts hit a
 // given node with probability 1 - (1 - 1/N)^k: (N - 1) of those are remote.
-double deduplicated_dispatch_s(double token_bytes, int top_k, double capacity_factor,
-                               const GroupSpan& g, const ClusterLinks& l) {
+double deduplicated_dispatch_s(double token_bytes, int top_k, const GroupSpan& g,
+                               const ClusterLinks& l) {
   const double n = g.nodes;
   const double remote = (n - 1.0) * (1.0 - std::pow(1.0 - 1.0 / n, top_k));
-  const double rdma = token_bytes * remote * capacity_factor;
+  const double rdma = token_bytes * remote;
   const double per_node = g.per_node;
-  const double nvlink = token_bytes * top_k * capacity_factor * (per_node - 1.0) / per_node;
+  const double nvlink = token_bytes * top_k * (per_node - 1.0) / per_node;
   return kNcclBaseLatency_s + l.inter.hop_latency_s +
          std::max(rdma / l.inter.bus_bw_Bps, nvlink / l.intra.bus_bw_Bps);
 }

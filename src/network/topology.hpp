@@ -89,8 +89,9 @@ double rank_copies_per_token(int ranks, int top_k);
 // nodes (deepseek-ai/DeepEP README; DeepSeek-V3 report §3.2.2): a token
 // crosses the network once per destination node, not once per expert, and
 // is forwarded to its experts' GPUs over NVLink, the two stages pipelined.
-// `token_bytes`: one copy of the rank's tokens; each goes to top_k experts.
-double deduplicated_dispatch_s(double token_bytes, int top_k, double capacity_factor,
-                               const GroupSpan& g, const ClusterLinks& l);
+// `token_bytes`: one copy of the rank's tokens; each goes to top_k experts
+// (the flex dispatcher never pads to capacity).
+double deduplicated_dispatch_s(double token_bytes, int top_k, const GroupSpan& g,
+                               const ClusterLinks& l);
 
 }  // namespace scaleout

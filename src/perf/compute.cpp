@@ -276,17 +276,24 @@ LayerTimes layer_times(const Workload& w, const Gpu& gpu, const ComputeConstants
   // Host launch floor: every kernel is issued by the host without CUDA
   // graphs; with per-layer graphs only those between a MoE layer's dispatch
   // and combine; with whole-step graphs none (docs/model.md, "Host launch floor").
+  // Megatron-Core's drop-and-pad path (workload moe.capacity_factor with
+  // pad_to_capacity) has static shapes: per-layer graphs may capture the
+  // whole MoE layer (the `moe` module, allowed with drop-and-pad only:
+  // transformer_config.py "moe cuda graph is only supported with drop-padding
+  // MoE"), and no split size is copied to the host, so nothing synchronises
+  // it at the dispatch (docs/model.md, "Token dropping").
+  const bool drop_and_pad = moe_drop_and_pad(w);
   double host_fwd = 0, host_bwd = 0;
   if (w.cuda_graphs == CudaGraphs::none) {
     host_fwd = t.forward.kernels;
     host_bwd = b.kernels;
-  } else if (w.cuda_graphs == CudaGraphs::scoped) {
+  } else if (w.cuda_graphs == CudaGraphs::scoped && !drop_and_pad) {
     host_fwd = dispatch_fwd;
     host_bwd = dispatch_bwd;
   }
   t.host_forward_s = host_fwd * k.host_s_per_kernel;
   t.host_s = (host_fwd + host_bwd) * k.host_s_per_kernel;
-  if (w.cuda_graphs != CudaGraphs::full && dispatch_fwd > 0) {
+  if (w.cuda_graphs != CudaGraphs::full && !drop_and_pad && dispatch_fwd > 0) {
     t.host_dispatch_s = dispatch_fwd * k.host_s_per_kernel;
     t.dispatch_gpu_s =
         dispatch_gemm_s + elementwise_s(tokens * dispatch_ew_bytes, gpu, k, dispatch_ew_kernels);

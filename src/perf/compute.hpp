@@ -97,7 +97,8 @@ struct LayerTimes {
   // A MoE layer's forward from its dispatch to its combine: the host time to
   // issue its kernels and their GPU time. The dispatcher synchronises the
   // host with the GPU before it (the all-to-all's split sizes), so this part
-  // runs at the slower of the two on its own (perf/step.cpp).
+  // runs at the slower of the two on its own (perf/step.cpp). 0 under
+  // drop-and-pad token dropping, which never synchronises.
   double host_dispatch_s = 0;
   double dispatch_gpu_s = 0;
 };

@@ -275,20 +275,22 @@ LayoutTimes layout_times(const Workload& w, const Server& server, const Gpu& gpu
       // (`moe.dispatcher`) send one network copy per destination node.
       // The most loaded rank receives expert_load times the mean copies and
       // paces the exchange.
-      const double copies = m.moe.top_k * m.moe.capacity_factor;
+      // Token dropping enters through expert_load: padded to capacity every
+      // rank sends F x its copies, padding included (docs/model.md, "Token
+      // dropping").
+      const double copies = m.moe.top_k;
       const double local_tokens = tokens_mb / ly.tp * ops.expert_load;
       if (ly.ep > 1) {
         // Within one node DeepEP's and HybridEP's kernels send a token once
         // to every rank that holds one of its experts (and combine one sum
         // per rank), not once per routed copy: rank_copies_per_token.
         const bool dedup = deduplicated_dispatch(w);
-        const double sent =
-            dedup ? rank_copies_per_token(ly.ep, m.moe.top_k) * m.moe.capacity_factor : copies;
+        const double sent = dedup ? rank_copies_per_token(ly.ep, m.moe.top_k) : copies;
         const double a2a_bytes = local_tokens * sent * h * kActBytes;
-        const double a2a = dedup && ep_g.nodes > 1
-                               ? deduplicated_dispatch_s(local_tokens * h * kActBytes, m.moe.top_k,
-                                                         m.moe.capacity_factor, ep_g, links)
-                               : collective_time_s(Collective::all_to_all, a2a_bytes, ep_g, links);
+        const double a2a =
+            dedup && ep_g.nodes > 1
+                ? deduplicated_dispatch_s(local_tokens * h * kActBytes, m.moe.top_k, ep_g, links)
+                : collective_time_s(Collective::all_to_all, a2a_bytes, ep_g, links);
         one.ep = 4.0 * a2a;
       }
       one.etp_one = collective_time_s(Collective::all_reduce,
@@ -454,7 +456,10 @@ StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstant
     }
     const double syncs = 1.0 + (ly.recompute == Recompute::full ? rc_share : 0.0);
     const double host_dispatch = syncs * one.times.host_dispatch_s;
-    const double gpu_dispatch = syncs * (one.times.dispatch_gpu_s + 0.25 * one.ep);
+    // No synchronisation (a dense layer, full graphs, drop-and-pad token
+    // dropping): no part is timed apart.
+    const bool synced = one.times.host_dispatch_s > 0;
+    const double gpu_dispatch = synced ? syncs * (one.times.dispatch_gpu_s + 0.25 * one.ep) : 0.0;
     const double gpu_s = compute + tp + ep + one.cp;
     compute += std::max(0.0, host_dispatch - gpu_dispatch) +
                std::max(0.0, (host - host_dispatch) - std::max(0.0, gpu_s - gpu_dispatch));

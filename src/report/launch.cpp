@@ -26,6 +26,7 @@
 //   --moe-router-topk, --moe-ffn-hidden-size, --moe-shared-expert-intermediate-size,
 //   --moe-layer-freq, --moe-token-dispatcher-type, --moe-flex-dispatcher-backend
 //   (a TransformerConfig field, made an argument by ArgumentGroupFactory), --moe-grouped-gemm,
+//   --moe-expert-capacity-factor, --moe-pad-expert-input-to-capacity,
 //   --multi-latent-attention, --q-lora-rank, --kv-lora-rank.
 //   Uneven pipeline splits: validate_args requires num_layers % pp == 0 and
 //   (num_layers / pp) % layers-per-virtual-stage == 0 for
@@ -305,8 +306,16 @@ std::string header(const PlanReport& r, const PlanCandidate& c, const std::strin
         "host{}); the launcher {} has no such setting: capture the step in CUDA graphs "
         "yourself, e.g. torch.compile(mode=\"reduce-overhead\").\n",
         comment, to_string(w.cuda_graphs),
-        w.cuda_graphs == CudaGraphs::scoped ? " outside MoE dispatch" : "",
+        w.cuda_graphs == CudaGraphs::scoped && !moe_drop_and_pad(w) ? " outside MoE dispatch" : "",
         to_string(launcher_of(w)));
+  }
+  if (w.moe_capacity_factor > 0 && launcher_of(w) != Launcher::megatron) {
+    o += fmt::format(
+        "{} NOT IN THESE FILES: MoE token dropping at capacity factor {}{}; the launcher {} has "
+        "no such setting: set Megatron-Core's moe_expert_capacity_factor{} in your recipe.\n",
+        comment, num(w.moe_capacity_factor), w.moe_pad_to_capacity ? ", padded" : "",
+        to_string(launcher_of(w)),
+        w.moe_pad_to_capacity ? " and moe_pad_expert_input_to_capacity" : "");
   }
   return o;
 }
@@ -613,6 +622,12 @@ std::vector<std::string> megatron_args(const PlanReport& r, const PlanCandidate&
     } else {
       a.push_back("--moe-token-dispatcher-type alltoall");
     }
+    // Token dropping (workload moe.capacity_factor, moe.pad_to_capacity;
+    // Megatron-Core moe_expert_capacity_factor, moe_pad_expert_input_to_capacity).
+    if (w.moe_capacity_factor > 0) {
+      a.push_back("--moe-expert-capacity-factor " + num(w.moe_capacity_factor));
+      if (w.moe_pad_to_capacity) a.push_back("--moe-pad-expert-input-to-capacity");
+    }
     a.push_back("--moe-grouped-gemm");
   }
   if (trained_mtp_layers(w) > 0)
@@ -715,7 +730,15 @@ std::vector<std::string> megatron_args(const PlanReport& r, const PlanCandidate&
     a.push_back("--cuda-graph-impl transformer_engine");
     std::string modules = "attn";
     if (!m.is_moe() || m.moe.dense_layers > 0) modules += " mlp";
-    if (m.is_moe()) modules += " moe_router moe_preprocess";
+    // Drop-and-pad token dropping has static shapes: the whole MoE layer
+    // (`moe`, which excludes moe_router); dropping without padding leaves
+    // the router only (transformer_config.py: moe_preprocess is refused for
+    // the all-to-all dispatcher with a capacity factor).
+    if (m.is_moe()) {
+      modules += moe_drop_and_pad(w)         ? " moe"
+                 : w.moe_capacity_factor > 0 ? " moe_router"
+                                             : " moe_router moe_preprocess";
+    }
     a.push_back("--cuda-graph-modules " + modules);
   } else if (w.cuda_graphs == CudaGraphs::full) {
     a.push_back("--cuda-graph-impl full_iteration");

@@ -277,6 +277,16 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
   w.moe_load_imbalance = r.moe_load_imbalance.value_or(kDefaultMoeLoadImbalance);
   // The column holds the workload key's names (to_string); empty: the framework's.
   if (const auto d = enum_from_name<MoeDispatcher>(r.moe_dispatcher)) w.moe_dispatcher = *d;
+  if (r.moe_capacity_factor) {
+    // io::read_validation_csv and check_catalog_models refuse these.
+    if (!w.model.is_moe() ||
+        (w.framework != Framework::megatron && w.framework != Framework::nemo)) {
+      out.skipped = "moe_capacity_factor needs a MoE model under megatron or nemo";
+      return out;
+    }
+    w.moe_capacity_factor = *r.moe_capacity_factor;
+    w.moe_pad_to_capacity = r.moe_pad_to_capacity == "y";
+  }
   w.seq_len = *r.seq_len;
   w.global_batch = r.global_batch.value_or(0);
   w.precision = r.precision == "fp8"    ? Precision::fp8

@@ -44,6 +44,10 @@ struct ValidationRow {
   // MoE token dispatcher (workload moe.dispatcher): "alltoall" | "deepep" |
   // "hybridep"; "": the framework's.
   std::string moe_dispatcher;
+  // Token dropping (workload moe.capacity_factor): the capacity factor, empty
+  // for dropless; moe_pad_to_capacity "y" | "n" | "" (n).
+  std::optional<double> moe_capacity_factor;
+  std::string moe_pad_to_capacity;
   std::optional<long long> interleave;
   // Layers on the first and last pipeline stage; empty: not given.
   std::optional<long long> first_stage_layers, last_stage_layers;

@@ -250,7 +250,21 @@ struct Workload {
   double moe_load_imbalance = kDefaultMoeLoadImbalance;
   // MoE training: the token dispatcher (`moe.dispatcher`).
   MoeDispatcher moe_dispatcher = MoeDispatcher::framework;
+  // MoE training: token dropping (docs/model.md, "Token dropping"). 0:
+  // dropless (Megatron-Core's default, moe_expert_capacity_factor None); else
+  // F >= 1, each expert takes at most F x its fair share of the routed copies
+  // (--moe-expert-capacity-factor F), and with moe_pad_to_capacity exactly
+  // that many, padded (--moe-pad-expert-input-to-capacity).
+  double moe_capacity_factor = 0;
+  bool moe_pad_to_capacity = false;
 };
+
+// Megatron-Core's drop-and-pad MoE path: every split size known on the host
+// (token_dispatcher.py `preprocess`, drop_and_pad), no device-to-host
+// synchronisation of the token counts, static shapes.
+inline bool moe_drop_and_pad(const Workload& w) {
+  return w.moe_capacity_factor > 0 && w.moe_pad_to_capacity && w.task != Task::inference;
+}
 
 // The MoE dispatch sends one network copy of a token per destination node
 // (DeepEP or HybridEP), as the run's dispatcher says, else as its framework's.
@@ -292,7 +306,20 @@ inline LayerSplit layer_split(const Workload& w) {
   // loaded one. Serving keeps balanced routing (its constants are fitted so).
   s.training = w.task != Task::inference;
   s.mcore_experts = s.training && framework_traits(w.framework).mcore_grouped_mlp;
-  if (s.training && w.layout.ep > 1) s.expert_load = w.moe_load_imbalance;
+  // Token dropping caps every expert at F x its fair share: the hot rank
+  // runs min(gamma, F) x the mean; padded to capacity every rank runs F x
+  // the mean copies, padding included, whatever the routing (docs/model.md,
+  // "Token dropping").
+  if (s.training) {
+    const double gamma = w.layout.ep > 1 ? w.moe_load_imbalance : 1.0;
+    if (moe_drop_and_pad(w)) {
+      s.expert_load = w.moe_capacity_factor;
+    } else if (w.moe_capacity_factor > 0) {
+      s.expert_load = std::min(gamma, w.moe_capacity_factor);
+    } else {
+      s.expert_load = gamma;
+    }
+  }
   return s;
 }
 

@@ -367,6 +367,39 @@ TEST(Launch, MoeDispatcherFlags) {
                                       "--moe-flex-dispatcher-backend hybridep"}));
 }
 
+TEST(Launch, TokenDropFlags) {
+  // Workload moe.capacity_factor / pad_to_capacity as Megatron-LM's
+  // --moe-expert-capacity-factor and --moe-pad-expert-input-to-capacity;
+  // scoped graphs capture the whole MoE layer (`moe`) when it drops and pads,
+  // the router only when it drops without padding.
+  report::PlanReport r = small_report();
+  Workload& w = r.request.workload;
+  w.model.moe.experts = 8;
+  w.model.moe.top_k = 2;
+  w.model.moe.expert_ffn = 1024;
+  w.framework = Framework::megatron;
+  w.cuda_graphs = CudaGraphs::scoped;
+  PlanCandidate c = small_candidate();
+  c.layout.ep = 2;
+  auto args = [&] {
+    std::vector<std::string> out;
+    for (const std::string& a : report::megatron_args(r, c)) {
+      if (a.find("capacity") != std::string::npos || a.find("graph-modules") != std::string::npos)
+        out.push_back(a);
+    }
+    return out;
+  };
+  EXPECT_EQ(args(),
+            std::vector<std::string>{"--cuda-graph-modules attn moe_router moe_preprocess"});
+  w.moe_capacity_factor = 1.25;
+  EXPECT_EQ(args(), (std::vector<std::string>{"--moe-expert-capacity-factor 1.25",
+                                              "--cuda-graph-modules attn moe_router"}));
+  w.moe_pad_to_capacity = true;
+  EXPECT_EQ(args(), (std::vector<std::string>{"--moe-expert-capacity-factor 1.25",
+                                              "--moe-pad-expert-input-to-capacity",
+                                              "--cuda-graph-modules attn moe"}));
+}
+
 TEST(Launch, CudaGraphsFlags) {
   // Workload cuda_graphs as Megatron-LM spells it at the pinned commit
   // (data/launch/megatron_options.txt): none writes nothing; scoped is

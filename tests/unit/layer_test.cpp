@@ -72,7 +72,7 @@ TEST(Layer, GqaHeadsAreReplicatedBeyondTheirCount) {
 
 TEST(Layer, ExpertsSplitOverEpAndExpertTp) {
   const ModelShape& m = zoo("mixtral-8x7b");
-  const double copies = m.moe.top_k * m.moe.capacity_factor;
+  const double copies = m.moe.top_k;
   LayerSplit s;
   s.tp = 2;
   s.seq_div = 2;

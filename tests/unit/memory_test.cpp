@@ -173,10 +173,10 @@ TEST(Activations, SelectiveModulesOfDeepSeekV3) {
   // input (2h); the dense layer's pre-MLP norm is fused into FC1.
   EXPECT_DOUBLE_EQ(freed(RecomputeModule::layernorm, true), T * 2 * 2 * 7168.0);
   EXPECT_DOUBLE_EQ(freed(RecomputeModule::layernorm, false), T * 2 * 7168.0);
-  // moe_act: the routed experts' FC2 input, top_k x capacity x load rows of
+  // moe_act: the routed experts' FC2 input, top_k x load rows of
   // 2048, 2 B each.
   const LayerOps ops = describe_layer(w, true);
-  const double rows = 8 * w.model.moe.capacity_factor * ops.expert_load;
+  const double rows = 8 * ops.expert_load;
   EXPECT_DOUBLE_EQ(freed(RecomputeModule::moe_act, true), T * 2 * rows * 2048);
   EXPECT_DOUBLE_EQ(freed(RecomputeModule::moe_act, false), 0.0);
   // shared_experts: one shared expert's FC1, gate and FC2 input, 3*2*2048.

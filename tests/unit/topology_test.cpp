@@ -371,7 +371,7 @@ TEST(DeduplicatedDispatch, SendsOneNetworkCopyPerDestinationNode) {
   const double expected = kNcclBaseLatency_s + l.inter.hop_latency_s +
                           std::max(token_bytes * remote / l.inter.bus_bw_Bps,
                                    token_bytes * 8 * 7.0 / 8.0 / l.intra.bus_bw_Bps);
-  EXPECT_DOUBLE_EQ(deduplicated_dispatch_s(token_bytes, 8, 1.0, ep, l), expected);
+  EXPECT_DOUBLE_EQ(deduplicated_dispatch_s(token_bytes, 8, ep, l), expected);
   EXPECT_LT(expected, collective_time_s(Collective::all_to_all, token_bytes * 8, ep, l));
 }
 
