@@ -82,7 +82,7 @@ RegimeKey regime_of(const Workload& w, const HardwareOption& hw, int nodes, Inte
   // finetune regime (the rule of src/validation).
   return {.metric = metric,
           .family = hw.gpu.family,
-          .framework = to_string(w.framework),
+          .framework = std::string(framework_traits(w.framework).engine),
           .task = is_lora(w) ? IntervalTask::finetune : IntervalTask::pretrain,
           .moe = w.model.is_moe(),
           .scale = scale_band(static_cast<long long>(nodes) * hw.server.gpus_per_node,

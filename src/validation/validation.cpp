@@ -641,7 +641,7 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
     // QLoRA) are the finetune regime (the plan's rule, search/planner.cpp).
     RegimeKey key{.metric = interval_metric(r.metric),
                   .family = gpu->family,
-                  .framework = to_string(chosen->framework),
+                  .framework = std::string(framework_traits(chosen->framework).engine),
                   .task = is_lora(*chosen) ? IntervalTask::finetune : IntervalTask::pretrain,
                   .moe = chosen->model.is_moe(),
                   .scale = scale_band(gpus, domain_gpus(server))};

@@ -121,6 +121,11 @@ struct FrameworkTraits {
   Framework framework;
   std::string_view name;     // the input word (workload `framework:`, validation CSV)
   std::string_view display;  // what the row stands for, in words
+  // The engine whose validation rows give the row's prediction intervals
+  // (the framework of the interval regime key, perf/intervals.hpp): a row
+  // that is a version or kernel variant of another engine's row shares that
+  // engine's regime rather than standing on its own few rows.
+  std::string_view engine;
   // Runs Megatron-LM's transformer layers and training loop defaults
   // (Megatron-LM, NeMo, Megatron-DeepSpeed): GPT dropout 0.1, unfused
   // softmax before Hopper, gradient accumulation (validation.cpp).
@@ -294,6 +299,7 @@ constexpr FrameworkTraits megatron_core_row(Framework framework, std::string_vie
   return {.framework = framework,
           .name = name,
           .display = display,
+          .engine = name,
           .megatron_family = true,
           .transformer_engine_fp8 = true,
           .tp = true,
@@ -472,6 +478,7 @@ inline constexpr std::array<FrameworkTraits, 13> kFrameworkTable = {{
           automodel_row(Framework::automodel_torch, "automodel-torch",
                         "NeMo AutoModel on PyTorch kernels (no Transformer Engine)");
       r.fused_by_compile = true;
+      r.engine = "automodel";
       return r;
     }(),
     [] {
@@ -486,6 +493,7 @@ inline constexpr std::array<FrameworkTraits, 13> kFrameworkTable = {{
                         "Megatron-DeepSpeed of 2021 (DeepSpeed <= 0.5.3 pipeline engine)");
       r.pp_grad_partitioned = false;
       r.tp_backward_overlap = false;
+      r.engine = "deepspeed";
       return r;
     }(),
     in_house(pytorch_fsdp_row(Framework::other, "other",

@@ -175,6 +175,22 @@ TEST(FrameworkTable, MegatronDeepSpeed2021IsDeepSpeedWithTheTwoOldBehaviours) {
   EXPECT_EQ(old.selective, ds.selective);
 }
 
+TEST(FrameworkTable, VariantRowsShareTheirEnginesIntervalRegime) {
+  // A version or kernel variant of an engine takes that engine's prediction
+  // intervals (perf/intervals.hpp regime key); every other row is its own.
+  for (Framework f : kAll) {
+    const std::string_view engine = framework_traits(f).engine;
+    ASSERT_TRUE(framework_from_name(engine).has_value()) << to_string(f);
+    if (f == Framework::megatron_deepspeed_2021) {
+      EXPECT_EQ(engine, "deepspeed");
+    } else if (f == Framework::automodel_torch) {
+      EXPECT_EQ(engine, "automodel");
+    } else {
+      EXPECT_EQ(engine, to_string(f));
+    }
+  }
+}
+
 TEST(FrameworkTable, PlannerRulesAsBefore) {
   // The stages and parallelisms the search tried before the table.
   for (Framework f : kAll) {
