@@ -69,13 +69,20 @@ std::string closest_match(std::string_view word, const std::vector<std::string>&
 std::string suggestion(std::string_view word, const std::vector<std::string>& candidates) {
   const std::string best = closest_match(word, candidates);
   if (!best.empty()) return "did you mean '" + best + "'?";
+  // A short list (a setting's words) is shown whole; a long one (a
+  // catalog's GPUs) by its first names and its count, so the message stays
+  // readable.
+  constexpr size_t kWholeList = 16;
+  constexpr size_t kShownOfLong = 12;
   std::string all = "expected one of: ";
-  const size_t shown = std::min<size_t>(candidates.size(), 12);
+  const size_t shown = candidates.size() <= kWholeList ? candidates.size() : kShownOfLong;
   for (size_t i = 0; i < shown; ++i) {
     if (i) all += ", ";
     all += candidates[i];
   }
-  if (shown < candidates.size()) all += ", ...";
+  if (shown < candidates.size()) {
+    all += ", ... (" + std::to_string(candidates.size()) + " in all)";
+  }
   return all;
 }
 

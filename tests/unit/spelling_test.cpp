@@ -30,5 +30,18 @@ TEST(Spelling, SuggestionListsChoicesWithoutCloseMatch) {
   EXPECT_EQ(suggestion("xxxxxxx", {"none", "full"}), "expected one of: none, full");
 }
 
+TEST(Spelling, ShortListsWholeLongListsCut) {
+  std::vector<std::string> words;
+  for (int i = 0; i < 16; ++i) words.push_back("w" + std::to_string(i));
+  // Sixteen words: every one is named.
+  EXPECT_EQ(suggestion("zzzzzzz", words).find("..."), std::string::npos);
+  EXPECT_NE(suggestion("zzzzzzz", words).find("w15"), std::string::npos);
+  // Seventeen: the first twelve and the count.
+  words.push_back("w16");
+  const std::string cut = suggestion("zzzzzzz", words);
+  EXPECT_NE(cut.find("w11, ... (17 in all)"), std::string::npos) << cut;
+  EXPECT_EQ(cut.find("w12"), std::string::npos) << cut;
+}
+
 }  // namespace
 }  // namespace scaleout
