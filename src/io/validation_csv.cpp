@@ -580,7 +580,8 @@ std::vector<ValidationRow> read_validation_csv(const std::string& text, const st
                          "set framework megatron or nemo, or leave grad_reduce_in_bf16 empty or n");
       }
     }
-    if (r.moe_capacity_factor && r.framework != "megatron" && r.framework != "nemo") {
+    const auto row_framework = framework_from_name(r.framework);
+    if (r.moe_capacity_factor && !(row_framework && takes_token_drop(*row_framework))) {
       throw InputError(file, line, "moe_capacity_factor",
                        "token dropping is modelled for Megatron-Core only",
                        "set framework megatron or nemo, or leave moe_capacity_factor empty");

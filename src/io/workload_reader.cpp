@@ -276,8 +276,7 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
     // Token dropping is modelled as Megatron-Core's (token_dispatcher.py);
     // its flex dispatcher cannot pad (transformer_config.py at core_v0.15.0:
     // "Flex token dispatcher does not support moe_pad_expert_input_to_capacity").
-    if (w.moe_capacity_factor > 0 && w.framework != Framework::megatron &&
-        w.framework != Framework::nemo) {
+    if (w.moe_capacity_factor > 0 && !takes_token_drop(w.framework)) {
       f.fail("capacity_factor",
              fmt::format("token dropping is modelled for Megatron-Core only, not for {}",
                          framework_traits(w.framework).display),

@@ -279,8 +279,7 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
   if (const auto d = enum_from_name<MoeDispatcher>(r.moe_dispatcher)) w.moe_dispatcher = *d;
   if (r.moe_capacity_factor) {
     // io::read_validation_csv and check_catalog_models refuse these.
-    if (!w.model.is_moe() ||
-        (w.framework != Framework::megatron && w.framework != Framework::nemo)) {
+    if (!w.model.is_moe() || !takes_token_drop(w.framework)) {
       out.skipped = "moe_capacity_factor needs a MoE model under megatron or nemo";
       return out;
     }

@@ -243,7 +243,8 @@ struct FrameworkTraits {
   // (default) path: an activation clamp (ModelShape::activation_clamp) and
   // FC2's bias (linear_bias) run as eager PyTorch kernels beside the grouped
   // GEMMs and the fused activation (docs/model.md, "Expert clamp and bias
-  // under Megatron-Core").
+  // under Megatron-Core"). Its token dispatcher's capacity factor and
+  // padding are the token dropping the model knows (takes_token_drop).
   bool mcore_grouped_mlp;
   // Host launch floor (docs/model.md, "Host launch floor"): the host time to
   // issue one kernel outside a CUDA graph (kHostSecondsPerKernel everywhere:
@@ -529,6 +530,10 @@ const std::vector<std::string>& framework_names();
 // Whether the workload key `compile` (torch.compile) applies: PyTorch-native
 // frameworks; Megatron-LM, NeMo and DeepSpeed do not compile model or loss.
 inline bool takes_torch_compile(Framework f) { return !framework_traits(f).megatron_family; }
+// Token dropping (workload moe.capacity_factor, moe.pad_to_capacity) is
+// modelled as Megatron-Core's MoE layer runs it (its dispatcher's capacity
+// and padding): the rows whose experts run that layer.
+inline bool takes_token_drop(Framework f) { return framework_traits(f).mcore_grouped_mlp; }
 
 const char* to_string(Framework f);
 

@@ -191,6 +191,15 @@ TEST(FrameworkTable, VariantRowsShareTheirEnginesIntervalRegime) {
   }
 }
 
+TEST(FrameworkTable, TokenDroppingIsMegatronCoresMoeLayers) {
+  // The capacity factor and padding are Megatron-Core's MoE layer's: the
+  // rows whose experts run it, megatron and nemo.
+  for (Framework f : kAll) {
+    EXPECT_EQ(takes_token_drop(f), f == Framework::megatron || f == Framework::nemo)
+        << to_string(f);
+  }
+}
+
 TEST(FrameworkTable, PlannerRulesAsBefore) {
   // The stages and parallelisms the search tried before the table.
   for (Framework f : kAll) {
