@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "io/catalog_reader.hpp"
 #include "run_cli.hpp"
 
 namespace scaleout {
@@ -406,7 +407,8 @@ TEST(Cli, UserCatalogAddsAGpu) {
                    "scaleout: " + wl +
                        ":3: cluster.gpu: unknown GPU 'test-gpu-200g' (expected one of: "
                        "a100-pcie-40g, a100-pcie-80g, a100-sxm-40g, a100-sxm-80g, a10g, b200, "
-                       "b300, gaudi3, gb200, gb300, h100-nvl, h100-pcie, ... (30 in all))\n");
+                       "b300, gaudi3, gb200, gb300, h100-nvl, h100-pcie, ... (" +
+                       std::to_string(io::builtin_catalog().ids<Gpu>().size()) + " in all))\n");
 }
 
 TEST(Cli, UserCatalogOverridesAGpu) {
