@@ -130,13 +130,14 @@ std::string validate_json(const ValidationReport& r) {
          {"filled", x.filled},
          {"skipped", x.skipped.empty() ? ordered_json(nullptr) : ordered_json(x.skipped)}});
   }
-  auto summary = [](const std::map<std::string, MetricSummary>& m) {
+  auto score = [](const MetricSummary& s) {
+    return ordered_json{{"count", s.count},
+                        {"mape", s.count ? ordered_json(s.mape) : ordered_json(nullptr)},
+                        {"skipped", s.skipped}};
+  };
+  auto summary = [&score](const std::map<std::string, MetricSummary>& m) {
     ordered_json j = ordered_json::object();
-    for (const auto& [k, s] : m) {
-      j[k] = {{"count", s.count},
-              {"mape", s.count ? ordered_json(s.mape) : ordered_json(nullptr)},
-              {"skipped", s.skipped}};
-    }
+    for (const auto& [k, s] : m) j[k] = score(s);
     return j;
   };
   ordered_json j;
@@ -163,6 +164,7 @@ std::string validate_json(const ValidationReport& r) {
   for (const auto& [k, c] : r.coverage_by_group) coverage_by_group[k] = coverage(c);
   j["summary"] = {{"by_metric", summary(r.by_metric)},
                   {"by_group", summary(r.by_group)},
+                  {"step_time_equivalent", score(r.step_time_equivalent)},
                   {"interval_coverage", coverage(r.coverage)},
                   {"interval_coverage_by_group", coverage_by_group},
                   {"rank_correlation", ranks},

@@ -139,6 +139,10 @@ std::string validate_text(const ValidationReport& r) {
                        s.count ? pct(s.mape) : "-", s.skipped);
     }
   }
+  if (const MetricSummary& s = r.step_time_equivalent; s.count > 0) {
+    o += fmt::format("Step time, throughput rows as the step they imply: {} rows  {}\n", s.count,
+                     pct(s.mape));
+  }
   if (!r.rank_correlation.empty()) {
     o += "Rank correlation (Spearman) of predicted and measured, per model and metric;\n"
          "regret: how much slower the layout predicted fastest ran than the fastest of\n"

@@ -34,6 +34,13 @@ bool higher_is_faster(const std::string& metric) {
   return metric == "tokens_per_s_per_gpu" || metric == "mfu";
 }
 
+std::optional<double> step_time_error(const RowResult& r) {
+  if (!r.error || !r.predicted || *r.predicted <= 0) return std::nullopt;
+  if (r.metric == "step_time_s") return r.error;
+  if (higher_is_faster(r.metric)) return r.measured / *r.predicted - 1.0;
+  return std::nullopt;
+}
+
 Server server_of(const ValidationRow& r, const Gpu& gpu) {
   Server s;
   s.id = "row:" + r.id;
@@ -753,6 +760,7 @@ ValidationReport validate_rows(const std::vector<ValidationRow>& rows, const Cat
                                const ModelTuning& tuning) {
   ValidationReport rep;
   std::map<std::string, double> sum_metric, sum_group;
+  double sum_step = 0;
   for (const ValidationRow& r : rows) {
     RowResult res = predict_row(r, catalog, tuning);
     if (res.memory_evaluated && !res.fits) ++rep.false_oom;
@@ -773,6 +781,12 @@ ValidationReport validate_rows(const std::vector<ValidationRow>& rows, const Cat
     } else {
       ++m.skipped;
       ++g.skipped;
+    }
+    if (const auto e = step_time_error(res)) {
+      ++rep.step_time_equivalent.count;
+      sum_step += std::fabs(*e);
+    } else if (res.metric == "step_time_s" || higher_is_faster(res.metric)) {
+      ++rep.step_time_equivalent.skipped;
     }
     rep.rows.push_back(std::move(res));
   }
@@ -806,6 +820,8 @@ ValidationReport validate_rows(const std::vector<ValidationRow>& rows, const Cat
   }
   for (auto& [k, s] : rep.by_metric) s.mape = s.count ? sum_metric[k] / s.count : 0.0;
   for (auto& [k, s] : rep.by_group) s.mape = s.count ? sum_group[k] / s.count : 0.0;
+  MetricSummary& st = rep.step_time_equivalent;
+  st.mape = st.count ? sum_step / st.count : 0.0;
   return rep;
 }
 

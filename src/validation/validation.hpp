@@ -162,8 +162,18 @@ struct ValidationReport {
   std::vector<RankCorrelation> rank_correlation;  // models with at least 5 predicted rows
   std::map<std::string, MetricSummary> by_metric;
   std::map<std::string, MetricSummary> by_group;
+  // Every per-step time row (step_time_s, tokens_per_s_per_gpu, mfu) scored
+  // as the step time it implies: a throughput row's error is
+  // measured / predicted - 1 (predicting 2x the tokens/s is a step 50 % too
+  // short), so rows of every per-step metric add up as one step-time MAPE.
+  MetricSummary step_time_equivalent;
   int false_oom = 0;  // rows that really ran but are predicted not to fit
 };
+
+// The error of `r` as a step-time error: `*r.error` for step_time_s,
+// measured / predicted - 1 for the throughput metrics (tokens/s, MFU);
+// empty for memory and whole-run metrics and for rows not predicted.
+std::optional<double> step_time_error(const RowResult& r);
 
 // Metrics this build predicts. Others are reported as skipped with a reason.
 bool metric_supported(const std::string& metric);

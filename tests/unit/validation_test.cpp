@@ -321,7 +321,46 @@ TEST(ValidateRows, SummaryCountsAndMape) {
   const double ea = std::fabs(*rep.rows[0].error), eb = std::fabs(*rep.rows[1].error);
   EXPECT_EQ(rep.by_metric.at("step_time_s").count, 2);
   EXPECT_NEAR(rep.by_metric.at("step_time_s").mape, (ea + eb) / 2, 1e-12);
+  EXPECT_EQ(rep.step_time_equivalent.count, 2);
+  EXPECT_NEAR(rep.step_time_equivalent.mape, (ea + eb) / 2, 1e-12);
   EXPECT_EQ(rep.false_oom, 0);
+}
+
+TEST(ValidateRows, ThroughputRowsScoreAsTheStepTheyImply) {
+  // A tokens/s row predicted at twice its measured value is a step predicted
+  // 50 % too short: +100 % by its own metric, -50 % as a step time.
+  RowResult r;
+  r.metric = "tokens_per_s_per_gpu";
+  r.measured = 1000;
+  r.predicted = 2000;
+  r.error = 1.0;
+  ASSERT_TRUE(step_time_error(r).has_value());
+  EXPECT_NEAR(*step_time_error(r), -0.5, 1e-12);
+  r.metric = "mfu";
+  EXPECT_NEAR(*step_time_error(r), -0.5, 1e-12);
+  r.metric = "step_time_s";
+  EXPECT_NEAR(*step_time_error(r), 1.0, 1e-12);
+  r.metric = "peak_mem_gib";
+  EXPECT_FALSE(step_time_error(r).has_value());
+  r.metric = "gpu_hours";
+  EXPECT_FALSE(step_time_error(r).has_value());
+  r.metric = "tokens_per_s_per_gpu";
+  r.error.reset();
+  EXPECT_FALSE(step_time_error(r).has_value());
+
+  // In a report: one step row and one throughput row of the same run.
+  ValidationRow step = gpt_row();
+  const RowResult base = predict_row(step, io::builtin_catalog());
+  ASSERT_TRUE(base.predicted.has_value());
+  ValidationRow tput = step;
+  tput.id = "t-tput";
+  tput.metric = "tokens_per_s_per_gpu";
+  tput.value = 1.0;  // any positive value
+  const ValidationReport rep = validate_rows({step, tput}, io::builtin_catalog());
+  ASSERT_EQ(rep.step_time_equivalent.count, 2);
+  const double e_tput = 1.0 / *rep.rows[1].predicted - 1.0;
+  EXPECT_NEAR(rep.step_time_equivalent.mape,
+              (std::fabs(*rep.rows[0].error) + std::fabs(e_tput)) / 2, 1e-12);
 }
 
 TEST(ValidateRows, PickRegretIsTheMeasuredCostOfThePredictedFastest) {

@@ -25,8 +25,9 @@ set(SCALEOUT_VALIDATION_CHECKS
   # data/validation/moe-training.csv: published MoE training runs (issue 17, 46 rows; nothing
   # fitted on them). Megatron-Bridge is held only to its present figure: its Blackwell and
   # small-expert rows are up to 144 % off (docs/validation.md, "MoE training").
-  "moe-training.csv|by_group/moe-folding/mape|max|0.11"        # 0.092 (14 rows, H100)
-  "moe-training.csv|by_group/mcore-moe-readme/mape|max|0.08"   # 0.067 (1 row)
+  "moe-training.csv|by_group/moe-folding/mape|max|0.07"        # 0.057 (14 rows, H100; 0.092 before the rows stated ep_overlap n, session 20)
+  "moe-training.csv|by_group/mcore-moe-readme/mape|max|0.11"   # 0.092 (1 row; 0.067 before ep_overlap n)
+  "moe-training.csv|step_time_equivalent/mape|max|0.15"        # 0.141 (46 rows: tokens/s rows as the step they imply; issue 17's target)
   "moe-training.csv|by_group/automodel-perf/mape|max|0.17"     # 0.162 (6 rows, H100; 0.143 before sliding-window attention, which speeds the two GPT-OSS rows from -1/-3 % to -8/-7 % too fast)
   "moe-training.csv|by_group/mbridge-perf/mape|max|0.35"       # 0.329 (23 rows; 0.344 before bf16 gradients and sliding windows (GPT-OSS B200 then takes its stated recompute); 0.333 before the stated ep_overlap/etp/MTP settings of session 13; 0.291 before the balanced pipeline split, which speeds up rows already predicted too fast; 0.313 before partial recompute)
   "moe-training.csv|false_oom|max|0"
