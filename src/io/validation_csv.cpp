@@ -54,6 +54,7 @@ const std::vector<std::string> kColumns = {"id",
                                            "interleave",
                                            "recompute",
                                            "recompute_modules",
+                                           "recompute_layers",
                                            "zero",
                                            "finetune",
                                            "lora_rank",
@@ -171,8 +172,8 @@ bool is_optional_column(std::string_view name) {
          name == "last_stage_layers" || name == "ep_overlap" || name == "pipeline_schedule" ||
          name == "moe_dispatcher" || name == "moe_capacity_factor" ||
          name == "moe_pad_to_capacity" || name == "dp_overlap" || name == "embedding_in_split" ||
-         name == "loss_in_split" || name == "recompute_modules" || name == "shard_group" ||
-         name == "host_link_gbyte_s" || is_recipe_setting_column(name);
+         name == "loss_in_split" || name == "recompute_modules" || name == "recompute_layers" ||
+         name == "shard_group" || name == "host_link_gbyte_s" || is_recipe_setting_column(name);
 }
 
 // The recipe settings beyond the layout (memory savers, loss and gradient
@@ -305,6 +306,27 @@ std::optional<RecomputeModules> recompute_modules_cell(const Cells& c,
     pos = plus + 1;
   }
   return bits;
+}
+
+// The recompute_layers cell: with recompute "full", the layers of each model
+// chunk recomputed (Megatron-LM --recompute-method block
+// --recompute-num-layers N), at least 1; empty: every layer.
+std::optional<long long> recompute_layers_cell(const Cells& c, const std::string& recompute) {
+  const std::optional<long long> n = c.integer("recompute_layers", 1000000);
+  if (!n) return n;
+  if (*n < 1) {
+    throw InputError(c.file, c.line, "recompute_layers", "must be at least 1, got 0",
+                     "the layers of each model chunk that full recompute re-runs "
+                     "(--recompute-num-layers); leave it empty when every layer is recomputed");
+  }
+  if (recompute != "full") {
+    throw InputError(c.file, c.line, "recompute_layers",
+                     fmt::format("{} chooses the layers full recompute re-runs, but recompute "
+                                 "is {}",
+                                 *n, recompute.empty() ? "empty" : recompute),
+                     "set recompute to full, or leave recompute_layers empty");
+  }
+  return n;
 }
 
 // The position in the header of each canonical column (index of kColumns).
@@ -505,6 +527,7 @@ std::vector<ValidationRow> read_validation_csv(const std::string& text, const st
     }
     r.recompute = c.choice("recompute", layout_choices(LayoutKey::recompute));
     r.recompute_modules = recompute_modules_cell(c, r.recompute);
+    r.recompute_layers = recompute_layers_cell(c, r.recompute);
     r.pipeline_schedule =
         c.choice("pipeline_schedule", layout_choices(LayoutKey::pipeline_schedule));
     r.finetune = c.choice("finetune", enum_names<FinetuneMethod>());

@@ -423,6 +423,7 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
                    : r.recompute == "selective" ? Recompute::selective
                                                 : Recompute::none;
     if (r.recompute_modules) ly.recompute_modules = *r.recompute_modules;
+    if (r.recompute_layers) ly.recompute_layers = static_cast<int>(*r.recompute_layers);
   }
   if (!r.pipeline_schedule.empty()) {
     const auto& names = layout_dim(LayoutKey::pipeline_schedule).choices;

@@ -59,6 +59,9 @@ struct ValidationRow {
   // recompute_modules, a bit per model/layer.hpp RecomputeModule); empty:
   // Megatron-Core's default, core_attn.
   std::optional<RecomputeModules> recompute_modules;
+  // With recompute "full": the layers of each model chunk recomputed (layout
+  // recompute_layers, Megatron-LM's block method); empty: every layer.
+  std::optional<long long> recompute_layers;
   // Pipeline schedule (layout pipeline_schedule); empty: 1f1b.
   std::string pipeline_schedule;
   std::optional<long long> zero;

@@ -88,7 +88,7 @@ const std::array<LayoutDim, kLayoutKeys> kDims = {{
   {K::activation_offload, "activation_offload", kFlag, 0, 1, {}, S::none, false, true,
    get<&Layout::activation_offload>, set<&Layout::activation_offload>,
    "saved activations in host memory, copied over the host link (torchtune)"},
-  {K::recompute_layers, "recompute_layers", kInt, 0, kMaxDegree, {}, S::saving, false, false,
+  {K::recompute_layers, "recompute_layers", kInt, 0, kMaxDegree, {}, S::saving, false, true,
    get<&Layout::recompute_layers>, set<&Layout::recompute_layers>,
    "with recompute: full, the layers of each model chunk recomputed (Megatron-LM "
    "--recompute-method block --recompute-num-layers); 0 or absent: all; plan: searched"},

@@ -91,6 +91,43 @@ TEST(ValidationCsv, RecomputeModulesCell) {
             "v.csv:2: recompute_modules: 'mlp' given twice (name each module once)");
 }
 
+// The optional recompute_layers column: a whole number >= 1, only with
+// recompute full.
+TEST(ValidationCsv, RecomputeLayersCell) {
+  const std::string path = std::string(SCALEOUT_SOURCE_DIR) + "/data/validation/training.csv";
+  std::string text = read_text_file(path);
+  const std::string header = text.substr(0, text.find('\n')) + ",recompute_layers\n";
+  auto row = [](const std::string& recompute, const std::string& layers) {
+    return "x1,g,m,24,3072,24,24,9216,51200,gelu,,,2048,512,,1,1,32,1,1,n,1," + recompute +
+           ",0,full,,,a100-sxm-80g,32,8,8,200,ib,megatron,step_time_s,3.5,d,c,," + layers + "\n";
+  };
+  auto error_of = [&](const std::string& r) -> std::string {
+    try {
+      read_validation_csv(header + r, "v.csv");
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "<no InputError>";
+  };
+  const auto rows = read_validation_csv(header + row("full", "5"), "v.csv");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].recompute_layers, 5);
+  EXPECT_FALSE(read_validation_csv(header + row("full", ""), "v.csv")[0].recompute_layers);
+  EXPECT_EQ(error_of(row("full", "0")),
+            "v.csv:2: recompute_layers: must be at least 1, got 0 (the layers of each model "
+            "chunk that full recompute re-runs (--recompute-num-layers); leave it empty when "
+            "every layer is recomputed)");
+  EXPECT_EQ(error_of(row("selective", "5")),
+            "v.csv:2: recompute_layers: 5 chooses the layers full recompute re-runs, but "
+            "recompute is selective (set recompute to full, or leave recompute_layers empty)");
+  EXPECT_EQ(error_of(row("", "2")),
+            "v.csv:2: recompute_layers: 2 chooses the layers full recompute re-runs, but "
+            "recompute is empty (set recompute to full, or leave recompute_layers empty)");
+  EXPECT_EQ(error_of(row("full", "x")),
+            "v.csv:2: recompute_layers: expected a non-negative whole number, got 'x' (plain "
+            "decimal digits)");
+}
+
 TEST(ValidationCsv, ShapeCellContradictingTheNamedCatalogModelIsAnInputError) {
   const std::string path = std::string(SCALEOUT_SOURCE_DIR) + "/data/validation/training.csv";
   const std::string text = read_text_file(path);
