@@ -9,8 +9,11 @@ It writes the fit and held-out splits of data/validation/training.csv to
 BUILD_DIR/calibration/ and runs BUILD_DIR/bench/scaleout_calibrate over a grid
 around each constant. Each grid scales one constant and holds every other at
 its built-in value, so the built-in values are a fixed point of the fits:
-  vtrain-multi (even / odd rows; korthikanti22 + narayanan21 and the A100
-               rows of megatron2020 held out whole) -> ampere sustained_factor (families.json)
+  ampere-joint: vtrain-multi even rows and every other one of the 41 Megatron-LM
+               A100 rows of training.csv (korthikanti22 + narayanan21, then the
+               A100 rows of megatron2020), each source weighing the same (the
+               mean of the first two columns); the odd halves held out
+               -> ampere sustained_factor (families.json)
   vtrain-single (even / odd rows) -> kDeepSpeedKernelFloor_s
   inference.csv (even / odd rows: serving on H100/H200 and one A100 row, which
                the scale also moves) -> hopper sustained_factor (families.json)
@@ -81,12 +84,14 @@ def main():
     a_hold = dump("eager-a100-held", a100[1::2], header)
     h_fit, h_hold = dump("hopper-fit", h100[0::2], header), dump("hopper-held", h100[1::2], header)
     h_titan = dump("hopper-held-torchtitan", titan_h100, header)
-    kn, m20 = dump("held-kornar", kornar, header), dump("held-megatron2020-a100", meg2020, header)
+    meg_fit = dump("ampere-megatron-fit", (kornar + meg2020)[0::2], header)
+    meg_hold = dump("ampere-megatron-held", (kornar + meg2020)[1::2], header)
     multi = os.path.join(VAL, "vtrain-multi.csv")
     single = os.path.join(VAL, "vtrain-single.csv")
     serving = os.path.join(VAL, "inference.csv")
     scale = "0.94,0.97,1.0,1.03,1.06"
-    run([multi + ":even", multi + ":odd", kn, m20, "--gemm-scale", scale])
+    run([multi + ":even", meg_fit, multi + ":odd", meg_hold, "--gemm-scale",
+         "0.97,0.98,0.99,1.0,1.01,1.02,1.03"])
     run([single + ":even", single + ":odd", "--kernel-floor", "5e-5,5.5e-5,6e-5,6.5e-5,7e-5"])
     run([serving + ":even", serving + ":odd", "--gemm-scale", "0.95,0.97,0.99,1.0,1.01,1.03,1.05"])
     run([a_fit, a_hold, "--gemm-scale", scale])

@@ -187,8 +187,11 @@ struct FrameworkTraits {
   bool dp_overlap;
   // The backward TP all-reduces of the column-parallel layers' input
   // gradients run behind their weight-gradient GEMMs (Megatron-LM
-  // --async-tensor-model-parallel-allreduce, on by default since 2022;
-  // Megatron-DeepSpeed runs Megatron-LM's layers).
+  // --async-tensor-model-parallel-allreduce, on by default since 2022).
+  // Not under DeepSpeed's engine: Megatron-DeepSpeed turns the asynchronous
+  // all-reduce off whenever --deepspeed is set (microsoft/Megatron-DeepSpeed
+  // f90b8877, 2023-07-12; megatron/arguments.py:395-399 at f4157bea), and
+  // its earlier code and the bigscience fork never had it.
   bool tp_backward_overlap;
   // The pipeline sends each TP rank's 1/t of the activation gradient to the
   // stage before (which all-gathers it over its TP group), as it sends the
@@ -409,6 +412,7 @@ constexpr FrameworkTraits deepspeed_row(Framework framework, std::string_view na
   r.zero3_hidden_share = kDeepSpeedZero3HiddenShare;
   r.zero3_per_tensor = true;
   r.dp_overlap = false;
+  r.tp_backward_overlap = false;  // synchronous under --deepspeed (tp_backward_overlap)
   r.interleaved_pp = false;
   r.cuda_graph_modes = cuda_graph_bit(CudaGraphs::none);
   r.hybrid_shard_zero = 3;  // MiCS (mics_shard_size): ZeRO-3 only
@@ -485,15 +489,12 @@ inline constexpr std::array<FrameworkTraits, 13> kFrameworkTable = {{
     [] {
       // Megatron-DeepSpeed as MT-NLG ran it in 2021 (docs/model.md,
       // "Frameworks"): DeepSpeed's pipeline engine up to v0.5.3 sends whole
-      // activation gradients between stages (`pp_grad_partitioned`), and the
-      // Megatron-LM layers it forked predate the asynchronous backward TP
-      // all-reduce (Megatron-LM f3e57f6f, 2021-09-06; microsoft/
-      // Megatron-DeepSpeed took it on 2023-07-04, 9e72d571).
+      // activation gradients between stages (`pp_grad_partitioned`). Its
+      // backward TP all-reduce is synchronous, as on every deepspeed row.
       FrameworkTraits r =
           deepspeed_row(Framework::megatron_deepspeed_2021, "megatron-deepspeed-2021",
                         "Megatron-DeepSpeed of 2021 (DeepSpeed <= 0.5.3 pipeline engine)");
       r.pp_grad_partitioned = false;
-      r.tp_backward_overlap = false;
       r.engine = "deepspeed";
       return r;
     }(),

@@ -150,10 +150,11 @@ TEST(FrameworkTable, StepConstantsAreTheRows) {
                    kDeepSpeedZero3HiddenShare);
 }
 
-TEST(FrameworkTable, MegatronDeepSpeed2021IsDeepSpeedWithTheTwoOldBehaviours) {
+TEST(FrameworkTable, MegatronDeepSpeed2021IsDeepSpeedWithWholeStageGradients) {
   // The 2021 engine is the deepspeed row but for whole activation gradients
-  // between stages (DeepSpeed <= 0.5.3) and exposed backward TP all-reduces
-  // (Megatron-DeepSpeed before 2023-07-04); only DeepSpeed's rows run its engine.
+  // between stages (DeepSpeed <= 0.5.3); both all-reduce the backward TP
+  // synchronously (Megatron-DeepSpeed turns the asynchronous all-reduce off
+  // under --deepspeed); only DeepSpeed's rows run its engine.
   const FrameworkTraits& ds = framework_traits(Framework::deepspeed);
   const FrameworkTraits& old = framework_traits(Framework::megatron_deepspeed_2021);
   for (Framework f : kAll) {
@@ -163,8 +164,11 @@ TEST(FrameworkTable, MegatronDeepSpeed2021IsDeepSpeedWithTheTwoOldBehaviours) {
     EXPECT_EQ(framework_traits(f).pp_grad_partitioned, f != Framework::megatron_deepspeed_2021)
         << to_string(f);
   }
-  EXPECT_TRUE(ds.tp_backward_overlap);
+  EXPECT_FALSE(ds.tp_backward_overlap);
   EXPECT_FALSE(old.tp_backward_overlap);
+  for (Framework f : {Framework::megatron, Framework::nemo}) {
+    EXPECT_TRUE(framework_traits(f).tp_backward_overlap) << to_string(f);
+  }
   EXPECT_EQ(old.state, ds.state);
   EXPECT_EQ(old.dp_overlap, ds.dp_overlap);
   EXPECT_EQ(old.interleaved_pp, ds.interleaved_pp);

@@ -214,18 +214,20 @@ TEST(Pipeline, StagesSendOneTpShareAndRegatherIt) {
   EXPECT_LT(e.breakdown.pp_comm, 2.0 * 128 * collective_time_s(Collective::send_recv, act, pp, l));
 }
 
-TEST(Frameworks, MegatronDeepSpeed2021SendsWholeGradientsAndExposesBackwardTp) {
+TEST(Frameworks, MegatronDeepSpeed2021SendsWholeGradients) {
   // The 2021 engine against today's deepspeed row on one layout (GPT-3 175B,
   // TP 8 x PP 8 x DP 4, full recompute, no SP; m = 512 / 4 = 128, 12 layers a
-  // stage). Compute is the same; two parts differ, each by hand:
+  // stage). Compute and TP are the same (both all-reduce the backward TP
+  // synchronously); the pipeline differs, by hand:
   const Case ds = gpt3_no_sp(Framework::deepspeed);
   const Case old = gpt3_no_sp(Framework::megatron_deepspeed_2021);
   const StepEstimate a = run(ds);
   const StepEstimate b = run(old);
   EXPECT_DOUBLE_EQ(b.breakdown.compute, a.breakdown.compute);
-  // (1) Pipeline: the forward hop is the same 1/t send and TP regather; the
-  // gradient goes back whole (DeepSpeed <= 0.5.3): one send of T x h instead
-  // of T x h / 8 per micro-batch, the regather the same.
+  EXPECT_DOUBLE_EQ(b.breakdown.tp_comm, a.breakdown.tp_comm);
+  // The forward hop is the same 1/t send and TP regather; the gradient goes
+  // back whole (DeepSpeed <= 0.5.3): one send of T x h instead of T x h / 8
+  // per micro-batch, the regather the same.
   const ClusterLinks l = resolve_links(ds.server, ds.gpu, ds.fabric, ds.w.cluster.nodes, {});
   const double act = 2048.0 * 12288 * 2;  // 50.3 MB
   const GroupSpan pp = span_of(8, 32, 8);
@@ -236,19 +238,32 @@ TEST(Frameworks, MegatronDeepSpeed2021SendsWholeGradientsAndExposesBackwardTp) {
   // (23 GB/s); the latencies of the two sends cancel, so the gradient adds
   // 128 x (50.3 MB x 7/8) / 23 GB/s = 128 x 1.91 ms = 0.245 s.
   EXPECT_NEAR(b.breakdown.pp_comm - a.breakdown.pp_comm, 128 * (act * 7 / 8) / (0.92 * 25e9), 1e-3);
-  // (2) TP: the two backward all-reduces of the column-parallel layers run
-  // exposed instead of behind half the forward GEMM time, per layer and
-  // micro-batch: min(2 all-reduces, 0.5 x forward GEMMs).
-  const PerfConstants k = perf_constants(ds.gpu, Framework::deepspeed);
-  const LayoutTimes lt = layout_times(ds.w, ds.server, ds.gpu, ds.fabric, k, describe_layers(ds.w));
-  const double hidden = std::min(2.0 * lt.tp_one, 0.5 * lt.dense.times.forward.gemm_s);
-  EXPECT_GT(hidden, 0);
-  EXPECT_NEAR(b.breakdown.tp_comm - a.breakdown.tp_comm, 128 * 12 * hidden, 1e-9);
-  EXPECT_GT(b.step_s, a.step_s + 128 * (whole - share) + 128 * 12 * hidden - 1e-9);
+  EXPECT_GT(b.step_s, a.step_s + 128 * (whole - share) - 1e-9);
   // With SP the gradient each rank holds already is its 1/t share: the same hop.
   Case sp_ds = ds, sp_old = old;
   sp_ds.w.layout.sp = sp_old.w.layout.sp = true;
   EXPECT_DOUBLE_EQ(run(sp_old).breakdown.pp_comm, run(sp_ds).breakdown.pp_comm);
+}
+
+TEST(Tp, DeepSpeedExposesTheBackwardAllReduces) {
+  // Megatron-DeepSpeed turns --async-tensor-model-parallel-allreduce off
+  // under --deepspeed: the two backward all-reduces of the column-parallel
+  // layers run exposed instead of behind half the forward GEMM time, per
+  // layer and micro-batch: min(2 all-reduces, 0.5 x forward GEMMs) more than
+  // the same row with the overlap (GPT-3 175B, TP 8 x PP 8 x DP 4, m = 128,
+  // 12 layers a stage).
+  const Case ds = gpt3_no_sp(Framework::deepspeed);
+  PerfConstants k = perf_constants(ds.gpu, Framework::deepspeed);
+  EXPECT_FALSE(k.framework.tp_backward_overlap);
+  const StepEstimate exposed = estimate_step(ds.w, ds.server, ds.gpu, ds.fabric, k);
+  const LayoutTimes lt = layout_times(ds.w, ds.server, ds.gpu, ds.fabric, k, describe_layers(ds.w));
+  const double hidden = std::min(2.0 * lt.tp_one, 0.5 * lt.dense.times.forward.gemm_s);
+  EXPECT_GT(hidden, 0);
+  k.framework.tp_backward_overlap = true;
+  const StepEstimate overlapped = estimate_step(ds.w, ds.server, ds.gpu, ds.fabric, k);
+  EXPECT_DOUBLE_EQ(exposed.breakdown.compute, overlapped.breakdown.compute);
+  EXPECT_NEAR(exposed.breakdown.tp_comm - overlapped.breakdown.tp_comm, 128 * 12 * hidden, 1e-9);
+  EXPECT_GT(exposed.step_s, overlapped.step_s + 128 * 12 * hidden - 1e-9);
 }
 
 TEST(Tp, MegatronHidesBackwardAllReducesBehindWeightGradients) {

@@ -81,25 +81,49 @@ void expect_scale_minimum(const std::vector<ValidationRow>& fit) {
   expect_minimum(fit, &ModelTuning::gemm_efficiency_scale, 1.0, 0.03);
 }
 
-TEST(Calibration, AmpereSustainedFactorOnVtrainMulti) {
-  const auto multi = time_rows("vtrain-multi.csv");
-  ASSERT_EQ(rows_in_half(multi, RowHalf::even).size(), 55u);
-  ASSERT_EQ(rows_in_half(multi, RowHalf::odd).size(), 54u);
-  expect_scale_minimum(rows_in_half(multi, RowHalf::even));
-  EXPECT_LE(mape_at_scale(rows_in_half(multi, RowHalf::odd), 1.0), 0.080);  // held out: 7.6 %
+// The 41 Megatron-LM A100 rows of training.csv in the order of the joint fit
+// (scripts/calibrate.py): korthikanti22 and narayanan21 (33, of which the
+// six ZeRO-3 rows run DeepSpeed and the three 175B ones also fit
+// kDeepSpeedZero3HiddenShare), then the A100 rows of megatron2020 (8).
+std::vector<ValidationRow> megatron_a100_rows() {
   const auto training = time_rows("training.csv");
-  const auto kornar = select(training, [](const ValidationRow& r) {
+  auto rows = select(training, [](const ValidationRow& r) {
     return r.group == "korthikanti22" || r.group == "narayanan21";
   });
-  ASSERT_EQ(kornar.size(), 33u);
-  // Held out: 5.6 % (8.4 % before session 6; three of the 33 rows, the 175B
-  // ZeRO-3 ones, fit kDeepSpeedZero3HiddenShare).
-  EXPECT_LE(mape_at_scale(kornar, 1.0), 0.061);
+  EXPECT_EQ(rows.size(), 33u);
   const auto meg2020 = select(training, [](const ValidationRow& r) {
     return r.group == "megatron2020" && r.gpu.starts_with("a100");
   });
-  ASSERT_EQ(meg2020.size(), 8u);
-  EXPECT_LE(mape_at_scale(meg2020, 1.0), 0.072);  // held out: 6.7 %
+  EXPECT_EQ(meg2020.size(), 8u);
+  rows.insert(rows.end(), meg2020.begin(), meg2020.end());
+  return rows;
+}
+
+// Ampere's sustained factor is fitted jointly on two sources, each weighing
+// the same: the mean of the MAPEs of vtrain-multi's even rows (55, one
+// 64-GPU Megatron-DeepSpeed cluster) and of every other Megatron-LM A100 row
+// (21), so that one cluster's many runs do not outweigh three papers. Their
+// other halves are held out.
+TEST(Calibration, AmpereSustainedFactorJointlyOnVtrainMultiAndMegatronA100) {
+  const auto multi = time_rows("vtrain-multi.csv");
+  const auto megatron = megatron_a100_rows();
+  const auto multi_fit = rows_in_half(multi, RowHalf::even);
+  const auto megatron_fit = rows_in_half(megatron, RowHalf::even);
+  ASSERT_EQ(multi_fit.size(), 55u);
+  ASSERT_EQ(rows_in_half(multi, RowHalf::odd).size(), 54u);
+  ASSERT_EQ(megatron_fit.size(), 21u);
+  ASSERT_EQ(rows_in_half(megatron, RowHalf::odd).size(), 20u);
+  auto joint = [&](double scale) {
+    return 0.5 * (mape_at_scale(multi_fit, scale) + mape_at_scale(megatron_fit, scale));
+  };
+  // The built-in value (scale 1) is no worse than 3 % either side (fit: 6.1 %).
+  const double at = joint(1.0);
+  EXPECT_LE(at, joint(0.97));
+  EXPECT_LE(at, joint(1.03));
+  EXPECT_LE(at, 0.062);
+  // Held out: vtrain-multi's odd rows 8.0 %, the odd Megatron-LM A100 rows 6.6 %.
+  EXPECT_LE(mape_at_scale(rows_in_half(multi, RowHalf::odd), 1.0), 0.082);
+  EXPECT_LE(mape_at_scale(rows_in_half(megatron, RowHalf::odd), 1.0), 0.068);
 }
 
 TEST(Calibration, DeepSpeedKernelFloorOnVtrainSingle) {

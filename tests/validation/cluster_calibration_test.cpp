@@ -85,16 +85,19 @@ Heldout heldout(const std::string& name) {
 
 TEST(ClusterCalibration, VtrainMultiHeldOut) {
   const Heldout h = heldout("vtrain-multi.csv");
-  // The Ampere sustained factor was fitted on these even rows (docs/validation.md,
-  // "Fitted constants"): the calibration stays at that fixed point.
-  EXPECT_NEAR(h.scale, 1.0, 0.02);
-  EXPECT_LE(h.fit_after, h.fit_before + 0.001);  // |log| fit vs MAPE: within 0.1 point
-  EXPECT_LE(h.after, h.before + 0.002);
+  // These even rows are one of the two halves the Ampere sustained factor is
+  // fitted on jointly, with every other Megatron-LM A100 row of training.csv
+  // (docs/validation.md, "Fitted constants"); calibrated to this one cluster
+  // alone the scale rises to about 1.03 (fit 7.0 -> 6.5 %, held out 8.0 -> 7.7 %).
+  EXPECT_GT(h.scale, 1.01);
+  EXPECT_LT(h.scale, 1.06);
+  EXPECT_LT(h.fit_after, h.fit_before - 0.003);
+  EXPECT_LT(h.after, h.before - 0.002);
 }
 
 TEST(ClusterCalibration, VtrainSingleHeldOut) {
   const Heldout h = heldout("vtrain-single.csv");
-  // Never fitted on for the sustained factor: the held-out error falls (8.7 -> 7.6 %).
+  // Never fitted on for the sustained factor: the held-out error falls (8.7 -> 7.2 %).
   EXPECT_LT(h.fit_after, h.fit_before - 0.005);
   EXPECT_LT(h.after, h.before - 0.005);
   EXPECT_LT(h.capped_after, h.before);
