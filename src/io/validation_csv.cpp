@@ -13,6 +13,7 @@
 #include "core/ids.hpp"
 #include "core/spelling.hpp"
 #include "io/files.hpp"
+#include "workload/checks.hpp"
 #include "workload/framework.hpp"
 #include "workload/layout_dims.hpp"
 
@@ -507,7 +508,7 @@ std::vector<ValidationRow> read_validation_csv(const std::string& text, const st
     // Token dropping (workload moe.capacity_factor, moe.pad_to_capacity);
     // empty: dropless.
     r.moe_capacity_factor = c.number("moe_capacity_factor");
-    if (r.moe_capacity_factor && !(*r.moe_capacity_factor >= 1 && *r.moe_capacity_factor <= 100)) {
+    if (r.moe_capacity_factor && *r.moe_capacity_factor > 100) {
       throw InputError(
           file, line, "moe_capacity_factor",
           fmt::format("must be in [1, 100], got {}", printable(c.str("moe_capacity_factor"))),
@@ -515,16 +516,6 @@ std::vector<ValidationRow> read_validation_csv(const std::string& text, const st
           "--moe-expert-capacity-factor); empty for a dropless run");
     }
     r.moe_pad_to_capacity = c.choice("moe_pad_to_capacity", {"y", "n"});
-    if (!r.moe_pad_to_capacity.empty() && !r.moe_capacity_factor) {
-      throw InputError(file, line, "moe_pad_to_capacity", "padding to capacity needs a capacity",
-                       "give moe_capacity_factor, or leave moe_pad_to_capacity empty (dropless)");
-    }
-    if (r.moe_pad_to_capacity == "y" &&
-        (r.moe_dispatcher == "deepep" || r.moe_dispatcher == "hybridep")) {
-      throw InputError(file, line, "moe_pad_to_capacity",
-                       fmt::format("the {} dispatcher cannot pad to capacity", r.moe_dispatcher),
-                       "moe_dispatcher alltoall (or empty) pads; else set moe_pad_to_capacity n");
-    }
     r.recompute = c.choice("recompute", layout_choices(LayoutKey::recompute));
     r.recompute_modules = recompute_modules_cell(c, r.recompute);
     r.recompute_layers = recompute_layers_cell(c, r.recompute);
@@ -603,11 +594,23 @@ std::vector<ValidationRow> read_validation_csv(const std::string& text, const st
                          "set framework megatron or nemo, or leave grad_reduce_in_bf16 empty or n");
       }
     }
-    const auto row_framework = framework_from_name(r.framework);
-    if (r.moe_capacity_factor && !(row_framework && takes_token_drop(*row_framework))) {
-      throw InputError(file, line, "moe_capacity_factor",
-                       "token dropping is modelled for Megatron-Core only",
-                       "set framework megatron or nemo, or leave moe_capacity_factor empty");
+    // Token dropping (workload moe.capacity_factor, moe.pad_to_capacity);
+    // empty: dropless. A stated n needs a capacity like y: padding is a
+    // setting of a token-dropping run.
+    {
+      const auto row_framework = framework_from_name(r.framework);
+      const MoeDispatcher dispatcher = r.moe_dispatcher.empty()
+                                           ? MoeDispatcher::framework
+                                           : *enum_from_name<MoeDispatcher>(r.moe_dispatcher);
+      if (const auto rule = broken_token_drop_rule(
+              r.moe_capacity_factor, !r.moe_pad_to_capacity.empty(), row_framework, dispatcher)) {
+        if (*rule != TokenDropRule::flex_dispatcher_pad || r.moe_pad_to_capacity == "y") {
+          const Problem p = token_drop_problem(
+              *rule, {"moe_capacity_factor", "moe_pad_to_capacity", "moe_dispatcher", "framework"},
+              r.moe_capacity_factor, dispatcher, row_framework);
+          throw InputError(file, line, p.key, p.message, p.hint);
+        }
+      }
     }
     r.compile = c.choice("compile", {"y", "n", "model", "all"});
     if (r.compile != "" && r.compile != "n" && !r.framework.empty() &&

@@ -254,41 +254,16 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
                   {MoeDispatcher::alltoall, MoeDispatcher::deepep, MoeDispatcher::hybridep})
             .value_or(w.moe_dispatcher);
     // Token dropping (docs/model.md, "Token dropping"); absent: dropless.
-    if (f.has("capacity_factor")) {
-      const double cf = *f.number("capacity_factor", 0.0, 100.0);
-      if (cf < 1.0) {
-        f.fail("capacity_factor",
-               fmt::format("capacity_factor {} is below 1: every expert would drop tokens even "
-                           "under balanced routing",
-                           cf),
-               "give a factor of at least 1 (1 is Megatron-Bridge's token-drop recipe), or "
-               "remove capacity_factor for dropless training");
-      }
-      w.moe_capacity_factor = cf;
-    }
+    const std::optional<double> cf = f.number("capacity_factor", 0.0, 100.0);
+    w.moe_capacity_factor = cf.value_or(0.0);
     w.moe_pad_to_capacity = f.boolean("pad_to_capacity").value_or(false);
     f.finish();
-    if (w.moe_pad_to_capacity && w.moe_capacity_factor == 0) {
-      f.fail("pad_to_capacity", "pad_to_capacity needs a capacity_factor",
-             "set capacity_factor (e.g. 1), or remove pad_to_capacity (Megatron-Core refuses "
-             "--moe-pad-expert-input-to-capacity without --moe-expert-capacity-factor)");
-    }
-    // Token dropping is modelled as Megatron-Core's (token_dispatcher.py);
-    // its flex dispatcher cannot pad (transformer_config.py at core_v0.15.0:
-    // "Flex token dispatcher does not support moe_pad_expert_input_to_capacity").
-    if (w.moe_capacity_factor > 0 && !takes_token_drop(w.framework)) {
-      f.fail("capacity_factor",
-             fmt::format("token dropping is modelled for Megatron-Core only, not for {}",
-                         framework_traits(w.framework).display),
-             "set framework: megatron or nemo, or remove capacity_factor (dropless)");
-    }
-    if (w.moe_pad_to_capacity && (w.moe_dispatcher == MoeDispatcher::deepep ||
-                                  w.moe_dispatcher == MoeDispatcher::hybridep)) {
-      f.fail("pad_to_capacity",
-             fmt::format("the {} dispatcher cannot pad expert inputs to capacity",
-                         to_string(w.moe_dispatcher)),
-             "set dispatcher: alltoall (Megatron-Core's all-to-all dispatcher pads), or remove "
-             "pad_to_capacity");
+    if (const auto rule =
+            broken_token_drop_rule(cf, w.moe_pad_to_capacity, w.framework, w.moe_dispatcher)) {
+      const Problem p = token_drop_problem(
+          *rule, {"capacity_factor", "pad_to_capacity", "dispatcher:", "framework:"}, cf,
+          w.moe_dispatcher, w.framework);
+      f.fail(p.key, p.message, p.hint);
     }
     if (!w.model.is_moe()) {
       top.fail("moe", fmt::format("model '{}' has no routed experts", w.model.id),

@@ -702,4 +702,59 @@ bool ep_overlap_allowed(const Workload& w) {
   return !t.megatron_family || ly.pp == 1 || ly.interleave > 1;
 }
 
+std::optional<TokenDropRule> broken_token_drop_rule(std::optional<double> capacity_factor,
+                                                    bool pad_to_capacity,
+                                                    std::optional<Framework> framework,
+                                                    MoeDispatcher dispatcher) {
+  const bool drops = capacity_factor.has_value();
+  if (drops && *capacity_factor < 1.0) return TokenDropRule::factor_below_one;
+  if (pad_to_capacity && !drops) return TokenDropRule::pad_without_factor;
+  // Modelled as Megatron-Core's token_dispatcher.py (core_v0.15.0).
+  if (drops && !(framework && takes_token_drop(*framework))) {
+    return TokenDropRule::not_megatron_core;
+  }
+  // transformer_config.py at core_v0.15.0: "Flex token dispatcher does not
+  // support moe_pad_expert_input_to_capacity".
+  if (pad_to_capacity &&
+      (dispatcher == MoeDispatcher::deepep || dispatcher == MoeDispatcher::hybridep)) {
+    return TokenDropRule::flex_dispatcher_pad;
+  }
+  return std::nullopt;
+}
+
+Problem token_drop_problem(TokenDropRule rule, const TokenDropKeys& keys,
+                           std::optional<double> capacity_factor, MoeDispatcher dispatcher,
+                           std::optional<Framework> framework) {
+  switch (rule) {
+    case TokenDropRule::factor_below_one:
+      return {keys.factor_key,
+              fmt::format("capacity factor {} is below 1: every expert would drop tokens even "
+                          "under balanced routing",
+                          capacity_factor.value_or(0)),
+              fmt::format("give a factor of at least 1 (1 is Megatron-Bridge's token-drop "
+                          "recipe), or remove {} for dropless training",
+                          keys.factor_key)};
+    case TokenDropRule::pad_without_factor:
+      return {keys.pad_key, fmt::format("{} needs a {}", keys.pad_key, keys.factor_key),
+              fmt::format("set {} (e.g. 1), or remove {} (Megatron-Core refuses "
+                          "--moe-pad-expert-input-to-capacity without "
+                          "--moe-expert-capacity-factor)",
+                          keys.factor_key, keys.pad_key)};
+    case TokenDropRule::not_megatron_core:
+      return {keys.factor_key,
+              fmt::format("token dropping is modelled for Megatron-Core only, not for {}",
+                          framework ? framework_traits(*framework).display : "this framework"),
+              fmt::format("set {} megatron or nemo, or remove {} (dropless)", keys.framework_key,
+                          keys.factor_key)};
+    case TokenDropRule::flex_dispatcher_pad:
+      return {keys.pad_key,
+              fmt::format("the {} dispatcher cannot pad expert inputs to capacity",
+                          to_string(dispatcher)),
+              fmt::format("set {} alltoall (Megatron-Core's all-to-all dispatcher pads), or "
+                          "remove {}",
+                          keys.dispatcher_key, keys.pad_key)};
+  }
+  return {};
+}
+
 }  // namespace scaleout

@@ -76,4 +76,29 @@ bool schedule_allowed(Framework f, PipeSchedule s);
 // micro-batches under dualpipe(v). Part of check_layout.
 std::optional<Problem> schedule_problem(const Workload& w);
 
+// Token dropping's rules (docs/model.md, "Token dropping"), one place for the
+// workload reader and the validation CSV reader, which name the settings
+// differently (moe.capacity_factor / moe_capacity_factor, ...).
+enum class TokenDropRule {
+  factor_below_one,     // a capacity factor under 1 drops tokens even when balanced
+  pad_without_factor,   // padding to capacity with no capacity
+  not_megatron_core,    // token dropping is modelled for Megatron-Core's MoE layer only
+  flex_dispatcher_pad,  // DeepEP/HybridEP (the flex dispatcher) cannot pad
+};
+// The first rule the settings break, or none. `capacity_factor` is empty for
+// a dropless run; `framework` empty when the row names none (or one
+// this build does not know); `dispatcher` framework when not stated.
+std::optional<TokenDropRule> broken_token_drop_rule(std::optional<double> capacity_factor,
+                                                    bool pad_to_capacity,
+                                                    std::optional<Framework> framework,
+                                                    MoeDispatcher dispatcher);
+// The rule's message and hint, naming the settings as the input does:
+// `factor_key`, `pad_key`, `dispatcher_key`, `framework_key`.
+struct TokenDropKeys {
+  std::string factor_key, pad_key, dispatcher_key, framework_key;
+};
+Problem token_drop_problem(TokenDropRule rule, const TokenDropKeys& keys,
+                           std::optional<double> capacity_factor, MoeDispatcher dispatcher,
+                           std::optional<Framework> framework);
+
 }  // namespace scaleout

@@ -18,6 +18,7 @@
 #include "perf/compute.hpp"
 #include "perf/step.hpp"
 #include "validation_rows.hpp"
+#include "workload/checks.hpp"
 
 namespace scaleout {
 namespace {
@@ -220,6 +221,42 @@ TEST(TokenDropInput, WorkloadKeysAreReadAndChecked) {
   fails("model: mixtral-8x7b\nframework: torchtitan\nmoe:\n  capacity_factor: 1\n",
         {"w.yaml:4", "moe.capacity_factor", "Megatron-Core", "megatron or nemo"});
   fails("model: llama3-8b\nframework: nemo\nmoe:\n  capacity_factor: 1\n", {"no routed experts"});
+}
+
+TEST(TokenDropInput, OneRuleSetServesBothReaders) {
+  const auto mc = Framework::megatron;
+  const auto a2a = MoeDispatcher::alltoall, deepep = MoeDispatcher::deepep;
+  EXPECT_FALSE(broken_token_drop_rule(std::nullopt, false, std::nullopt, a2a));
+  EXPECT_FALSE(broken_token_drop_rule(1.0, true, mc, a2a));
+  EXPECT_FALSE(broken_token_drop_rule(1.0, false, mc, deepep));  // drops, does not pad
+  EXPECT_EQ(broken_token_drop_rule(0.0, false, mc, a2a), TokenDropRule::factor_below_one);
+  EXPECT_EQ(broken_token_drop_rule(std::nullopt, true, mc, a2a), TokenDropRule::pad_without_factor);
+  EXPECT_EQ(broken_token_drop_rule(1.0, false, Framework::torchtitan, a2a),
+            TokenDropRule::not_megatron_core);
+  EXPECT_EQ(broken_token_drop_rule(1.0, false, std::nullopt, a2a),
+            TokenDropRule::not_megatron_core);
+  EXPECT_EQ(broken_token_drop_rule(1.0, true, mc, MoeDispatcher::hybridep),
+            TokenDropRule::flex_dispatcher_pad);
+  // The message names the settings as the input spells them.
+  const Problem p = token_drop_problem(TokenDropRule::flex_dispatcher_pad,
+                                       {"cf", "pad", "disp", "fw"}, 1.0, deepep, mc);
+  EXPECT_EQ(p.key, "pad");
+  EXPECT_NE(p.message.find("deepep"), std::string::npos);
+  EXPECT_NE(p.hint.find("disp alltoall"), std::string::npos);
+  // A CSV row stating no padding may use a flex dispatcher.
+  EXPECT_NO_THROW(io::read_validation_csv(one_row_validation_csv({{"id", "r1"},
+                                                                  {"model", "Mixtral 8x7B"},
+                                                                  {"seq_len", "4096"},
+                                                                  {"gpu", "h100-sxm"},
+                                                                  {"num_gpus", "8"},
+                                                                  {"ep", "8"},
+                                                                  {"framework", "megatron"},
+                                                                  {"metric", "mfu"},
+                                                                  {"value", "0.3"},
+                                                                  {"moe_capacity_factor", "1"},
+                                                                  {"moe_pad_to_capacity", "n"},
+                                                                  {"moe_dispatcher", "deepep"}}),
+                                          "v.csv"));
 }
 
 TEST(TokenDropInput, ModelsNoLongerTakeACapacityFactor) {
