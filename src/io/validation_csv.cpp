@@ -16,6 +16,7 @@
 #include "workload/checks.hpp"
 #include "workload/framework.hpp"
 #include "workload/layout_dims.hpp"
+#include "workload/pipeline.hpp"
 
 namespace scaleout::io {
 
@@ -83,6 +84,7 @@ const std::vector<std::string> kColumns = {"id",
                                            "first_stage_layers",
                                            "last_stage_layers",
                                            "pipeline_schedule",
+                                           "pipeline_layout",
                                            "fp8_activations",
                                            "grad_reduce_in_bf16",
                                            "loss_upcast",
@@ -171,7 +173,7 @@ bool is_optional_column(std::string_view name) {
   return name == "etp" || name == "scaleup_domain_gpus" || name == "moe_load_imbalance" ||
          name == "mtp_layers" || name == "train_tokens" || name == "first_stage_layers" ||
          name == "last_stage_layers" || name == "ep_overlap" || name == "pipeline_schedule" ||
-         name == "moe_dispatcher" || name == "moe_capacity_factor" ||
+         name == "pipeline_layout" || name == "moe_dispatcher" || name == "moe_capacity_factor" ||
          name == "moe_pad_to_capacity" || name == "dp_overlap" || name == "embedding_in_split" ||
          name == "loss_in_split" || name == "recompute_modules" || name == "recompute_layers" ||
          name == "shard_group" || name == "host_link_gbyte_s" || is_recipe_setting_column(name);
@@ -521,6 +523,32 @@ std::vector<ValidationRow> read_validation_csv(const std::string& text, const st
     r.recompute_layers = recompute_layers_cell(c, r.recompute);
     r.pipeline_schedule =
         c.choice("pipeline_schedule", layout_choices(LayoutKey::pipeline_schedule));
+    r.pipeline_layout = c.str("pipeline_layout");
+    if (!r.pipeline_layout.empty()) {
+      if (!r.pp || *r.pp < 2) {
+        throw InputError(file, line, "pipeline_layout", "a pipeline layout needs pp of 2 or more",
+                         "give pp, or leave pipeline_layout empty");
+      }
+      std::string why;
+      const auto parsed = parse_pipeline_layout(r.pipeline_layout, static_cast<int>(*r.pp), why);
+      if (!parsed) {
+        throw InputError(file, line, "pipeline_layout",
+                         fmt::format("'{}': {}", printable(r.pipeline_layout), why),
+                         "Megatron-Core's --pipeline-model-parallel-layout, e.g. "
+                         "Et*4|(t*4|)*14tmL: stages split by '|', E embedding, t layer, "
+                         "m MTP depth, L loss, x*n and (...)*n repeat");
+      }
+      const long long stages = static_cast<long long>(parsed->chunk_layers.size());
+      if (r.interleave && *r.interleave * *r.pp != stages) {
+        throw InputError(file, line, "pipeline_layout",
+                         fmt::format("{} stages, but pp {} x interleave {} is {}", stages, *r.pp,
+                                     *r.interleave, *r.pp * *r.interleave),
+                         "give pp x interleave stages, or leave interleave empty (the layout "
+                         "sets it)");
+      }
+      r.layout_chunk_layers = parsed->chunk_layers;
+      r.layout_mtp_layers = parsed->mtp_layers;
+    }
     r.finetune = c.choice("finetune", enum_names<FinetuneMethod>());
     r.precision = c.choice("precision", {"bf16", "fp16", "fp8", "fp32"});
     r.gpu = c.id("gpu", true);

@@ -431,6 +431,9 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
       if (r.pipeline_schedule == names[k]) ly.schedule = static_cast<PipeSchedule>(k);
     }
   }
+  // A pipeline layout (checked against the model by check_layout).
+  ly.chunk_layers = r.layout_chunk_layers;
+  ly.layout_mtp_layers = r.layout_mtp_layers;
   if (r.first_stage_layers) ly.first_stage_layers = static_cast<int>(*r.first_stage_layers);
   if (r.shard_group) ly.shard_group = static_cast<int>(*r.shard_group);
   if (r.last_stage_layers) ly.last_stage_layers = static_cast<int>(*r.last_stage_layers);
@@ -440,10 +443,14 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
   ly.embedding_in_split = r.embedding_in_split == "y";
   ly.loss_in_split = r.loss_in_split == "y";
   const bool stages_unknown = !r.first_stage_layers && !r.last_stage_layers &&
-                              !ly.embedding_in_split && !ly.loss_in_split && (!r.pp || *r.pp > 1) &&
+                              r.layout_chunk_layers.empty() && !ly.embedding_in_split &&
+                              !ly.loss_in_split && (!r.pp || *r.pp > 1) &&
                               (r.recompute.empty() || !r.interleave);
   if (r.interleave) {
     ly.interleave = static_cast<int>(*r.interleave);
+  } else if (!r.layout_chunk_layers.empty()) {
+    // The layout's stages are pp x interleave (Megatron-Core derives it).
+    ly.interleave = static_cast<int>(r.layout_chunk_layers.size() / static_cast<size_t>(ly.pp));
   } else if (ly.schedule != PipeSchedule::one_f_one_b) {
     ly.interleave = 1;  // the zero-bubble and DualPipe schedules place their own chunks
   } else {

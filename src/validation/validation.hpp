@@ -64,6 +64,12 @@ struct ValidationRow {
   std::optional<long long> recompute_layers;
   // Pipeline schedule (layout pipeline_schedule); empty: 1f1b.
   std::string pipeline_schedule;
+  // Megatron-Core's pipeline layout string (--pipeline-model-parallel-layout)
+  // as given, and parsed (workload/pipeline.hpp parse_pipeline_layout): the
+  // transformer layers of each model chunk and the MTP depths; empty: none.
+  std::string pipeline_layout;
+  std::vector<int> layout_chunk_layers;
+  int layout_mtp_layers = 0;
   std::optional<long long> zero;
   std::string finetune;
   std::optional<long long> lora_rank;

@@ -306,6 +306,61 @@ Problem stage_split(const ModelShape& m, const Layout& ly, SplitRule rule, int c
   return {key, "internal: no problem", ""};
 }
 
+// A pipeline layout (Layout::chunk_layers, validation CSV `pipeline_layout`):
+// pp > 1, pp x interleave stages, the model's layers and trained MTP depths,
+// the 1F1B schedule, and no other stage sizing (Megatron-Core
+// transformer_config.py refuses the layout with the uneven-PP sizes and the
+// account-for flags; pipeline_parallel_layer_layout.py validate_layer_layout).
+std::optional<Problem> pipeline_layout_problem(const Workload& w) {
+  const Layout& ly = w.layout;
+  if (ly.chunk_layers.empty()) return std::nullopt;
+  const char* key = "layout.pipeline_layout";
+  if (ly.pp <= 1) {
+    return Problem{key, "a pipeline layout places layers on pipeline stages, but pp is 1",
+                   "set pp > 1, or leave pipeline_layout out"};
+  }
+  if (!counts_embedding_in_split(w.framework)) {
+    return Problem{key,
+                   fmt::format("a pipeline layout is Megatron-Core's (megatron, nemo, other), "
+                               "not {}'s",
+                               to_string(w.framework)),
+                   "leave pipeline_layout out"};
+  }
+  if (ly.first_stage_layers > 0 || ly.last_stage_layers > 0 || split_places(ly) > 0) {
+    return Problem{key,
+                   "a pipeline layout cannot be given with first_stage_layers, "
+                   "last_stage_layers, embedding_in_split or loss_in_split (Megatron-Core "
+                   "refuses them together)",
+                   "give the layout alone"};
+  }
+  const size_t stages = static_cast<size_t>(ly.pp) * static_cast<size_t>(pipeline_chunks(ly));
+  if (ly.chunk_layers.size() != stages) {
+    return Problem{key,
+                   fmt::format("the layout has {} stages, but pp {} x interleave {} is {}",
+                               ly.chunk_layers.size(), ly.pp, pipeline_chunks(ly), stages),
+                   "give pp x interleave stages separated by '|'"};
+  }
+  long long layers = 0;
+  for (const int n : ly.chunk_layers) layers += n;
+  if (layers != w.model.layers) {
+    return Problem{key,
+                   fmt::format("the layout places {} transformer layers t, the model has {}",
+                               layers, w.model.layers),
+                   "place every layer of the model once"};
+  }
+  if (ly.layout_mtp_layers != trained_mtp_layers(w)) {
+    return Problem{key,
+                   fmt::format("the layout places {} MTP depths m, the run trains {}",
+                               ly.layout_mtp_layers, trained_mtp_layers(w)),
+                   "place each trained MTP depth once, in the last stage before L"};
+  }
+  if (ly.schedule != PipeSchedule::one_f_one_b) {
+    return Problem{key, "a pipeline layout is Megatron-Core's, for its 1F1B schedules",
+                   "leave pipeline_schedule empty (1f1b) with a layout"};
+  }
+  return std::nullopt;
+}
+
 // Hybrid sharding (layout shard_group): a framework that has it, dense
 // layers, ZeRO >= 1, and a group that divides dp. `dp_known` and
 // `zero_known`: whether dp and zero are set (a fixed layout may leave them
@@ -526,7 +581,12 @@ void each_layout_problem(const Workload& w, long long gpus_in_cluster, Broken&& 
       broken([&] { return accounted_split(m, ly, w.framework, rule); })) {
     return;
   }
-  if (ly.first_stage_layers > 0 || ly.last_stage_layers > 0) {
+  if (!ly.chunk_layers.empty()) {
+    if (const std::optional<Problem> bad = pipeline_layout_problem(w);
+        bad && broken([&] { return *bad; })) {
+      return;
+    }
+  } else if (ly.first_stage_layers > 0 || ly.last_stage_layers > 0) {
     const int chunks = pipeline_chunks(ly);
     const SplitRule rule = stage_split_rule(m, ly, true, chunks);
     if (rule != SplitRule::ok && broken([&] { return stage_split(m, ly, rule, chunks); })) return;

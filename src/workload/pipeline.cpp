@@ -1,13 +1,21 @@
 #include "workload/pipeline.hpp"
 
+#include <fmt/format.h>
+
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <utility>
 
 namespace scaleout {
 
 int chunk_layer_count(int layers, const Layout& ly, int s, int c) {
   const int chunks = pipeline_chunks(ly);
   if (c < 0 || c >= chunks) return 0;
+  if (ly.pp > 1 && !ly.chunk_layers.empty()) {
+    const size_t i = static_cast<size_t>(c) * static_cast<size_t>(ly.pp) + static_cast<size_t>(s);
+    return i < ly.chunk_layers.size() ? ly.chunk_layers[i] : 0;
+  }
   if (ly.pp > 1 && split_places(ly) > 0) {
     const int places = (layers + split_places(ly)) / (ly.pp * chunks);
     return places - (s == 0 && c == 0 && ly.embedding_in_split ? 1 : 0) -
@@ -119,6 +127,140 @@ std::optional<StageSplit> balanced_stage_split(int layers, const Layout& ly, dou
     if (p == 2) break;
   }
   return best;
+}
+
+namespace {
+
+// Unrolls the repeats of a layout string as Megatron-Core does: first every
+// parenthesised group '(...)*n' (innermost text without parentheses), then
+// every single-character 'x*n'. False (with `why`) on a malformed repeat.
+bool unroll_layout(std::string& s, std::string& why) {
+  constexpr long long kMaxLength = 100000;
+  auto count_after = [&](size_t star, size_t& end, long long& n) {
+    end = star + 1;
+    n = 0;
+    while (end < s.size() && std::isdigit(static_cast<unsigned char>(s[end])) != 0) {
+      n = n * 10 + (s[end] - '0');
+      if (n > kMaxLength) return false;
+      ++end;
+    }
+    return end > star + 1;
+  };
+  for (size_t open = s.find('('); open != std::string::npos; open = s.find('(')) {
+    const size_t close = s.find(')', open);
+    size_t end = 0;
+    long long n = 0;
+    if (close == std::string::npos || close == open + 1 || s.find('(', open + 1) < close ||
+        close + 1 >= s.size() || s[close + 1] != '*' || !count_after(close + 1, end, n)) {
+      why = "a '(' needs a non-empty group without parentheses, then ')*' and a count";
+      return false;
+    }
+    const std::string group = s.substr(open + 1, close - open - 1);
+    if (static_cast<long long>(s.size()) + static_cast<long long>(group.size()) * n > kMaxLength) {
+      why = "the unrolled layout is too long";
+      return false;
+    }
+    std::string repeated;
+    for (long long i = 0; i < n; ++i) repeated += group;
+    s = s.substr(0, open) + repeated + s.substr(end);
+  }
+  if (s.find(')') != std::string::npos) {
+    why = "a ')' without its '('";
+    return false;
+  }
+  // One pass: a character followed by '*' and a count is written count times.
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '*') {
+      why = "'*' needs a layer character before it and a count after it";
+      return false;
+    }
+    if (i + 1 < s.size() && s[i + 1] == '*') {
+      size_t end = 0;
+      long long n = 0;
+      if (s[i] == '|' || !count_after(i + 1, end, n)) {
+        why = "'*' needs a layer character before it and a count after it";
+        return false;
+      }
+      if (static_cast<long long>(out.size()) + n > kMaxLength) {
+        why = "the unrolled layout is too long";
+        return false;
+      }
+      out.append(static_cast<size_t>(n), s[i]);
+      i = end - 1;
+    } else {
+      out += s[i];
+    }
+  }
+  s = std::move(out);
+  return true;
+}
+
+}  // namespace
+
+std::optional<ParsedPipelineLayout> parse_pipeline_layout(std::string_view text, int pp,
+                                                          std::string& why) {
+  // Longer text than any real layout: refused before unrolling (each
+  // repeat copies the string).
+  constexpr size_t kMaxText = 4096;
+  if (text.size() > kMaxText) {
+    why = fmt::format("{} characters, more than the {} a layout may have", text.size(), kMaxText);
+    return std::nullopt;
+  }
+  std::string s;
+  for (const char ch : text) {
+    if (ch != ',') s += ch;
+  }
+  if (!unroll_layout(s, why)) return std::nullopt;
+  std::vector<std::string> stages(1);
+  for (const char ch : s) {
+    if (ch == '|') {
+      stages.emplace_back();
+    } else if (ch == 'E' || ch == 't' || ch == 'm' || ch == 'L') {
+      stages.back() += ch;
+    } else {
+      why = fmt::format(
+          "unknown layer character '{}' (E embedding, t transformer layer, m MTP "
+          "depth, L loss, '|' between stages)",
+          ch);
+      return std::nullopt;
+    }
+  }
+  const int p = std::max(1, pp);
+  if (stages.size() % static_cast<size_t>(p) != 0) {
+    why =
+        fmt::format("{} stages do not split over pp {} (pp x interleave stages)", stages.size(), p);
+    return std::nullopt;
+  }
+  const std::string all = s;
+  const auto count = [&](char ch) { return std::count(all.begin(), all.end(), ch); };
+  const std::string flat = [&] {
+    std::string f;
+    for (const char ch : all) {
+      if (ch != '|') f += ch;
+    }
+    return f;
+  }();
+  if (count('E') != 1 || count('L') != 1 || flat.front() != 'E' || flat.back() != 'L') {
+    why = "the embedding E must come first and the loss L last, once each";
+    return std::nullopt;
+  }
+  ParsedPipelineLayout out;
+  for (size_t i = 0; i < stages.size(); ++i) {
+    const std::string& st = stages[i];
+    out.chunk_layers.push_back(static_cast<int>(std::count(st.begin(), st.end(), 't')));
+    const int mtp = static_cast<int>(std::count(st.begin(), st.end(), 'm'));
+    if (mtp > 0 && st.find('t', st.find('m')) != std::string::npos) {
+      why = "transformer layers t must come before the MTP depths m (Megatron-Core)";
+      return std::nullopt;
+    }
+    if (mtp > 0 && i + 1 != stages.size()) {
+      why = "MTP depths m are timed with the loss: place them in the last stage, before L";
+      return std::nullopt;
+    }
+    out.mtp_layers += mtp;
+  }
+  return out;
 }
 
 }  // namespace scaleout

@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "model/transformer.hpp"
 #include "workload/workload.hpp"
@@ -95,6 +98,13 @@ inline int split_places(const Layout& ly) {
 inline int rank_layer_count(int layers, const Layout& ly, int s) {
   const int p = std::max(1, ly.pp);
   if (s < 0 || s >= p) return 0;
+  if (p > 1 && !ly.chunk_layers.empty()) {
+    // A pipeline layout: the rank's chunks c x pp + s.
+    int n = 0;
+    for (size_t i = static_cast<size_t>(s); i < ly.chunk_layers.size(); i += static_cast<size_t>(p))
+      n += ly.chunk_layers[i];
+    return n;
+  }
   if (p > 1 && split_places(ly) > 0) {
     // Megatron-Core get_num_layers_to_build: the embedding and the loss each
     // count as a layer of the even split; checks.cpp rejects a split that is
@@ -113,6 +123,25 @@ inline int rank_layer_count(int layers, const Layout& ly, int s) {
   const int rest = std::max(0, layers - first - last);
   return ranks_left > 0 ? rest / ranks_left : 0;
 }
+
+// Megatron-Core's pipeline layout string (--pipeline-model-parallel-layout;
+// NVIDIA/Megatron-LM @ d98e8a6
+// megatron/core/transformer/pipeline_parallel_layer_layout.py
+// parse_str_to_list, validate_layer_layout): stages split by '|', 'E' the
+// embedding, 't' a transformer layer, 'm' an MTP depth, 'L' the loss, 'x*n'
+// and '(...)*n' repeat, commas cosmetic. The stages, a multiple of pp, are
+// the model chunks in order (chunk c of rank s at c x pp + s).
+struct ParsedPipelineLayout {
+  std::vector<int> chunk_layers;  // transformer layers per chunk
+  int mtp_layers = 0;
+};
+// The layout for pp ranks, or nullopt with `why` set (what is wrong): a
+// character other than E, t, m, L, '|', ',' or a repeat; stages not a
+// multiple of pp; the embedding not first or the loss not last, or either
+// not exactly once; an MTP depth outside the last chunk of the last rank
+// (the model times MTP depths with the output layer there).
+std::optional<ParsedPipelineLayout> parse_pipeline_layout(std::string_view text, int pp,
+                                                          std::string& why);
 
 // Layers of model chunk c of rank s: the rank's layers over its chunks, the
 // first (rank layers mod chunks) chunks one more; with embedding_in_split

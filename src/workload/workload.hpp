@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "hw/hardware.hpp"
 #include "model/layer.hpp"
@@ -97,6 +98,13 @@ struct Layout {
   // (the last chunk of the last rank) holds one layer fewer, possibly none.
   bool embedding_in_split = false;
   bool loss_in_split = false;
+  // Megatron-Core --pipeline-model-parallel-layout (validation CSV
+  // `pipeline_layout`, parsed by parse_pipeline_layout): the transformer
+  // layers of every model chunk in the layout's order (chunk c of rank s at
+  // c x pp + s), and the MTP depths it places (with the loss, on the last
+  // rank's last chunk). Empty: no layout; the sizes above split the layers.
+  std::vector<int> chunk_layers;
+  int layout_mtp_layers = 0;
   int zero = 0;  // 0 none, 1 optimizer, 2 + gradients, 3 + weights (FSDP)
   // Hybrid sharding (layout `shard_group`): the data-parallel ranks of one
   // ZeRO shard group. Model state is sharded over shard_group x cp ranks and

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "workload/checks.hpp"
 
@@ -186,6 +187,83 @@ TEST(PipelineStages, MegatronRulesForFirstAndLastSizes) {
   EXPECT_NE(problem(32, pipeline(2, 1, 20, 20)).find("exceed the model's 32 layers"),
             std::string::npos);
   EXPECT_EQ(problem(32, pipeline(2, 1, 20, 12)), "");
+}
+
+// Megatron-Core's pipeline layout strings (Megatron-Bridge's DeepSeek-V3
+// recipes): the chunks in order, chunk c of rank s at c x pp + s.
+TEST(PipelineStages, MegatronLayoutStringPlacesTheLayersOfEachChunk) {
+  std::string why;
+  // PP 4 x VP 4: the embedding and 4 layers, 14 chunks of 4, then 1 layer,
+  // the MTP depth and the loss.
+  const auto four = parse_pipeline_layout("Et*4|(t*4|)*14tmL", 4, why);
+  ASSERT_TRUE(four) << why;
+  ASSERT_EQ(four->chunk_layers.size(), 16u);
+  EXPECT_EQ(four->mtp_layers, 1);
+  Layout ly = pipeline(4, 4);
+  ly.chunk_layers = four->chunk_layers;
+  ly.layout_mtp_layers = four->mtp_layers;
+  EXPECT_EQ(rank_layer_count(61, ly, 0), 16);
+  EXPECT_EQ(rank_layer_count(61, ly, 1), 16);
+  EXPECT_EQ(rank_layer_count(61, ly, 3), 13);
+  EXPECT_EQ(chunk_layer_count(61, ly, 3, 3), 1);
+  EXPECT_EQ(chunk_layer_count(61, ly, 3, 0), 4);
+  // PP 8 x VP 4 (H100): 'Et|(tt|)*30mL', the last chunk holds no layer.
+  const auto eight = parse_pipeline_layout("Et|(tt|)*30mL", 8, why);
+  ASSERT_TRUE(eight) << why;
+  Layout h = pipeline(8, 4);
+  h.chunk_layers = eight->chunk_layers;
+  EXPECT_EQ(rank_layer_count(61, h, 0), 7);
+  EXPECT_EQ(rank_layer_count(61, h, 4), 8);
+  EXPECT_EQ(rank_layer_count(61, h, 7), 6);
+  EXPECT_EQ(chunk_layer_count(61, h, 7, 3), 0);
+  // Commas are cosmetic; parenthesised groups may hold '|'.
+  const auto commas = parse_pipeline_layout("Ett,|(tt|tt|)*2,ttL", 2, why);
+  ASSERT_TRUE(commas) << why;
+  EXPECT_EQ(commas->chunk_layers, (std::vector<int>{2, 2, 2, 2, 2, 2}));
+  EXPECT_FALSE(parse_pipeline_layout("E(t*999|)*999t*999L", 2, why));
+  EXPECT_NE(why.find("too long"), std::string::npos) << why;
+  EXPECT_FALSE(parse_pipeline_layout("Et*4|t*4L", 4, why));
+  EXPECT_NE(why.find("2 stages do not split over pp 4"), std::string::npos) << why;
+}
+
+TEST(PipelineStages, MegatronLayoutMustHoldTheModelAndItsMtpDepths) {
+  std::string why;
+  auto layout = [&](const std::string& text, int pp) {
+    const auto parsed = parse_pipeline_layout(text, pp, why);
+    EXPECT_TRUE(parsed) << why;
+    Workload w;
+    w.model = dense(8);
+    w.framework = Framework::megatron;
+    w.layout = pipeline(pp);
+    w.layout.interleave = parsed ? static_cast<int>(parsed->chunk_layers.size()) / pp : 1;
+    if (parsed) {
+      w.layout.chunk_layers = parsed->chunk_layers;
+      w.layout.layout_mtp_layers = parsed->mtp_layers;
+    }
+    return w;
+  };
+  auto first = [](const Workload& w) {
+    const auto problems = check_layout(w, 0);
+    return problems.empty() ? "" : problems.front().key + ": " + problems.front().message;
+  };
+  EXPECT_EQ(first(layout("Et*4|t*4L", 2)), "");
+  EXPECT_EQ(first(layout("Et*4|t*3L", 2)),
+            "layout.pipeline_layout: the layout places 7 transformer layers t, the model has 8");
+  EXPECT_EQ(first(layout("Et*4|t*4mL", 2)),
+            "layout.pipeline_layout: the layout places 1 MTP depths m, the run trains 0");
+  Workload sized = layout("Et*4|t*4L", 2);
+  sized.layout.first_stage_layers = 4;
+  EXPECT_NE(first(sized).find("cannot be given with first_stage_layers"), std::string::npos);
+  Workload other = layout("Et*4|t*4L", 2);
+  other.framework = Framework::torchtitan;
+  EXPECT_NE(first(other).find("a pipeline layout is Megatron-Core's"), std::string::npos);
+  Workload dual = layout("Et*4|t*4L", 2);
+  dual.layout.schedule = PipeSchedule::dualpipe;
+  EXPECT_NE(first(dual).find("for its 1F1B schedules"), std::string::npos);
+  Workload mismatch = layout("Et*2|t*2|t*2|t*2L", 2);
+  mismatch.layout.interleave = 1;
+  EXPECT_EQ(first(mismatch),
+            "layout.pipeline_layout: the layout has 4 stages, but pp 2 x interleave 1 is 2");
 }
 
 Layout accounted(int pp, int v, bool embedding, bool loss) {

@@ -451,6 +451,56 @@ TEST(ValidationCsv, PipelineScheduleIsAnOptionalLayoutChoice) {
   }
 }
 
+TEST(ValidationCsv, PipelineLayoutIsParsedAndCheckedAgainstPp) {
+  std::string header = header_line();
+  header.insert(header.size() - 1, ",pipeline_layout");
+  // pp (column 16) and interleave (column 21) of the row, then the layout.
+  auto row = [](const std::string& pp, const std::string& v, const std::string& layout) {
+    std::string r = row_with(16, pp);
+    std::vector<std::string> cells;
+    std::string cell;
+    std::istringstream in(r.substr(0, r.size() - 1));
+    while (std::getline(in, cell, ',')) cells.push_back(cell);
+    cells.at(21) = v;
+    std::string out;
+    for (std::size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + cells[i];
+    return out + ",," + layout + "\n";
+  };
+  // 24 layers on pp 4 x 2 chunks: the embedding with 2 layers, 6 chunks of
+  // 3, then 4 layers and the loss.
+  const ValidationRow r =
+      read_validation_csv(header + row("4", "2", "Ett|(ttt|)*6ttttL"), "v.csv").at(0);
+  EXPECT_EQ(r.layout_chunk_layers, (std::vector<int>{2, 3, 3, 3, 3, 3, 3, 4}));
+  EXPECT_EQ(r.layout_mtp_layers, 0);
+  // Interleave left empty: the layout gives the chunks.
+  EXPECT_EQ(read_validation_csv(header + row("4", "", "Et*5|t*6|t*6|t*7L"), "v.csv")
+                .at(0)
+                .layout_chunk_layers.size(),
+            4u);
+  struct Bad {
+    std::string pp, v, layout, message;
+  };
+  for (const Bad& b : std::vector<Bad>{
+           {"4", "1", "Et*5|t*6|t*6|t*7X", "unknown layer character 'X'"},
+           {"4", "1", "Et*12|t*12L", "2 stages do not split over pp 4"},
+           {"4", "1", "Et*2|(t*3|)*6t*4L", "8 stages, but pp 4 x interleave 1 is 4"},
+           {"1", "1", "Et*24L", "a pipeline layout needs pp of 2 or more"},
+           {"4", "1", "t*6|Et*6|t*6|t*6L", "the embedding E must come first"},
+           {"4", "1", "Et*6|t*6|t*5m|t*7L", "place them in the last stage"},
+           {"4", "1", "Et*6|t*6|t*6|t*5mtL", "must come before the MTP depths"},
+           {"4", "1", "Et*6|(t*6|*2t*6L", "a '(' needs a non-empty group"},
+       }) {
+    if (const auto e = input_error_of(
+            [&] { read_validation_csv(header + row(b.pp, b.v, b.layout), "v.csv"); })) {
+      EXPECT_EQ(e->file, "v.csv");
+      EXPECT_EQ(e->line, 2);
+      EXPECT_EQ(e->key, "pipeline_layout");
+      EXPECT_NE(e->message.find(b.message), std::string::npos) << e->message;
+      EXPECT_NE(e->hint, "") << b.layout;
+    }
+  }
+}
+
 TEST(ValidationCsv, LongCellsAreCutInMessages) {
   const std::string big(10 * 1024 * 1024, '7');
   for (std::size_t col : {std::size_t{0}, std::size_t{3}, kValue, std::size_t{9}}) {
