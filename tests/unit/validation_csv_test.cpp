@@ -56,74 +56,70 @@ TEST(ValidationCsv, BadCellNamesLineAndColumn) {
   }
 }
 
-// The optional recompute_modules column: names joined by '+', only with
-// recompute selective.
-TEST(ValidationCsv, RecomputeModulesCell) {
-  const std::string path = std::string(SCALEOUT_SOURCE_DIR) + "/data/validation/training.csv";
-  std::string text = read_text_file(path);
-  const std::string header = text.substr(0, text.find('\n')) + ",recompute_modules\n";
-  auto row = [](const std::string& recompute, const std::string& modules) {
-    return "x1,g,m,24,3072,24,24,9216,51200,gelu,,,2048,512,,1,1,32,1,1,n,1," + recompute +
-           ",0,full,,,a100-sxm-80g,32,8,8,200,ib,megatron,step_time_s,3.5,d,c,," + modules + "\n";
-  };
-  auto error_of = [&](const std::string& r) -> std::string {
+// A one-row CSV of training.csv's columns plus one optional `column`, the
+// row's recompute cell and that column's cell given; `error_of` reads it and
+// returns the InputError's text.
+struct ExtraColumnCsv {
+  std::string header;
+  explicit ExtraColumnCsv(const std::string& column) {
+    const std::string text =
+        read_text_file(std::string(SCALEOUT_SOURCE_DIR) + "/data/validation/training.csv");
+    header = text.substr(0, text.find('\n')) + "," + column + "\n";
+  }
+  std::string csv(const std::string& recompute, const std::string& cell) const {
+    return header + "x1,g,m,24,3072,24,24,9216,51200,gelu,,,2048,512,,1,1,32,1,1,n,1," + recompute +
+           ",0,full,,,a100-sxm-80g,32,8,8,200,ib,megatron,step_time_s,3.5,d,c,," + cell + "\n";
+  }
+  std::string error_of(const std::string& recompute, const std::string& cell) const {
     try {
-      read_validation_csv(header + r, "v.csv");
+      read_validation_csv(csv(recompute, cell), "v.csv");
     } catch (const InputError& e) {
       return e.what();
     }
     return "<no InputError>";
-  };
-  const auto rows = read_validation_csv(header + row("selective", "mlp+core_attn"), "v.csv");
+  }
+};
+
+// The optional recompute_modules column: names joined by '+', only with
+// recompute selective.
+TEST(ValidationCsv, RecomputeModulesCell) {
+  const ExtraColumnCsv f("recompute_modules");
+  const auto rows = read_validation_csv(f.csv("selective", "mlp+core_attn"), "v.csv");
   ASSERT_EQ(rows.size(), 1u);
   // core_attn bit 0 + mlp bit 4 = 17.
   EXPECT_EQ(rows[0].recompute_modules, RecomputeModules{17});
-  EXPECT_FALSE(read_validation_csv(header + row("selective", ""), "v.csv")[0].recompute_modules);
-  EXPECT_EQ(error_of(row("selective", "mlp+moe_atc")),
+  EXPECT_FALSE(read_validation_csv(f.csv("selective", ""), "v.csv")[0].recompute_modules);
+  EXPECT_EQ(f.error_of("selective", "mlp+moe_atc"),
             "v.csv:2: recompute_modules: unknown module 'moe_atc' (did you mean 'moe_act'? "
             "modules joined by '+', e.g. mla_up_proj+mlp; accepted: core_attn, moe_act, "
             "layernorm, mla_up_proj, mlp, moe, shared_experts)");
-  EXPECT_EQ(error_of(row("full", "mlp")),
+  EXPECT_EQ(f.error_of("full", "mlp"),
             "v.csv:2: recompute_modules: 'mlp' names the sub-blocks selective recompute re-runs, "
             "but recompute is full (set recompute to selective, or leave recompute_modules "
             "empty)");
-  EXPECT_EQ(error_of(row("selective", "mlp+mlp")),
+  EXPECT_EQ(f.error_of("selective", "mlp+mlp"),
             "v.csv:2: recompute_modules: 'mlp' given twice (name each module once)");
 }
 
 // The optional recompute_layers column: a whole number >= 1, only with
 // recompute full.
 TEST(ValidationCsv, RecomputeLayersCell) {
-  const std::string path = std::string(SCALEOUT_SOURCE_DIR) + "/data/validation/training.csv";
-  std::string text = read_text_file(path);
-  const std::string header = text.substr(0, text.find('\n')) + ",recompute_layers\n";
-  auto row = [](const std::string& recompute, const std::string& layers) {
-    return "x1,g,m,24,3072,24,24,9216,51200,gelu,,,2048,512,,1,1,32,1,1,n,1," + recompute +
-           ",0,full,,,a100-sxm-80g,32,8,8,200,ib,megatron,step_time_s,3.5,d,c,," + layers + "\n";
-  };
-  auto error_of = [&](const std::string& r) -> std::string {
-    try {
-      read_validation_csv(header + r, "v.csv");
-    } catch (const InputError& e) {
-      return e.what();
-    }
-    return "<no InputError>";
-  };
-  const auto rows = read_validation_csv(header + row("full", "5"), "v.csv");
+  const ExtraColumnCsv f("recompute_layers");
+  const auto rows = read_validation_csv(f.csv("full", "5"), "v.csv");
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].recompute_layers, 5);
-  EXPECT_FALSE(read_validation_csv(header + row("full", ""), "v.csv")[0].recompute_layers);
-  EXPECT_EQ(error_of(row("full", "0")),
+  EXPECT_FALSE(read_validation_csv(f.csv("full", ""), "v.csv")[0].recompute_layers);
+  EXPECT_EQ(f.error_of("full", "0"),
             "v.csv:2: recompute_layers: must be at least 1, got 0 (the layers of each model "
             "chunk that full recompute re-runs (--recompute-num-layers); leave it empty when "
             "every layer is recomputed)");
-  EXPECT_EQ(error_of(row("selective", "5")),
+  EXPECT_EQ(f.error_of("selective", "5"),
             "v.csv:2: recompute_layers: 5 chooses the layers full recompute re-runs, but "
             "recompute is selective (set recompute to full, or leave recompute_layers empty)");
-  EXPECT_EQ(error_of(row("", "2")),
+  EXPECT_EQ(f.error_of("", "2"),
             "v.csv:2: recompute_layers: 2 chooses the layers full recompute re-runs, but "
             "recompute is empty (set recompute to full, or leave recompute_layers empty)");
-  EXPECT_EQ(error_of(row("full", "x")),
+  EXPECT_EQ(f.error_of("full", "x"),
             "v.csv:2: recompute_layers: expected a non-negative whole number, got 'x' (plain "
             "decimal digits)");
 }
