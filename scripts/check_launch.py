@@ -113,6 +113,7 @@ class Plan:
         self.recompute = lay.get("recompute", "none")
         self.recompute_layers = int(lay.get("recompute_layers", 0) or 0)
         self.first_stage_layers = int(lay.get("first_stage_layers", 0) or 0)
+        self.pipeline_layout = str(lay.get("pipeline_layout", "") or "")
         self.last_stage_layers = int(lay.get("last_stage_layers", 0) or 0)
         self.offload = bool(lay.get("offload", lay.get("offload_optimizer", False)))
         self.fp8_param_gather = bool(lay.get("fp8_param_gather", False))
@@ -414,6 +415,11 @@ class Checker:
         for opt, key, want in (("--decoder-first-pipeline-num-layers", "first_stage_layers", pl.first_stage_layers),
                                ("--decoder-last-pipeline-num-layers", "last_stage_layers", pl.last_stage_layers)):
             self.agree(name, ln(opt), f"{key} ({opt})", as_int(o.get(opt, 0)), want)
+        # The layout's own pipeline layout string, as given (the even split of
+        # an uneven layer count writes one of its own).
+        if pl.pipeline_layout:
+            opt = "--pipeline-model-parallel-layout"
+            self.agree(name, ln(opt), f"pipeline_layout ({opt})", o.get(opt), pl.pipeline_layout)
         if "--fp8-format" in o:
             prec = "fp8"
         elif "--bf16" in o:

@@ -16,7 +16,6 @@
 #include "workload/checks.hpp"
 #include "workload/framework.hpp"
 #include "workload/layout_dims.hpp"
-#include "workload/pipeline.hpp"
 
 namespace scaleout::io {
 
@@ -525,29 +524,16 @@ std::vector<ValidationRow> read_validation_csv(const std::string& text, const st
         c.choice("pipeline_schedule", layout_choices(LayoutKey::pipeline_schedule));
     r.pipeline_layout = c.str("pipeline_layout");
     if (!r.pipeline_layout.empty()) {
-      if (!r.pp || *r.pp < 2) {
-        throw InputError(file, line, "pipeline_layout", "a pipeline layout needs pp of 2 or more",
-                         "give pp, or leave pipeline_layout empty");
+      // The same rules as a workload's layout.pipeline_layout (workload/checks.hpp).
+      Layout ly;
+      ly.pp = r.pp ? static_cast<int>(*r.pp) : 1;
+      if (r.interleave) ly.interleave = static_cast<int>(*r.interleave);
+      if (const auto bad = set_pipeline_layout(r.pipeline_layout, r.interleave.has_value(),
+                                               "pipeline_layout", ly)) {
+        throw InputError(file, line, bad->key, bad->message, bad->hint);
       }
-      std::string why;
-      const auto parsed = parse_pipeline_layout(r.pipeline_layout, static_cast<int>(*r.pp), why);
-      if (!parsed) {
-        throw InputError(file, line, "pipeline_layout",
-                         fmt::format("'{}': {}", printable(r.pipeline_layout), why),
-                         "Megatron-Core's --pipeline-model-parallel-layout, e.g. "
-                         "Et*4|(t*4|)*14tmL: stages split by '|', E embedding, t layer, "
-                         "m MTP depth, L loss, x*n and (...)*n repeat");
-      }
-      const long long stages = static_cast<long long>(parsed->chunk_layers.size());
-      if (r.interleave && *r.interleave * *r.pp != stages) {
-        throw InputError(file, line, "pipeline_layout",
-                         fmt::format("{} stages, but pp {} x interleave {} is {}", stages, *r.pp,
-                                     *r.interleave, *r.pp * *r.interleave),
-                         "give pp x interleave stages, or leave interleave empty (the layout "
-                         "sets it)");
-      }
-      r.layout_chunk_layers = parsed->chunk_layers;
-      r.layout_mtp_layers = parsed->mtp_layers;
+      r.layout_chunk_layers = ly.chunk_layers;
+      r.layout_mtp_layers = ly.layout_mtp_layers;
     }
     r.finetune = c.choice("finetune", enum_names<FinetuneMethod>());
     r.precision = c.choice("precision", {"bf16", "fp16", "fp8", "fp32"});

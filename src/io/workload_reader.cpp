@@ -359,6 +359,18 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
           v = bits;
           break;
         }
+        case DimKind::text:
+          // pipeline_layout, after pp and interleave (workload/checks.hpp).
+          if (const auto text = f.string(key)) {
+            const bool interleave_given = f.has("interleave");
+            if (const auto bad = set_pipeline_layout(*text, interleave_given, key, ly)) {
+              f.fail(key, bad->message, bad->hint);
+            }
+            // The layout fixes the chunks (interleave) and the 1F1B schedule for plan.
+            out.plan.layout_keys.add(LayoutKey::interleave);
+            out.plan.layout_keys.add(LayoutKey::pipeline_schedule);
+          }
+          break;
         case DimKind::order:
           break;
       }

@@ -320,6 +320,8 @@ ordered_json layout_json(const Layout& l) {
   // Given only when on (layout embedding_in_split / loss_in_split).
   if (l.embedding_in_split) j["embedding_in_split"] = true;
   if (l.loss_in_split) j["loss_in_split"] = true;
+  // Given only with a pipeline layout (layout pipeline_layout).
+  if (!l.pipeline_layout.empty()) j["pipeline_layout"] = l.pipeline_layout;
   // Given only with selective recompute of modules other than core_attn.
   if (l.recompute == Recompute::selective && l.recompute_modules != kDefaultRecomputeModules) {
     ordered_json mods = ordered_json::array();

@@ -154,8 +154,9 @@ long long grad_accum(const PlanCandidate& c) {
 }
 
 // How the pipeline split the plan was evaluated with (workload/pipeline.hpp)
-// is written: nothing (pp 1, or even without interleaving), layers per
-// virtual stage (even), the layout's first/last stage sizes, or, for the even
+// is written: nothing (pp 1, or even without interleaving), the layout's own
+// pipeline layout string, layers per virtual stage (even), the layout's
+// first/last stage sizes, or, for the even
 // split with the first layers mod pp ranks one layer more, a layout string;
 // with the embedding or loss counted in the split, the account flags.
 void pipeline_args(const ModelShape& m, const Layout& l, long long microbatches,
@@ -169,6 +170,14 @@ void pipeline_args(const ModelShape& m, const Layout& l, long long microbatches,
   if (v > 1 && interleave_group_size(pp, microbatches) != pp) {
     a.push_back(fmt::format("--microbatch-group-size-per-virtual-pipeline-stage {}",
                             interleave_group_size(pp, microbatches)));
+  }
+  if (!l.pipeline_layout.empty()) {
+    // The file's layout as given (its characters are words of megatron.args);
+    // Megatron-LM derives the virtual stages from it and refuses the chunk
+    // options beside it (NVIDIA/Megatron-LM @ d98e8a6
+    // megatron/training/arguments.py:927-952).
+    a.push_back(fmt::format("--pipeline-model-parallel-layout {}", l.pipeline_layout));
+    return;
   }
   if (l.embedding_in_split || l.loss_in_split) {
     // Megatron-LM's arguments.py takes the chunk count with the account flags.

@@ -53,6 +53,7 @@ std::string layout_parallel(const Layout& l) {
 }
 
 std::string stage_split_label(const Layout& l) {
+  if (!l.pipeline_layout.empty()) return fmt::format(", pipeline layout {}", l.pipeline_layout);
   if (l.first_stage_layers > 0 || l.last_stage_layers > 0) {
     return fmt::format(", first/last stage {}/{} layers", l.first_stage_layers,
                        l.last_stage_layers);

@@ -307,12 +307,14 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
   const int fixed_rc_layers = fx.has(LayoutKey::recompute_layers) ? fx.values.recompute_layers : 0;
   const bool search_rc_layers =
       !fx.has(LayoutKey::recompute_layers) && !fx.has(LayoutKey::recompute);
-  // Stage split: the file's first/last sizes, or searched (even, balanced)
-  // when it gives neither.
+  // Stage split: the file's first/last sizes or pipeline layout (kept as
+  // given: r.workload.layout's chunk_layers), or searched (even, balanced)
+  // when it gives none.
   const int fixed_first = fx.has(LayoutKey::first_stage_layers) ? fx.values.first_stage_layers : 0;
   const int fixed_last = fx.has(LayoutKey::last_stage_layers) ? fx.values.last_stage_layers : 0;
-  const bool search_split =
-      !fx.has(LayoutKey::first_stage_layers) && !fx.has(LayoutKey::last_stage_layers);
+  const bool search_split = !fx.has(LayoutKey::first_stage_layers) &&
+                            !fx.has(LayoutKey::last_stage_layers) &&
+                            !fx.has(LayoutKey::pipeline_layout);
   // The embedding and loss in the split may be tried (the framework has it,
   // the file sizes no stage and fixes neither flag); per candidate with pp > 1.
   const bool may_account_split = search_split && !fx.has(LayoutKey::embedding_in_split) &&

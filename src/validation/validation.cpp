@@ -432,6 +432,7 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
     }
   }
   // A pipeline layout (checked against the model by check_layout).
+  ly.pipeline_layout = r.pipeline_layout;
   ly.chunk_layers = r.layout_chunk_layers;
   ly.layout_mtp_layers = r.layout_mtp_layers;
   if (r.first_stage_layers) ly.first_stage_layers = static_cast<int>(*r.first_stage_layers);

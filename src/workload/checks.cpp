@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "core/ids.hpp"
 #include "workload/pipeline.hpp"
 
 namespace scaleout {
@@ -467,6 +468,11 @@ std::vector<Problem> check_fixed_layout(const Workload& w, const FixedLayoutKeys
   if (is_fixed(LayoutKey::cp) && ly.cp > 1 && w.seq_len % (2LL * ly.cp) != 0) {
     out.push_back(cp_seq_len(w.seq_len, ly.cp));
   }
+  // A pipeline layout comes with pp, interleave and the schedule fixed (the
+  // workload reader), so all of it is checked.
+  if (is_fixed(LayoutKey::pipeline_layout)) {
+    if (std::optional<Problem> bad = pipeline_layout_problem(w)) out.push_back(*std::move(bad));
+  }
   // An etp the file leaves open can be 1, the value that folds most easily.
   Layout folded = ly;
   if (!is_fixed(LayoutKey::etp)) folded.etp = 1;
@@ -815,6 +821,34 @@ Problem token_drop_problem(TokenDropRule rule, const TokenDropKeys& keys,
                           keys.dispatcher_key, keys.pad_key)};
   }
   return {};
+}
+
+std::optional<Problem> set_pipeline_layout(std::string_view text, bool interleave_given,
+                                           const std::string& key, Layout& ly) {
+  if (ly.pp < 2) {
+    return Problem{key, "a pipeline layout needs pp of 2 or more",
+                   fmt::format("give pp, or leave {} out", key)};
+  }
+  std::string why;
+  const auto parsed = parse_pipeline_layout(text, ly.pp, why);
+  if (!parsed) {
+    return Problem{key, fmt::format("'{}': {}", printable(text), why),
+                   "Megatron-Core's --pipeline-model-parallel-layout, e.g. Et*4|(t*4|)*14tmL: "
+                   "stages split by '|', E embedding, t layer, m MTP depth, L loss, x*n and "
+                   "(...)*n repeat"};
+  }
+  const int stages = static_cast<int>(parsed->chunk_layers.size());
+  if (interleave_given && stages != ly.pp * ly.interleave) {
+    return Problem{key,
+                   fmt::format("{} stages, but pp {} x interleave {} is {}", stages, ly.pp,
+                               ly.interleave, ly.pp * ly.interleave),
+                   "give pp x interleave stages, or leave interleave out (the layout sets it)"};
+  }
+  ly.pipeline_layout = std::string(text);
+  ly.chunk_layers = parsed->chunk_layers;
+  ly.layout_mtp_layers = parsed->mtp_layers;
+  ly.interleave = stages / ly.pp;
+  return std::nullopt;
 }
 
 }  // namespace scaleout

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "workload/layout_dims.hpp"
@@ -100,5 +101,14 @@ struct TokenDropKeys {
 Problem token_drop_problem(TokenDropRule rule, const TokenDropKeys& keys,
                            std::optional<double> capacity_factor, MoeDispatcher dispatcher,
                            std::optional<Framework> framework);
+
+// Megatron-Core's pipeline layout string (layout / validation CSV
+// `pipeline_layout`) set on `ly` for its pp: pipeline_layout, chunk_layers,
+// layout_mtp_layers, and interleave, the layout's stages / pp, unless
+// `interleave_given`. Or the problem (key `key`): pp below 2, a malformed
+// string (parse_pipeline_layout), or stages other than pp x a given
+// interleave; the layout against the model is check_layout's.
+std::optional<Problem> set_pipeline_layout(std::string_view text, bool interleave_given,
+                                           const std::string& key, Layout& ly);
 
 }  // namespace scaleout

@@ -126,6 +126,10 @@ const std::array<LayoutDim, kLayoutKeys> kDims = {{
    "hybrid sharding: the data-parallel ranks of one ZeRO shard group (FSDP HYBRID_SHARD / HSDP, "
    "DeepSpeed MiCS, SageMaker SMP), replicated over dp / shard_group; divides dp, needs zero >= 1; "
    "0 or absent: all of dp"},
+  {K::pipeline_layout, "pipeline_layout", DimKind::text, 0, 0, {}, S::none, false, true,
+   nullptr, nullptr,
+   "Megatron-Core --pipeline-model-parallel-layout, e.g. Et*4|(t*4|)*14tmL: the layers of every "
+   "pipeline stage; needs pp, sets interleave (stages / pp) and 1f1b; plan keeps it"},
 }};
 // clang-format on
 

@@ -48,8 +48,9 @@ enum class LayoutKey : std::uint8_t {
   loss_in_split,
   recompute_modules,
   shard_group,
+  pipeline_layout,
 };
-inline constexpr std::size_t kLayoutKeys = 26;
+inline constexpr std::size_t kLayoutKeys = 27;
 
 enum class DimKind : std::uint8_t {
   integer,  // a whole number in [min, max] (a parallel degree, micro-batch, ZeRO stage)
@@ -57,6 +58,7 @@ enum class DimKind : std::uint8_t {
   choice,   // one name of `choices`; the value is its index (the enum's value)
   order,    // the rank order, a permutation of tp, cp, dp and pp (no integer value)
   set,      // a set of names of `choices` (a list); the value has bit i for choices[i]
+  text,     // a string the reader parses itself (pipeline_layout; no integer value)
 };
 
 // How `plan` chooses the value when the file does not fix it.
@@ -76,7 +78,8 @@ struct LayoutDim {
   DimSearch search = DimSearch::none;
   bool serving = false;     // a serving replica takes it (tp, pp, ep; dp is the replica count)
   bool csv_column = false;  // a column of the canonical validation CSV
-  int (*get)(const Layout&) = nullptr;  // integer, flag (0/1), choice (index); null for order
+  // integer, flag (0/1), choice (index), set (bits); null for order and text
+  int (*get)(const Layout&) = nullptr;
   void (*set)(Layout&, int) = nullptr;
   const char* doc = "";
 };

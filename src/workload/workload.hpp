@@ -98,11 +98,13 @@ struct Layout {
   // (the last chunk of the last rank) holds one layer fewer, possibly none.
   bool embedding_in_split = false;
   bool loss_in_split = false;
-  // Megatron-Core --pipeline-model-parallel-layout (validation CSV
-  // `pipeline_layout`, parsed by parse_pipeline_layout): the transformer
-  // layers of every model chunk in the layout's order (chunk c of rank s at
-  // c x pp + s), and the MTP depths it places (with the loss, on the last
-  // rank's last chunk). Empty: no layout; the sizes above split the layers.
+  // Megatron-Core --pipeline-model-parallel-layout (layout `pipeline_layout`,
+  // validation CSV `pipeline_layout`; parsed by parse_pipeline_layout): the
+  // string as given, the transformer layers of every model chunk in the
+  // layout's order (chunk c of rank s at c x pp + s), and the MTP depths it
+  // places (with the loss, on the last rank's last chunk). Empty: no layout;
+  // the sizes above split the layers.
+  std::string pipeline_layout;
   std::vector<int> chunk_layers;
   int layout_mtp_layers = 0;
   int zero = 0;  // 0 none, 1 optimizer, 2 + gradients, 3 + weights (FSDP)

@@ -499,6 +499,25 @@ TEST(Launch, PipelineSplitsAreTheSplitThePlanWasEvaluatedWith) {
   a = args_for(30, 4, 1, 6, 0);
   EXPECT_TRUE(has(a, "--decoder-first-pipeline-num-layers 6"));
   for (const std::string& s : a) EXPECT_EQ(s.find("--decoder-last"), std::string::npos);
+  // The layout's pipeline layout string as given, alone: Megatron-LM derives
+  // the virtual stages from it (no chunk or first/last stage options).
+  {
+    PlanCandidate c = small_candidate();
+    c.layout.pp = 4;
+    c.layout.interleave = 2;
+    c.layout.pipeline_layout = "Et*2|(t*3|)*6t*4L";
+    c.layout.chunk_layers = {2, 3, 3, 3, 3, 3, 3, 4};
+    a = report::megatron_args(small_report(24), c);
+    EXPECT_TRUE(has(a, "--pipeline-model-parallel-layout Et*2|(t*3|)*6t*4L"));
+    for (const std::string& s : a) {
+      EXPECT_EQ(s.find("virtual"), std::string::npos) << s;
+      EXPECT_EQ(s.find("pipeline-num-layers"), std::string::npos) << s;
+    }
+    // Every character is a word character of megatron.args (no quoting:
+    // torchrun.sh reads its words with `read -r -a`).
+    EXPECT_NE(report::megatron_args_file(small_report(24), c).find(c.layout.pipeline_layout),
+              std::string::npos);
+  }
 }
 
 TEST(Launch, MicrobatchGroupWherePpDoesNotDivideTheMicrobatches) {

@@ -29,8 +29,9 @@ TEST(LayoutDims, RowsAreInKeyOrderWithUniqueNames) {
     EXPECT_EQ(&layout_dim(d.key), &d);
     EXPECT_EQ(find_layout_dim(d.name), &d);
     EXPECT_TRUE(names.insert(d.name).second) << d.name;
-    EXPECT_EQ(d.get == nullptr, d.kind == DimKind::order) << d.name;
-    EXPECT_EQ(d.set == nullptr, d.kind == DimKind::order) << d.name;
+    const bool no_value = d.kind == DimKind::order || d.kind == DimKind::text;
+    EXPECT_EQ(d.get == nullptr, no_value) << d.name;
+    EXPECT_EQ(d.set == nullptr, no_value) << d.name;
     if (d.kind == DimKind::choice) {
       EXPECT_EQ(d.choices.size(), static_cast<size_t>(d.max + 1));
     }
@@ -68,9 +69,10 @@ TEST(LayoutDims, TheReaderSetsEachRowsMember) {
     const std::string& here = d.key == LayoutKey::shard_group ? dense_base : base;
     const Layout defaults =
         io::read_workload(here, "w.yaml", "", io::builtin_catalog(), false).workload.layout;
-    // The rank order has no integer value; a set (recompute_modules) needs
-    // recompute: selective beside it (workload_reader_test).
-    if (d.kind == DimKind::order || d.kind == DimKind::set) continue;
+    // The rank order and a text (pipeline_layout) have no integer value; a
+    // set (recompute_modules) needs recompute: selective beside it, a text
+    // pp (workload_reader_test).
+    if (d.kind == DimKind::order || d.kind == DimKind::set || d.kind == DimKind::text) continue;
     int value = 0;
     std::string text;
     switch (d.kind) {
@@ -88,6 +90,7 @@ TEST(LayoutDims, TheReaderSetsEachRowsMember) {
         break;
       case DimKind::order:
       case DimKind::set:
+      case DimKind::text:
         break;
     }
     SCOPED_TRACE(d.name);
@@ -97,7 +100,7 @@ TEST(LayoutDims, TheReaderSetsEachRowsMember) {
     EXPECT_EQ(d.get(wf.workload.layout), value);
     EXPECT_NE(d.get(defaults), value);
     for (const LayoutDim& other : layout_dims()) {
-      if (other.kind == DimKind::order) continue;
+      if (other.kind == DimKind::order || other.kind == DimKind::text) continue;
       EXPECT_EQ(wf.plan.layout_keys.has(other.key), other.key == d.key) << other.name;
       if (other.key != d.key && !(d.key == LayoutKey::tp && other.key == LayoutKey::sp)) {
         EXPECT_EQ(other.get(wf.workload.layout), other.get(defaults)) << other.name;

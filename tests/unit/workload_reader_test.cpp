@@ -600,6 +600,57 @@ TEST(WorkloadReader, RecomputeModulesAreReadAsASet) {
   EXPECT_EQ(recompute_label(read(kBase).workload.layout), "selective");
 }
 
+// layout.pipeline_layout: the parser and errors of the validation CSV's
+// column; the layout sets interleave and fixes it and the schedule for plan.
+TEST(WorkloadReader, PipelineLayoutIsReadAndChecked) {
+  // kBase's line 10 is pp, 11 the layout (32 layers, 8 GPUs, tp 2).
+  auto layout = [](const std::string& lines) {
+    return with(kBase, "  micro_batch: 1\n", "  micro_batch: 1\n  pp: 2\n" + lines);
+  };
+  const WorkloadFile wf = read(layout("  pipeline_layout: \"Et*7|t*8|(t*8|)*1t*9L\"\n"));
+  const Layout& ly = wf.workload.layout;
+  EXPECT_EQ(ly.pipeline_layout, "Et*7|t*8|(t*8|)*1t*9L");
+  EXPECT_EQ(ly.chunk_layers, (std::vector<int>{7, 8, 8, 9}));
+  EXPECT_EQ(ly.interleave, 2);
+  EXPECT_TRUE(wf.plan.layout_keys.has(LayoutKey::pipeline_layout));
+  EXPECT_TRUE(wf.plan.layout_keys.has(LayoutKey::interleave));
+  EXPECT_TRUE(wf.plan.layout_keys.has(LayoutKey::pipeline_schedule));
+  const std::string hint =
+      " (Megatron-Core's --pipeline-model-parallel-layout, e.g. Et*4|(t*4|)*14tmL: stages split "
+      "by '|', E embedding, t layer, m MTP depth, L loss, x*n and (...)*n repeat)";
+  EXPECT_EQ(error_of(layout("  pipeline_layout: Et*16|t*16X\n")),
+            "w.yaml:11: layout.pipeline_layout: 'Et*16|t*16X': unknown layer character 'X' (E "
+            "embedding, t transformer layer, m MTP depth, L loss, '|' between stages)" +
+                hint);
+  EXPECT_EQ(error_of(layout("  pipeline_layout: Et*16|(t*16L\n")),
+            "w.yaml:11: layout.pipeline_layout: 'Et*16|(t*16L': a '(' needs a non-empty group "
+            "without parentheses, then ')*' and a count" +
+                hint);
+  EXPECT_EQ(error_of(layout("  interleave: 2\n  pipeline_layout: Et*16|t*16L\n")),
+            "w.yaml:12: layout.pipeline_layout: 2 stages, but pp 2 x interleave 2 is 4 (give pp "
+            "x interleave stages, or leave interleave out (the layout sets it))");
+  EXPECT_EQ(error_of(with(kBase, "  micro_batch: 1\n",
+                          "  micro_batch: 1\n  pipeline_layout: Et*16|t*16L\n")),
+            "w.yaml:10: layout.pipeline_layout: a pipeline layout needs pp of 2 or more (give pp, "
+            "or leave pipeline_layout out)");
+  // Against the model: checked with the layout (estimate) and as a fixed
+  // layout (plan).
+  const std::string short_by_one = layout("  pipeline_layout: Et*16|t*15L\n");
+  const std::string expected =
+      "w.yaml:11: layout.pipeline_layout: the layout places 31 transformer layers t, the model "
+      "has 32 (place every layer of the model once)";
+  EXPECT_EQ(error_of(short_by_one), expected);
+  try {
+    read_workload(short_by_one, "w.yaml", "", catalog(), false);
+    ADD_FAILURE() << "no InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), expected);
+  }
+  EXPECT_EQ(error_of(layout("  pipeline_schedule: zb1p\n  pipeline_layout: Et*16|t*16L\n")),
+            "w.yaml:12: layout.pipeline_layout: a pipeline layout is Megatron-Core's, for its "
+            "1F1B schedules (leave pipeline_schedule empty (1f1b) with a layout)");
+}
+
 // The validation CSV reads its choice columns through these: every name
 // to_string gives, in enum order, and back.
 TEST(EnumNames, ListEveryValueAndReadThemBack) {
