@@ -616,14 +616,15 @@ std::vector<ValidationRow> read_validation_csv(const std::string& text, const st
       const MoeDispatcher dispatcher = r.moe_dispatcher.empty()
                                            ? MoeDispatcher::framework
                                            : *enum_from_name<MoeDispatcher>(r.moe_dispatcher);
-      if (const auto rule = broken_token_drop_rule(
-              r.moe_capacity_factor, !r.moe_pad_to_capacity.empty(), row_framework, dispatcher)) {
-        if (*rule != TokenDropRule::flex_dispatcher_pad || r.moe_pad_to_capacity == "y") {
-          const Problem p = token_drop_problem(
-              *rule, {"moe_capacity_factor", "moe_pad_to_capacity", "moe_dispatcher", "framework"},
-              r.moe_capacity_factor, dispatcher, row_framework);
-          throw InputError(file, line, p.key, p.message, p.hint);
-        }
+      const std::optional<bool> pad = r.moe_pad_to_capacity.empty()
+                                          ? std::nullopt
+                                          : std::optional(r.moe_pad_to_capacity == "y");
+      if (const auto rule =
+              broken_token_drop_rule(r.moe_capacity_factor, pad, row_framework, dispatcher)) {
+        const Problem p = token_drop_problem(
+            *rule, {"moe_capacity_factor", "moe_pad_to_capacity", "moe_dispatcher", "framework"},
+            r.moe_capacity_factor, dispatcher, row_framework);
+        throw InputError(file, line, p.key, p.message, p.hint);
       }
     }
     r.compile = c.choice("compile", {"y", "n", "model", "all"});

@@ -259,7 +259,8 @@ WorkloadFile read_workload(const YAML::Node& root, const std::string& file, cons
     w.moe_pad_to_capacity = f.boolean("pad_to_capacity").value_or(false);
     f.finish();
     if (const auto rule =
-            broken_token_drop_rule(cf, w.moe_pad_to_capacity, w.framework, w.moe_dispatcher)) {
+            broken_token_drop_rule(cf, w.moe_pad_to_capacity ? std::optional(true) : std::nullopt,
+                                   w.framework, w.moe_dispatcher)) {
       const Problem p = token_drop_problem(
           *rule, {"capacity_factor", "pad_to_capacity", "dispatcher:", "framework:"}, cf,
           w.moe_dispatcher, w.framework);

@@ -769,19 +769,19 @@ bool ep_overlap_allowed(const Workload& w) {
 }
 
 std::optional<TokenDropRule> broken_token_drop_rule(std::optional<double> capacity_factor,
-                                                    bool pad_to_capacity,
+                                                    std::optional<bool> pad_to_capacity,
                                                     std::optional<Framework> framework,
                                                     MoeDispatcher dispatcher) {
   const bool drops = capacity_factor.has_value();
   if (drops && *capacity_factor < 1.0) return TokenDropRule::factor_below_one;
-  if (pad_to_capacity && !drops) return TokenDropRule::pad_without_factor;
+  if (pad_to_capacity.has_value() && !drops) return TokenDropRule::pad_without_factor;
   // Modelled as Megatron-Core's token_dispatcher.py (core_v0.15.0).
   if (drops && !(framework && takes_token_drop(*framework))) {
     return TokenDropRule::not_megatron_core;
   }
   // transformer_config.py at core_v0.15.0: "Flex token dispatcher does not
   // support moe_pad_expert_input_to_capacity".
-  if (pad_to_capacity &&
+  if (pad_to_capacity.value_or(false) &&
       (dispatcher == MoeDispatcher::deepep || dispatcher == MoeDispatcher::hybridep)) {
     return TokenDropRule::flex_dispatcher_pad;
   }

@@ -87,10 +87,12 @@ enum class TokenDropRule {
   flex_dispatcher_pad,  // DeepEP/HybridEP (the flex dispatcher) cannot pad
 };
 // The first rule the settings break, or none. `capacity_factor` is empty for
-// a dropless run; `framework` empty when the row names none (or one
+// a dropless run; `pad_to_capacity` empty when not stated (a stated false
+// also needs a capacity: padding is a setting of a token-dropping run);
+// `framework` empty when the row names none (or one
 // this build does not know); `dispatcher` framework when not stated.
 std::optional<TokenDropRule> broken_token_drop_rule(std::optional<double> capacity_factor,
-                                                    bool pad_to_capacity,
+                                                    std::optional<bool> pad_to_capacity,
                                                     std::optional<Framework> framework,
                                                     MoeDispatcher dispatcher);
 // The rule's message and hint, naming the settings as the input does:

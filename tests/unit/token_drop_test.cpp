@@ -226,14 +226,17 @@ TEST(TokenDropInput, WorkloadKeysAreReadAndChecked) {
 TEST(TokenDropInput, OneRuleSetServesBothReaders) {
   const auto mc = Framework::megatron;
   const auto a2a = MoeDispatcher::alltoall, deepep = MoeDispatcher::deepep;
-  EXPECT_FALSE(broken_token_drop_rule(std::nullopt, false, std::nullopt, a2a));
+  EXPECT_FALSE(broken_token_drop_rule(std::nullopt, std::nullopt, std::nullopt, a2a));
   EXPECT_FALSE(broken_token_drop_rule(1.0, true, mc, a2a));
   EXPECT_FALSE(broken_token_drop_rule(1.0, false, mc, deepep));  // drops, does not pad
-  EXPECT_EQ(broken_token_drop_rule(0.0, false, mc, a2a), TokenDropRule::factor_below_one);
+  EXPECT_EQ(broken_token_drop_rule(0.0, std::nullopt, mc, a2a), TokenDropRule::factor_below_one);
   EXPECT_EQ(broken_token_drop_rule(std::nullopt, true, mc, a2a), TokenDropRule::pad_without_factor);
-  EXPECT_EQ(broken_token_drop_rule(1.0, false, Framework::torchtitan, a2a),
+  // A stated n needs a capacity too (padding is a setting of a token-dropping run).
+  EXPECT_EQ(broken_token_drop_rule(std::nullopt, false, mc, a2a),
+            TokenDropRule::pad_without_factor);
+  EXPECT_EQ(broken_token_drop_rule(1.0, std::nullopt, Framework::torchtitan, a2a),
             TokenDropRule::not_megatron_core);
-  EXPECT_EQ(broken_token_drop_rule(1.0, false, std::nullopt, a2a),
+  EXPECT_EQ(broken_token_drop_rule(1.0, std::nullopt, std::nullopt, a2a),
             TokenDropRule::not_megatron_core);
   EXPECT_EQ(broken_token_drop_rule(1.0, true, mc, MoeDispatcher::hybridep),
             TokenDropRule::flex_dispatcher_pad);
