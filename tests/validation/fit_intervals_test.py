@@ -107,4 +107,16 @@ for name, (lo, mean, hi, n) in F.sensitivity(sets).items():
     check(lo == mean == hi == cov, f"no shift: every draw is the plain estimate ({name})")
     check(n == (F.SENSITIVITY_DRAWS if F.BAND[0] <= cov <= F.BAND[1] else 0), "draws in band")
 F.SOURCE_SHIFT, F.ROW_SHIFT = old
+
+# --by-source: a source held out whole is looked up in a table without any
+# of its rows. "far" sits at +1.0, the others near 0: its rows fall outside
+# the interval of the others (every row held out once; the 5-fold estimate,
+# which keeps far's other rows in the fit, covers some of them).
+rows_a = [dict(row(0.01 * (i % 7), f"s{i % 4}", i), metric="step_time_s") for i in range(80)]
+rows_b = [dict(row(1.0 + 0.001 * i, "far", 80 + i), metric="step_time_s") for i in range(20)]
+loso = F.held_out_by_source({"a.csv": rows_a, "b.csv": rows_b})
+check(loso["a.csv"][0] == 80 and loso["b.csv"][0] == 20, "every row held out once")
+check(loso["b.csv"][1] == 0, "a source held out whole finds none of its rows in the fit")
+check(F.held_out({"a.csv": rows_a, "b.csv": rows_b})["b.csv"][1] > 0,
+      "5-fold keeps a source's other rows in the fit")
 print("fit_intervals rules: ok")
