@@ -22,6 +22,7 @@ ClusterLinks resolve_links(const Server& s, const Gpu& gpu, const Fabric* fabric
   if (intra_bw <= 0) intra_bw = gpu.host_link_Bps;
   l.intra.bus_bw_Bps = intra_bw * intra_node_efficiency(s, gpu, k);
   l.intra.hop_latency_s = s.intra_node == IntraNodeKind::pcie ? k.pcie_hop_s : k.nvlink_hop_s;
+  l.intra.tree_hop_latency_s = k.tree_hop_s;
 
   // Each GPU drives its share of the node's NICs (one rail per GPU on DGX-class
   // nodes); a slower fabric port caps the NIC; oversubscription divides it.
@@ -40,6 +41,7 @@ ClusterLinks resolve_links(const Server& s, const Gpu& gpu, const Fabric* fabric
   const double per_gpu = s.nics_per_node * nic / std::max(1, s.gpus_per_node);
   l.inter.bus_bw_Bps = per_gpu * eff / oversubscription;
   l.inter.hop_latency_s = k.net_hop_s + (fabric ? fabric->latency_s : 0.0);
+  l.inter.tree_hop_latency_s = k.tree_hop_s + (fabric ? fabric->latency_s : 0.0);
   return l;
 }
 
@@ -56,20 +58,52 @@ GroupSpan span_of(int size, long long stride, int gpus_per_node) {
   return g;
 }
 
+namespace {
+
+// NCCL's tree all-reduce across nodes (tuning.cc, Simple protocol): a chain
+// through the node's members and a double binary tree over the nodes, up and
+// down, each hop at the tree's latency (2 ((g - 1) intra + floor(log2 N)
+// inter) hops, base latency 0), moving what the ring moves at 0.92 of its bus
+// bandwidth and NCCL's medium-size correction. `ring_bus_s`: the ring's
+// bandwidth time for the same buffer.
+double tree_all_reduce_s(double bytes, const GroupSpan& g, const ClusterLinks& l,
+                         double ring_bus_s) {
+  const double levels = std::floor(std::log2(static_cast<double>(g.nodes)));
+  const double latency =
+      2.0 * ((g.per_node - 1) * l.intra.tree_hop_latency_s + levels * l.inter.tree_hop_latency_s);
+  return latency + ring_bus_s / (kNcclTreeBwFactor * nccl_tree_correction(bytes));
+}
+
+}  // namespace
+
 double collective_time_s(Collective c, double bytes, const GroupSpan& g, const ClusterLinks& l,
                          CrossNode algo) {
   if (g.size <= 1 || bytes <= 0) return 0;
   if (g.nodes <= 1) return ring_time_s(c, bytes, g.size, l.intra);
   if (l.inter.bus_bw_Bps <= 0) return 1e30;  // no scale-out network: unusable
-  if (g.per_node <= 1 || algo == CrossNode::flat_ring)
-    return ring_time_s(c, bytes, g.size, l.inter);
+  const bool tree = c == Collective::all_reduce && algo == CrossNode::hierarchical &&
+                    l.inter.tree_hop_latency_s > 0;
+  if (g.per_node <= 1 || algo == CrossNode::flat_ring) {
+    const double ring = ring_time_s(c, bytes, g.size, l.inter);
+    if (!tree) return ring;
+    const double bus = bus_bytes(c, bytes, g.size) / l.inter.bus_bw_Bps;
+    return std::min(ring, tree_all_reduce_s(bytes, g, l, bus));
+  }
   switch (c) {
-    case Collective::all_reduce:
+    case Collective::all_reduce: {
       // NCCL hierarchy: reduce-scatter in the node, all-reduce of 1/g of the
       // data across nodes on every rail at once, all-gather in the node.
-      return ring_time_s(Collective::reduce_scatter, bytes, g.per_node, l.intra) +
-             ring_time_s(Collective::all_reduce, bytes / g.per_node, g.nodes, l.inter) +
-             ring_time_s(Collective::all_gather, bytes, g.per_node, l.intra);
+      const double slice = bytes / g.per_node;
+      const double ring = ring_time_s(Collective::reduce_scatter, bytes, g.per_node, l.intra) +
+                          ring_time_s(Collective::all_reduce, slice, g.nodes, l.inter) +
+                          ring_time_s(Collective::all_gather, bytes, g.per_node, l.intra);
+      if (!tree) return ring;
+      const double bus = (bus_bytes(Collective::reduce_scatter, bytes, g.per_node) +
+                          bus_bytes(Collective::all_gather, bytes, g.per_node)) /
+                             l.intra.bus_bw_Bps +
+                         bus_bytes(Collective::all_reduce, slice, g.nodes) / l.inter.bus_bw_Bps;
+      return std::min(ring, tree_all_reduce_s(bytes, g, l, bus));
+    }
     case Collective::reduce_scatter:
     case Collective::all_gather:
       return ring_time_s(c, bytes, g.per_node, l.intra) +

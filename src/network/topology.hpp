@@ -36,6 +36,9 @@ struct NetworkConstants {
   double nvlink_hop_s = 3.4e-6;
   double pcie_hop_s = 5.7e-6;
   double net_hop_s = 9.6e-6;
+  // NCCL hwLat per tree hop, Simple protocol, same releases (v2.14-v2.17,
+  // tuning.cc): 28 us on NVLink, PCIe and the network alike.
+  double tree_hop_s = 28e-6;
 };
 
 // The links of one cluster, resolved once.
@@ -75,7 +78,10 @@ enum class CrossNode {
 };
 
 // Time of one collective of `bytes` over the group; across nodes as `algo`
-// says (hierarchical: only when several members share a node).
+// says (hierarchical: only when several members share a node). An
+// all-reduce across nodes takes NCCL's faster of ring and tree (its tuner
+// picks by predicted time; docs/model.md, "Ring or tree"), except under
+// flat_ring.
 double collective_time_s(Collective c, double bytes, const GroupSpan& g, const ClusterLinks& l,
                          CrossNode algo = CrossNode::hierarchical);
 

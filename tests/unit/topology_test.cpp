@@ -218,6 +218,66 @@ TEST(CollectiveTime, FlatRingSkipsTheNodeLocalStage) {
   EXPECT_GE(collective_time_s(Collective::all_gather, kGiB, g, none, CrossNode::flat_ring), 1e29);
 }
 
+TEST(CollectiveTime, TreeCorrectionIsNcclsSimpleRow) {
+  // treeCorrectionFactor, Simple protocol: 0.9 from 64 B, 0.5 at 128 KiB-1 MiB,
+  // 0.9 at 256 MiB, 1 from 512 MiB (NCCL v2.14-v2.17 tuning.cc).
+  EXPECT_DOUBLE_EQ(nccl_tree_correction(8), 0.9);
+  EXPECT_DOUBLE_EQ(nccl_tree_correction(64), 0.9);
+  EXPECT_DOUBLE_EQ(nccl_tree_correction(8 * 1024), 0.8);
+  EXPECT_DOUBLE_EQ(nccl_tree_correction(128 * 1024), 0.5);
+  EXPECT_DOUBLE_EQ(nccl_tree_correction(1024 * 1024 - 1), 0.5);
+  EXPECT_DOUBLE_EQ(nccl_tree_correction(256.0 * 1024 * 1024), 0.9);
+  EXPECT_DOUBLE_EQ(nccl_tree_correction(512.0 * 1024 * 1024), 1.0);
+  EXPECT_DOUBLE_EQ(nccl_tree_correction(kGiB), 1.0);
+}
+
+TEST(CollectiveTime, LargeAllReduceOnFewNodesRunsTheRing) {
+  // 1 GiB over 8 nodes: the tree's 0.92 bandwidth loses more than its
+  // latency saves; the hierarchical ring of HierarchicalAllReduce stands.
+  const ClusterLinks l = h100_links();
+  const GroupSpan g = span_of(64, 1, 8);
+  EXPECT_NEAR(collective_time_s(Collective::all_reduce, kGiB, g, l), 10.532887529e-3, 1e-11);
+}
+
+TEST(CollectiveTime, SmallAllReduceOnThousandsOfNodesRunsTheTree) {
+  // 64 MiB (a gradient bucket) over 2,048 nodes, 8 per node: the ring's
+  // 2 x 2047 network steps cost 39.3 ms of latency; the tree's
+  // 2 (7 + 11) hops of 28 us cost 1.008 ms.
+  const ClusterLinks l = h100_links();
+  const double s = 64.0 * 1024 * 1024;
+  const GroupSpan g = span_of(16384, 1, 8);
+  ASSERT_EQ(g.nodes, 2048);
+  const double bus =
+      (bus_bytes(Collective::reduce_scatter, s, 8) + bus_bytes(Collective::all_gather, s, 8)) /
+          l.intra.bus_bw_Bps +
+      bus_bytes(Collective::all_reduce, s / 8, 2048) / l.inter.bus_bw_Bps;
+  const double tree = 2.0 * (7 + 11) * 28e-6 + bus / (0.92 * 0.8);
+  const double ring = ring_time_s(Collective::reduce_scatter, s, 8, l.intra) +
+                      ring_time_s(Collective::all_reduce, s / 8, 2048, l.inter) +
+                      ring_time_s(Collective::all_gather, s, 8, l.intra);
+  EXPECT_GT(ring, 39e-3);
+  EXPECT_NEAR(collective_time_s(Collective::all_reduce, s, g, l), tree, 1e-12);
+  EXPECT_LT(tree, ring / 4);
+  // One rank per node (DP across nodes): the tree's 2 x 11 network hops.
+  const GroupSpan rails = span_of(2048, 8, 8);
+  const double rail_bus = bus_bytes(Collective::all_reduce, s, 2048) / l.inter.bus_bw_Bps;
+  EXPECT_NEAR(collective_time_s(Collective::all_reduce, s, rails, l),
+              2.0 * 11 * 28e-6 + rail_bus / (0.92 * 0.8), 1e-12);
+  // Only all-reduce has a tree, and a flat ring stays a ring.
+  EXPECT_DOUBLE_EQ(collective_time_s(Collective::reduce_scatter, s, rails, l),
+                   ring_time_s(Collective::reduce_scatter, s, 2048, l.inter));
+  EXPECT_DOUBLE_EQ(collective_time_s(Collective::all_reduce, s, rails, l, CrossNode::flat_ring),
+                   ring_time_s(Collective::all_reduce, s, 2048, l.inter));
+}
+
+TEST(CollectiveTime, TheTreeCarriesTheFabricsLatency) {
+  // A fabric's per-hop latency is paid on every tree hop across nodes too.
+  const Server& s = server("dgx-h100");
+  ClusterLinks l = resolve_links(s, gpu_of(s), fabric("ib-ndr"), 2048);
+  EXPECT_DOUBLE_EQ(l.inter.tree_hop_latency_s - 28e-6, l.inter.hop_latency_s - 9.6e-6);
+  EXPECT_DOUBLE_EQ(l.intra.tree_hop_latency_s, 28e-6);
+}
+
 TEST(CollectiveTime, AllToAllAcrossNodes) {
   // 16 ranks, 8 per node on 2 nodes: 8/16 of the buffer leaves the node over the
   // rail, 7/16 stays on NVSwitch.
