@@ -20,6 +20,8 @@ COLUMNS = ("id,group,model,layers,hidden,heads,kv_heads,ffn_hidden,vocab,mlp,moe
 
 # What a row's pipeline schedule rests on (appended after COMMON).
 SCHEDULE_NOTES = {
+    "zb1p": "pipeline_schedule zb1p: zero-bubble 1F1B (Qi et al. 2024; weight gradients "
+            "deferred into the bubble, docs/model.md 'Pipeline schedules')",
     "dualpipe": "pipeline_schedule dualpipe: the report's DualPipe (section 3.2.1, table 2: "
                 "bubble (PP/2-1)(F&B+B-3W), 2x parameters, PP+1 micro-batches of activations; "
                 "all-to-all and PP communication hidden by pairing forward and backward chunks)",
@@ -69,6 +71,19 @@ ROWS = [
          derivation="Llama 2 paper Table 2 'Time (GPU hours)' 1,720,320 for 70B; as llama2-7b: "
          "2T tokens, 1024 x 4096 batch, 2048 GPUs assumed",
          cite="Touvron et al. 2023, Llama 2, arXiv:2307.09288, Table 2"),
+    dict(id="llama2-34b", model="Llama 2 34B", layers=48, hidden=8192, heads=64, kv_heads=8,
+         ffn_hidden=22016, vocab=32000, mlp="swiglu", seq_len=4096, global_batch=1024,
+         precision="bf16", gpu="a100-sxm-80g", num_gpus=2048, gpus_per_node=8,
+         nics_per_node=8, nic_gbps=200, fabric="ib", framework="other", metric="gpu_hours",
+         value=1038336, train_tokens=2.0e12,
+         derivation="Llama 2 paper Table 2 'Time (GPU hours)' 1,038,336 for 34B (a model Meta "
+         "trained but did not release), pretraining only; Table 1: 34B, 4k context, GQA, 2.0T "
+         "tokens; shape not in the paper: Code Llama 34B is initialised from it (Roziere et al. "
+         "2023, arXiv:2308.12950, Sec. 2), whose released params (meta-llama/codellama "
+         "download params: dim 8192, n_layers 48, n_heads 64, n_kv_heads 8, vocab 32000, "
+         "ffn_dim_multiplier 1.0, multiple_of 256 -> 22016) are taken for it; as llama2-7b: "
+         "1024 x 4096 batch, 2048 GPUs assumed, IB 200 Gb/s per GPU",
+         cite="Touvron et al. 2023, Llama 2, arXiv:2307.09288, Tables 1-2; Code Llama 34B params"),
     dict(id="llama3.1-405b", model="llama3.1-405b", seq_len=8192, global_batch=2048,
          tp=8, pp=16, dp=128, cp=1, recompute="none", zero=2, embedding_in_split="y",
          loss_in_split="y", precision="bf16", gpu="h100-sxm", num_gpus=16384,
@@ -98,6 +113,35 @@ ROWS = [
          "(external.csv llama3-405b-t4-02 at this layout predicts MFU 16 % low)",
          cite="Llama 3.1 model card (github meta-llama/llama-models, models/llama3_1/MODEL_CARD.md); "
          "Llama Team 2024, arXiv:2407.21783, Table 4"),
+    dict(id="llama3.1-8b", model="llama3.1-8b", seq_len=8192, global_batch=2048,
+         precision="bf16", gpu="h100-sxm", num_gpus=2048, gpus_per_node=8,
+         nics_per_node=8, nic_gbps=400, fabric="ib", framework="other", metric="gpu_hours",
+         value=1460000, train_tokens=15.0e12,
+         derivation="Llama 3.1 model card 'Training Time (GPU hours)' 1.46M for 8B (H100-80GB, "
+         "'total GPU time required for training each model'), read as the 405B row reads its "
+         "30.84M: the card says 'Training', not broken down, so the long-context stage and "
+         "post-training may be inside; card: pretrained on ~15 trillion tokens (15.0T taken; the "
+         "paper's 15.6T is stated for 405B); the April 2024 Llama 3 card gives 1.3M GPU-hours "
+         "of 'Pretraining' for the 8B (89 % of 1.46M), but whether 3.1 8B continues that run "
+         "is not stated, so it is no row of its own; paper Sec. 3.3.1: the smaller Llama 3 "
+         "models trained on Nvidia Quantum2 InfiniBand, 400 Gb/s per GPU (fabric ib); GPU "
+         "count not stated for 8B/70B: 2048 assumed (as the Llama 2 rows; GPU-hours change "
+         "little with it); batch not stated for 8B/70B: the 405B's 16M tokens = 2048 x 8192 "
+         "(paper Sec. 3.4.1) assumed; layout not stated (planner's choice)",
+         cite="Llama 3.1 model card (github meta-llama/llama-models, models/llama3_1/MODEL_CARD.md, "
+         "commit a9c89c4); Llama 3 model card (models/llama3/MODEL_CARD.md); Llama Team 2024, "
+         "arXiv:2407.21783, Sec. 3.3.1"),
+    dict(id="llama3.1-70b", model="llama3.1-70b", seq_len=8192, global_batch=2048,
+         precision="bf16", gpu="h100-sxm", num_gpus=2048, gpus_per_node=8,
+         nics_per_node=8, nic_gbps=400, fabric="ib", framework="other", metric="gpu_hours",
+         value=7000000, train_tokens=15.0e12,
+         derivation="Llama 3.1 model card 'Training Time (GPU hours)' 7.0M for 70B (H100-80GB); "
+         "as llama3.1-8b: 'Training', not broken down; ~15T tokens; the April 2024 Llama 3 card's "
+         "70B 'Pretraining' figure is 6.4M (91 % of 7.0M), no row of its own; InfiniBand 400 "
+         "Gb/s per GPU; 2048 GPUs and the 405B's 2048 x 8192 batch assumed; layout not stated "
+         "(planner's choice)",
+         cite="Llama 3.1 model card (github meta-llama/llama-models, models/llama3_1/MODEL_CARD.md, "
+         "commit a9c89c4); Llama Team 2024, arXiv:2407.21783, Sec. 3.3.1"),
     dict(id="opt-175b", model="opt-175b", seq_len=2048, global_batch=1024, tp=8,
          precision="fp16", gpu="a100-sxm-80g", num_gpus=992, gpus_per_node=8,
          nics_per_node=8, nic_gbps=200, fabric="ib", framework="fsdp", metric="train_days",
@@ -229,6 +273,80 @@ ROWS = [
          "FlashAttention, BF16; MQA; learned positions; restarts not stated; interconnect not "
          "stated (the generation's default NICs)",
          cite="Li et al. 2023, StarCoder, arXiv:2305.06161, Sec. 5; bigcode/starcoderbase model card"),
+    dict(id="falcon-180b", model="Falcon 180B", layers=80, hidden=14848, heads=232, kv_heads=8,
+         ffn_hidden=59392, vocab=65024, mlp="gelu", seq_len=2048, precision="bf16",
+         gpu="a100-sxm-40g", num_gpus=4096, gpus_per_node=8, nics_per_node=4, nic_gbps=100,
+         fabric="efa", framework="other", metric="gpu_hours", value=7000000,
+         train_tokens=3.5e12,
+         derivation="Hugging Face's release post: 'trained on 3.5 trillion tokens on up to 4096 "
+         "GPUs simultaneously, using Amazon SageMaker for a total of ~7,000,000 GPU hours' - an "
+         "approximate figure of the whole run (a rounded GPU-hour total on a GPU count that "
+         "varied: 'up to' 4096; 4096 assumed); A100 40GB and AWS (the Falcon paper's abstract, "
+         "arXiv:2311.16867: 'up to 4,096 A100s on cloud AWS infrastructure with limited "
+         "interconnect'), p4d EFA 4 x 100 Gb/s per node assumed as for BloombergGPT (fabric efa); "
+         "shape from the released config (80 layers, hidden 14848, 232 query heads, 8 KV heads, "
+         "vocab 65024, GELU MLP of 4 x hidden); the layout, ZeRO stage and batch were not read "
+         "in a primary source (planner's choice; the Falcon 40B/7B rows take theirs from their "
+         "model cards); parallel attention/MLP not modelled",
+         cite="Hugging Face blog 'Spread Your Wings: Falcon 180B is here' (github huggingface/blog, "
+         "falcon-180b.md); Almazrouei et al. 2023, arXiv:2311.16867, abstract"),
+    dict(id="smollm3-3b", model="SmolLM3 3B", layers=36, hidden=2048, heads=16, kv_heads=4,
+         ffn_hidden=11008, vocab=128256, mlp="swiglu", seq_len=4096, global_batch=576,
+         micro_batch=3, tp=2, pp=1, dp=192, sp="y", recompute="none", zero=0,
+         precision="bf16", gpu="h100-sxm", num_gpus=384, gpus_per_node=8, framework="other",
+         metric="train_days", value=24, train_tokens=11.2e12,
+         derivation="huggingface/smollm text/pretraining/README.md (commit a041759): 'The model "
+         "was trained on 384 H100 GPUs for 24 days', global batch 2.36M tokens at 4096 sequence "
+         "length, 11.2T tokens in 3 stages at 4k context (a wall-clock figure, everything in it; "
+         "whether the two later long-context stages, about 100B tokens at 32k-64k, are inside "
+         "is not said); the nanotron config smollm3/stage1_8T.yaml: dp 192, tp 2 with "
+         "tp_mode REDUCE_SCATTER (sequence parallel: sp y), pp 1, cp 1, micro_batch_size 3, "
+         "batch_accumulation_per_replica 1 (576 x 4096 = 2,359,296 tokens a step), "
+         "recompute_layer false, zero_stage 0, bf16, flash_attention_2; shape from the same "
+         "config: 36 layers, hidden 2048, 16 heads, 4 KV heads, intermediate 11008, vocab "
+         "128256 with tied embeddings (not a column: timed untied); NoPE every 4th layer and "
+         "intra-document masking not modelled (causal attention over the whole 4k); nanotron "
+         "timed as framework other; interconnect not stated (the generation's default NICs)",
+         cite="github huggingface/smollm, text/pretraining/README.md and "
+         "text/pretraining/smollm3/stage1_8T.yaml"),
+    dict(id="deepseek-llm-67b", model="DeepSeek LLM 67B", layers=95, hidden=8192, heads=64,
+         kv_heads=8, ffn_hidden=22016, vocab=102400, mlp="swiglu", seq_len=4096,
+         global_batch=4608, precision="bf16", gpu="h800", num_gpus=2048, gpus_per_node=8,
+         nics_per_node=8, nic_gbps=400, fabric="ib", framework="other", metric="gpu_hours",
+         value=601200, train_tokens=2.0e12,
+         derivation="DeepSeek-V2 report Sec. 3.2.3: 'During our practical training on the H800 "
+         "cluster, for training on each trillion tokens, DeepSeek 67B requires 300.6K GPU "
+         "hours'; x 2T tokens (deepseek-ai/DeepSeek-LLM README: 'trained ... on a vast dataset "
+         "of 2 trillion tokens, with a sequence length of 4096', 67B batch 4608) = 601.2K "
+         "GPU-hours: a per-token rate on H800 times the run's tokens, not a reported total "
+         "(whether the 67B itself ran wholly on H800 is not said); shape: DeepSeek LLM paper "
+         "(arXiv:2401.02954) Table 2 and the released config (95 layers, hidden 8192, 64 "
+         "heads, 8 KV heads (GQA), intermediate 22016, vocab 102400); layout not stated per "
+         "model (the paper's HAI-LLM runs data, tensor, sequence and 1F1B pipeline parallelism "
+         "with ZeRO-1; planner's choice here); GPU count not stated: 2048 assumed (the "
+         "DeepSeek-V3 report's H800 cluster size); H800 nodes of 8 GPUs with InfiniBand across "
+         "nodes (V2 report Sec. 3.1.3), 400 Gb/s per GPU assumed as for deepseek-v3",
+         cite="DeepSeek-AI 2024, DeepSeek-V2, arXiv:2405.04434, Sec. 3.2.3 (deepseek-ai/DeepSeek-V2 "
+         "deepseek-v2-tech-report.pdf); deepseek-ai/DeepSeek-LLM README; arXiv:2401.02954"),
+    dict(id="deepseek-v2", model="deepseek-v2", seq_len=4096, global_batch=9216, tp=1, pp=16,
+         dp=128, ep=8, zero=1, precision="bf16", gpu="h800", num_gpus=2048, gpus_per_node=8,
+         nics_per_node=8, nic_gbps=400, fabric="ib", framework="other", metric="gpu_hours",
+         value=1399680, train_tokens=8.1e12, pipeline_schedule="zb1p",
+         derivation="DeepSeek-V2 report Sec. 3.2.3: 'for training on each trillion tokens ... "
+         "DeepSeek-V2 needs only 172.8K GPU hours' on the H800 cluster; x 8.1T tokens (Sec. "
+         "3.1.2) = 1,399,680 GPU-hours, the pre-training's rate times its tokens (long-context "
+         "extension, SFT and RL are separate stages, not in it); Sec. 3.1.3: HAI-LLM, 16-way "
+         "zero-bubble pipeline parallelism (Qi et al. 2023; which variant is not said: zb1p "
+         "taken), 8-way expert parallelism, ZeRO-1 data parallelism, no tensor parallelism, "
+         "'a portion of the operators are recomputed' (recompute left to the validator), "
+         "shared-expert computation overlapped with the all-to-all; batch ramp 2304 -> 9216 "
+         "sequences over the first 225B tokens (timed at 9216), 4K sequences; token dropping "
+         "during training (capacity not stated; not modelled: the default load imbalance "
+         "stands); GPU count not stated: 2048 assumed (the DeepSeek-V3 report's cluster; "
+         "dp 128 = 2048 / 16); H800 nodes of 8 GPUs with InfiniBand across nodes (Sec. 3.1.3), "
+         "400 Gb/s per GPU assumed as for deepseek-v3; bf16 (the report names no FP8 training)",
+         cite="DeepSeek-AI 2024, DeepSeek-V2, arXiv:2405.04434, Sec. 3.1.2-3.1.3 and 3.2.3 "
+         "(deepseek-ai/DeepSeek-V2 deepseek-v2-tech-report.pdf)"),
     dict(id="deepseek-v3", model="deepseek-v3", seq_len=4096, global_batch=15360, tp=1, pp=16,
          dp=128, ep=64, zero=1, precision="fp8", gpu="h800", num_gpus=2048, gpus_per_node=8,
          nics_per_node=8, nic_gbps=400, fabric="ib", framework="other", metric="gpu_hours",
