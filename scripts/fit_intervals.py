@@ -161,11 +161,21 @@ def parents(key):
         out.append((metric, family, fw, task, "*", "*"))
         if task != "serving":
             out.append((metric, family, fw, "training", "*", "*"))
+    if metric == "run":
+        out.append(RUN_POOL)
     return list(dict.fromkeys(out))
 
 
+# Every whole run of every family and framework: a whole run errs mostly by
+# what the run adds to its steps (restarts, evaluation, ramp-up, what the
+# published figure counts), not by its GPU, so a family without a run regime
+# of its own takes this before its step-time chain (prediction_interval).
+RUN_POOL = ("run", "*", "*", "training", "*", "*")
+
+
 def lookup_chain(key):
-    """The keys lookup tries, in order: the regime's parents, then, for a
+    """The keys lookup tries, in order: the regime's parents (for a whole run
+    ending with RUN_POOL, every family's runs), then, for a
     whole run (metric run), the step-time regime of the same key and its
     parents: a whole run is predicted as steps x the step time plus
     documented overheads (restarts, checkpoints; docs/model.md "Whole
@@ -226,7 +236,13 @@ def fit(train):
 def lookup(table, key):
     index = {(e["metric"], e["family"], e["framework"], e["task"], e["moe"], e["scale"]): e
              for e in table}
-    for k in lookup_chain(key):
+    chain = lookup_chain(key)
+    # The run pool stands for a family only where the family has a validated
+    # step regime: a family without rows stays unvalidated.
+    family_validated = any(k in index for k in chain if k[0] == "time")
+    for k in chain:
+        if k == RUN_POOL and not family_validated:
+            continue
         if k in index:
             return index[k]["low_log"], index[k]["high_log"], "/".join(k)
     lo, hi = UNVALIDATED[key.split("/")[0]]

@@ -1,5 +1,5 @@
 // Written by scripts/fit_intervals.py; do not edit by hand (rerun the script).
-// fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (weighted split-conformal order statistics, a row weighing 1/sqrt(rows of its source); regimes under 19 rows fitted with their parent's rows as 8 prior rows); commit e46a8f3
+// fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (weighted split-conformal order statistics, a row weighing 1/sqrt(rows of its source); regimes under 19 rows fitted with their parent's rows as 8 prior rows); commit b668aa0
 #include "perf/intervals.hpp"
 
 namespace scaleout {
@@ -31,10 +31,15 @@ const std::vector<IntervalEntry>& interval_table() {
       {"memory", "hopper", "torchtitan", "pretrain", "*", "*", 12, -0.05473, 0.040898},
       {"memory", "hopper", "torchtitan", "pretrain", "dense", "*", 12, -0.05473, 0.040898},
       {"memory", "hopper", "torchtitan", "training", "*", "*", 12, -0.05473, 0.153202},
-      {"run", "ampere", "*", "pretrain", "*", "*", 11, -0.120125, 0.244768},
-      {"run", "ampere", "*", "pretrain", "dense", "*", 11, -0.120125, 0.244768},
-      {"run", "ampere", "*", "pretrain", "dense", "gt64", 11, -0.112577, 0.244768},
-      {"run", "ampere", "*", "training", "*", "*", 11, -0.120125, 0.244768},
+      {"run", "*", "*", "training", "*", "*", 20, -0.258868, 0.608072},
+      {"run", "ampere", "*", "pretrain", "*", "*", 13, -0.161587, 0.282126},
+      {"run", "ampere", "*", "pretrain", "dense", "*", 13, -0.161587, 0.282126},
+      {"run", "ampere", "*", "pretrain", "dense", "gt64", 13, -0.120125, 0.282126},
+      {"run", "ampere", "*", "training", "*", "*", 13, -0.167711, 0.282126},
+      {"run", "ampere", "other", "pretrain", "*", "*", 9, -0.291294, 0.608072},
+      {"run", "ampere", "other", "pretrain", "dense", "*", 9, -0.291294, 0.608072},
+      {"run", "ampere", "other", "pretrain", "dense", "gt64", 9, -0.291294, 0.608072},
+      {"run", "ampere", "other", "training", "*", "*", 9, -0.291294, 0.608072},
       {"time", "ada", "*", "finetune", "*", "*", 15, -0.431428, 0.362229},
       {"time", "ada", "*", "finetune", "dense", "*", 15, -0.425213, 0.323265},
       {"time", "ada", "*", "finetune", "dense", "1-domain", 15, -0.425213, 0.323265},
@@ -99,11 +104,11 @@ const std::vector<IntervalEntry>& interval_table() {
       {"time", "hopper", "*", "finetune", "*", "*", 20, -0.188902, 0.166655},
       {"time", "hopper", "*", "finetune", "dense", "*", 20, -0.188902, 0.166655},
       {"time", "hopper", "*", "finetune", "dense", "1-domain", 16, -0.188902, 0.133178},
-      {"time", "hopper", "*", "pretrain", "*", "*", 80, -0.200467, 0.119078},
-      {"time", "hopper", "*", "pretrain", "dense", "*", 50, -0.200467, 0.09793},
+      {"time", "hopper", "*", "pretrain", "*", "*", 91, -0.200467, 0.119887},
+      {"time", "hopper", "*", "pretrain", "dense", "*", 61, -0.200467, 0.110528},
       {"time", "hopper", "*", "pretrain", "dense", "1-domain", 22, -0.200467, 0.130014},
-      {"time", "hopper", "*", "pretrain", "dense", "gt64", 11, -0.169577, 0.063987},
-      {"time", "hopper", "*", "pretrain", "dense", "le64", 17, -0.335028, 0.073582},
+      {"time", "hopper", "*", "pretrain", "dense", "gt64", 21, -0.169577, 0.110528},
+      {"time", "hopper", "*", "pretrain", "dense", "le64", 18, -0.335028, 0.208722},
       {"time", "hopper", "*", "pretrain", "moe", "*", 30, -0.223358, 0.35209},
       {"time", "hopper", "*", "pretrain", "moe", "gt64", 18, -0.258706, 0.143326},
       {"time", "hopper", "*", "pretrain", "moe", "le64", 10, -0.173118, 0.35209},
@@ -112,7 +117,7 @@ const std::vector<IntervalEntry>& interval_table() {
       {"time", "hopper", "*", "serving", "dense", "1-domain", 82, -0.140026, 0.222629},
       {"time", "hopper", "*", "serving", "moe", "*", 17, -0.313793, 0.268316},
       {"time", "hopper", "*", "serving", "moe", "1-domain", 17, -0.313793, 0.268316},
-      {"time", "hopper", "*", "training", "*", "*", 100, -0.173118, 0.130014},
+      {"time", "hopper", "*", "training", "*", "*", 111, -0.173118, 0.130014},
       {"time", "hopper", "automodel", "finetune", "*", "*", 14, 0.044598, 0.166894},
       {"time", "hopper", "automodel", "finetune", "dense", "*", 14, 0.044598, 0.166894},
       {"time", "hopper", "automodel", "finetune", "dense", "1-domain", 10, 0.044598, 0.166655},
@@ -122,10 +127,12 @@ const std::vector<IntervalEntry>& interval_table() {
       {"time", "hopper", "engine", "serving", "dense", "1-domain", 82, -0.140026, 0.222629},
       {"time", "hopper", "engine", "serving", "moe", "*", 17, -0.313793, 0.268316},
       {"time", "hopper", "engine", "serving", "moe", "1-domain", 17, -0.313793, 0.268316},
-      {"time", "hopper", "megatron", "pretrain", "*", "*", 18, -0.258706, 0.119078},
+      {"time", "hopper", "megatron", "pretrain", "*", "*", 29, -0.097056, 0.119078},
+      {"time", "hopper", "megatron", "pretrain", "dense", "*", 14, -0.097056, 0.146899},
+      {"time", "hopper", "megatron", "pretrain", "dense", "gt64", 11, -0.310844, 0.146899},
       {"time", "hopper", "megatron", "pretrain", "moe", "*", 15, -0.223358, 0.119078},
       {"time", "hopper", "megatron", "pretrain", "moe", "gt64", 11, -0.258706, 0.119078},
-      {"time", "hopper", "megatron", "training", "*", "*", 18, -0.167277, 0.119078},
+      {"time", "hopper", "megatron", "training", "*", "*", 29, -0.097056, 0.119078},
       {"time", "hopper", "mosaic", "pretrain", "*", "*", 13, -0.19837, 0.119887},
       {"time", "hopper", "mosaic", "pretrain", "dense", "*", 13, -0.19837, 0.119887},
       {"time", "hopper", "mosaic", "pretrain", "dense", "1-domain", 9, -0.129663, 0.119887},
@@ -137,13 +144,13 @@ const std::vector<IntervalEntry>& interval_table() {
       {"time", "hopper", "nemo", "training", "*", "*", 32, -0.188902, 0.314345},
       {"time", "hopper", "torchtitan", "pretrain", "*", "*", 12, -0.243069, 0.059599},
       {"time", "hopper", "torchtitan", "pretrain", "dense", "*", 12, -0.243069, 0.059599},
-      {"time", "hopper", "torchtitan", "training", "*", "*", 12, -0.19837, 0.09793},
+      {"time", "hopper", "torchtitan", "training", "*", "*", 12, -0.19837, 0.102308},
   };
   return table;
 }
 
 const char* interval_table_source() {
-  return "fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (weighted split-conformal order statistics, a row weighing 1/sqrt(rows of its source); regimes under 19 rows fitted with their parent's rows as 8 prior rows); commit e46a8f3";
+  return "fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (weighted split-conformal order statistics, a row weighing 1/sqrt(rows of its source); regimes under 19 rows fitted with their parent's rows as 8 prior rows); commit b668aa0";
 }
 
 }  // namespace scaleout

@@ -86,10 +86,18 @@ PredictionInterval prediction_interval(const RegimeKey& k) {
   };
   chain(metric);
   // A whole run is steps x the step time plus documented overheads
-  // (docs/model.md "Whole runs"): with no whole-run regime of enough rows,
-  // the step-time regime of the same key (scripts/fit_intervals.py
-  // lookup_chain).
-  if (!e && k.metric == IntervalMetric::run) chain(to_string(IntervalMetric::time));
+  // (docs/model.md "Whole runs"). With no whole-run regime of its family,
+  // every family's runs pooled: a run errs mostly by what it adds to its
+  // steps (restarts, evaluation, ramp-up, what the published figure counts),
+  // not by its GPU; but only for a family with a validated step regime (else
+  // unvalidated). Without that pool, the step-time regime of the same key
+  // (scripts/fit_intervals.py lookup, RUN_POOL).
+  if (!e && k.metric == IntervalMetric::run) {
+    chain(to_string(IntervalMetric::time));
+    if (e) {
+      if (const IntervalEntry* pooled = find("run", "*", "*", "training", "*", "*")) e = pooled;
+    }
+  }
   PredictionInterval out;
   if (!e) {
     const bool memory = k.metric == IntervalMetric::memory;

@@ -702,6 +702,36 @@ TEST(Intervals, AFamilyWithoutRowsIsUnvalidatedAndWide) {
   EXPECT_GT(h.high, 1.0);
 }
 
+TEST(Intervals, AWholeRunWithoutItsFamilysRunsTakesEveryFamilysRuns) {
+  // A family with step regimes but no whole-run regime takes the pool of
+  // every family's runs (scripts/fit_intervals.py RUN_POOL); a family with no
+  // rows stays unvalidated for runs too.
+  auto has = [](std::string_view metric, std::string_view family) {
+    for (const IntervalEntry& e : interval_table())
+      if (metric == e.metric && family == e.family && e.rows >= kMinIntervalRows) return true;
+    return false;
+  };
+  ASSERT_TRUE(has("run", "*")) << "no pooled whole-run regime in the interval table";
+  bool checked = false;
+  for (const char* family : {"hopper", "blackwell", "ampere"}) {
+    if (!has("time", family) || has("run", family)) continue;
+    const PredictionInterval i = prediction_interval({.metric = IntervalMetric::run,
+                                                      .family = family,
+                                                      .framework = "other",
+                                                      .task = IntervalTask::pretrain,
+                                                      .moe = false,
+                                                      .scale = ScaleBand::over_64});
+    EXPECT_TRUE(i.validated) << family;
+    EXPECT_EQ(i.regime, "run/*/*/training/*/*") << family;
+    checked = true;
+  }
+  EXPECT_TRUE(checked) << "every family has its own run regime: pick another";
+  const PredictionInterval none =
+      prediction_interval({.metric = IntervalMetric::run, .family = "cdna3", .framework = "other"});
+  EXPECT_FALSE(none.validated);
+  EXPECT_EQ(none.regime, "unvalidated");
+}
+
 TEST(Intervals, MoeIsKeptBeforeTheFrameworkIsPooled) {
   // A framework with no rows of its own takes the MoE regime of its family
   // (every framework pooled), not its family's dense-dominated pool.

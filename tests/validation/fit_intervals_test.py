@@ -43,6 +43,21 @@ entry = next(e for e in F.fit(rows) if e["framework"] == "megatron" and e["scale
 check(entry["high_log"] < 0.1, "rows alike: the sweep sets the upper end")
 F.SOURCE_POWER = old
 
+# A whole run without a run regime of its family takes every family's runs,
+# but only where its family has a step regime: else unvalidated.
+runs = [dict(row(0.3 + 0.01 * i, f"r{i}", i), regime="run/ampere/other/pretrain/dense/gt64")
+        for i in range(8)]
+steps = [dict(row(0.0, f"h{i}", 8 + i), regime="time/hopper/megatron/pretrain/dense/gt64")
+         for i in range(8)]
+table = F.fit(runs + steps)
+check(F.lookup(table, "run/hopper/other/pretrain/dense/gt64")[2] == "/".join(F.RUN_POOL),
+      "a family without runs takes the run pool")
+check(F.lookup(table, "run/cdna3/other/pretrain/dense/gt64")[2] == "unvalidated",
+      "a family without rows stays unvalidated")
+check(F.RUN_POOL in F.parents("run/ampere/other/pretrain/dense/gt64")
+      and F.RUN_POOL not in F.parents("time/ampere/other/pretrain/dense/gt64"),
+      "only whole runs are pooled over families")
+
 # A row is fitted once into each regime (the MoE chain lists no key twice).
 chain = F.parents("time/hopper/nemo/pretrain/moe/le64")
 check(len(chain) == len(set(chain)), "parents lists each key once")
