@@ -481,6 +481,8 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
     }
     const double train_dense = lora ? lora_here : dense;
     const double train_expert = lora ? 0.0 : experts;
+    st.expert_params = experts;
+    st.trainable_expert_params = train_expert;
     if (lora) st.weights += lora_here * pol.weight_bytes / w_shard;
     const double g_shard = zero >= 2 ? shard : 1.0;
     const double g_shard_e = zero >= 2 ? expert_shard : 1.0;
@@ -645,6 +647,8 @@ MemoryEstimate estimate_memory(const Workload& w, const Gpu& gpu, const Overhead
     st.microbatches_in_flight += o.microbatches_in_flight;
     st.params += o.params;
     st.trainable_params += o.trainable_params;
+    st.expert_params += o.expert_params;
+    st.trainable_expert_params += o.trainable_expert_params;
     st.weights += o.weights;
     st.gradients += o.gradients;
     st.optimizer = ly.zero >= 1 ? (st.optimizer + o.optimizer) / 2.0 : st.optimizer + o.optimizer;

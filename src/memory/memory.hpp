@@ -51,6 +51,11 @@ struct StageMemory {
   double microbatches_in_flight = 0;  // activation sets held at the 1F1B/interleaved peak
   double params = 0;  // parameters held by one GPU of the stage (before ZeRO-3 sharding)
   double trainable_params = 0;
+  // Of params and of trainable_params: the routed experts' (their weights,
+  // gradients and optimizer state shard over the expert-data-parallel
+  // replicas, Layout::expert_dp).
+  double expert_params = 0;
+  double trainable_expert_params = 0;
   double weights = 0;  // bytes, each part of the breakdown
   double gradients = 0;
   double optimizer = 0;

@@ -199,16 +199,24 @@ double host_offload_exposed_s(const Workload& w, const MemoryEstimate& mem, doub
   double bytes = 0;
   if (ly.offload_params) {
     const double passes = 2.0 + recomputed_share(ly, stage_layers(w.model, ly, st.stage));
+    // ZeRO-3 shards them over the shard group, the routed experts over the
+    // expert-data-parallel replicas (as the memory model).
     const double shard = ly.zero >= 3 ? static_cast<double>(ly.zero_shard_dp()) * ly.cp : 1.0;
+    const double expert_shard = ly.zero >= 3 ? static_cast<double>(ly.expert_dp()) : 1.0;
+    auto local = [&](double params, double experts) {
+      return (params - experts) / shard + experts / expert_shard;
+    };
+    const double frozen =
+        local(st.params - st.trainable_params, st.expert_params - st.trainable_expert_params);
+    const double trainable = local(st.trainable_params, st.trainable_expert_params);
     // The weights as held on the host: NF4 under QLoRA, 16-bit frozen LoRA
     // bases, the state policy's weight bytes otherwise.
     const bool qlora = is_lora(w) && w.finetune.method == FinetuneMethod::qlora;
     const double wbytes = qlora        ? kNf4BytesPerParam
                           : is_lora(w) ? 2.0
                                        : state_policy(w).weight_bytes;
-    bytes += passes * (st.params - st.trainable_params) / shard * wbytes +
-             passes * st.trainable_params / shard * state_policy(w).weight_bytes +
-             st.trainable_params / shard * state_policy(w).grad_bytes;
+    bytes += passes * frozen * wbytes + passes * trainable * state_policy(w).weight_bytes +
+             trainable * state_policy(w).grad_bytes;
   }
   if (ly.activation_offload) {
     bytes += 2.0 * st.layers * mem.activation_bytes_per_layer;
@@ -254,6 +262,11 @@ LayoutTimes layout_times(const Workload& w, const Server& server, const Gpu& gpu
   out.shard_group = span_of(ly.zero_shard_dp() * ly.cp, shard_stride, gpn);
   out.replica_group = span_of(
       ly.zero_replicas(), shard_stride * ly.zero_shard_dp() * static_cast<long long>(ly.cp), gpn);
+  // Expert data parallelism: the stage's tp x cp x dp ranks folded as
+  // etp x ep x expert-dp, expert-dp outermost (Megatron-Core parallel_state.py
+  // expert rank order tp-ep-dp-pp; NeMo Automodel's ep_shard mesh axis).
+  out.expert_shard_group =
+      span_of(static_cast<int>(ly.expert_dp()), static_cast<long long>(ly.ep) * etp, gpn);
 
   const double tokens_mb = static_cast<double>(w.seq_len) * ly.micro_batch / ly.cp;
   const double h = static_cast<double>(m.hidden);
@@ -470,14 +483,26 @@ StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstant
     st.cp = one.cp;
     // ZeRO-3 / FSDP: gather the layer's weights forward and backward, reduce-
     // scatter its gradients; prefetching hides them behind the layer's compute.
-    if (ly.zero >= 3 && ly.zero_shard_dp() * ly.cp > 1) {
-      // The layer's weights one GPU holds (its description; adapters are not sharded).
-      const double layer_params = local_layer_params(ops);
+    // The routed experts shard over the expert-data-parallel group instead
+    // (Layout::expert_dp; NeMo Automodel wraps them in an FSDP unit of their
+    // own on its ep_shard mesh, and leaves them unsharded when that has one rank).
+    const double expert_params = block_local_params(ops, OpBlock::experts);
+    const bool dense_sharded = ly.zero_shard_dp() * ly.cp > 1;
+    const bool experts_sharded = expert_params > 0 && ly.expert_dp() > 1;
+    if (ly.zero >= 3 && (dense_sharded || experts_sharded)) {
+      // The layer's weights one GPU holds (its description; adapters are not
+      // sharded), but the routed experts.
+      const double layer_params = local_layer_params(ops) - expert_params;
       // FSDP gathers one flat buffer per block; DeepSpeed ZeRO-3 one collective
       // per weight tensor (QKV, output, the MLP matrices), each paying the
-      // ring's latency across all shard ranks.
-      const double pieces =
-          k.framework.zero3_per_tensor ? 2.0 + (m.mlp == MlpKind::swiglu ? 3.0 : 2.0) : 1.0;
+      // ring's latency across all shard ranks; the routed experts' matrices
+      // are one more per local expert.
+      const double mlp_matrices = m.mlp == MlpKind::swiglu ? 3.0 : 2.0;
+      const double pieces = k.framework.zero3_per_tensor ? 2.0 + mlp_matrices : 1.0;
+      const double expert_pieces =
+          k.framework.zero3_per_tensor && m.is_moe()
+              ? mlp_matrices * std::max(1.0, static_cast<double>(m.moe.experts) / ly.ep)
+              : 1.0;
       // Per-tensor gathers run as one flat ring over the whole shard group:
       // every rank's share crosses its own rail, with no node-local stage
       // (DeepSpeed added hierarchical gathers later, in MiCS and ZeRO++ hpZ).
@@ -491,17 +516,29 @@ StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstant
       // for FSDP, fsdp_qlora; torchao's NF4Tensor all-gathers its packed
       // data and scales, torchtune): the memory model's gathered buffer.
       const double gathered_bytes = qlora ? kNf4BytesPerParam : 2.0;
-      const double gather =
-          pieces * collective_time_s(Collective::all_gather, layer_params * gathered_bytes / pieces,
-                                     shard_g, links, algo);
       // FSDP1 no_sync() accumulation (FrameworkTraits::no_sync_unsharded_grads):
       // a block's flat gradient covers its frozen weights too (use_orig_params),
       // so LoRA reduce-scatters the whole block, once a step at the last
       // micro-batch (the memory model holds the same unsharded gradient).
       const bool no_sync = traits.no_sync_unsharded_grads;
-      const double grad_bytes = lora && !no_sync ? 0.0 : layer_params * pol.grad_bytes;
-      const double reduce = pieces * collective_time_s(Collective::reduce_scatter,
-                                                       grad_bytes / pieces, shard_g, links, algo);
+      const double grad_share = lora && !no_sync ? 0.0 : pol.grad_bytes;
+      // One group's collectives: its weights' gather and its gradients'
+      // reduce-scatter, `n` of each (collective_time_s is 0 over one rank).
+      auto gather_of = [&](double params, const GroupSpan& g, double n) {
+        return n * collective_time_s(Collective::all_gather, params * gathered_bytes / n, g, links,
+                                     algo);
+      };
+      auto reduce_of = [&](double params, const GroupSpan& g, double n) {
+        return n * collective_time_s(Collective::reduce_scatter, params * grad_share / n, g, links,
+                                     algo);
+      };
+      const GroupSpan& expert_g = lt.expert_shard_group;
+      const double gather =
+          gather_of(layer_params, shard_g, pieces) +
+          (expert_params > 0 ? gather_of(expert_params, expert_g, expert_pieces) : 0);
+      const double reduce =
+          reduce_of(layer_params, shard_g, pieces) +
+          (expert_params > 0 ? reduce_of(expert_params, expert_g, expert_pieces) : 0);
       // FSDP2 under a pipeline (torchtitan) gathers a stage once per step and
       // reduce-scatters its accumulated gradients once: per micro-batch, 1/m.
       // no_sync reduce-scatters once a step but gathers every micro-batch.
@@ -659,19 +696,28 @@ StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstant
   // the last micro-batch's backward pass; ZeRO-1/2 then all-gather the updated
   // 16-bit weights after the optimizer step, exposed (Megatron-LM overlaps it
   // with the next forward only with --overlap-param-gather, off by default).
+  // The routed experts' gradients and weights go over the expert-data-parallel
+  // group, which also shards their optimizer state (Megatron-Core keeps them in
+  // buffers of their own on that group: distributed_data_parallel.py:285-289,
+  // distrib_optimizer.py:211-231 at d98e8a6); none when it is one rank.
   const double trainable = mem.peak.trainable_params;
-  if (ly.zero < 3 && ly.dp * ly.cp > 1) {
-    const double grad_bytes = trainable * pol.grad_bytes;
+  const double trainable_experts = mem.peak.trainable_expert_params;
+  const double trainable_dense = trainable - trainable_experts;
+  const GroupSpan& expert_g = lt.expert_shard_group;
+  if (ly.zero < 3 && (ly.dp * ly.cp > 1 || expert_g.size > 1)) {
+    const Collective grad_op = ly.zero == 0 ? Collective::all_reduce : Collective::reduce_scatter;
     const double reduce =
-        ly.zero == 0 ? collective_time_s(Collective::all_reduce, grad_bytes, shard_g, links)
-                     : collective_time_s(Collective::reduce_scatter, grad_bytes, shard_g, links);
+        collective_time_s(grad_op, trainable_dense * pol.grad_bytes, shard_g, links) +
+        collective_time_s(grad_op, trainable_experts * pol.grad_bytes, expert_g, links);
     // --fp8-param-gather gathers the weights in FP8 (the layer weights, which
     // dominate, are counted at 1 byte for all); LoRA trains 16-bit adapters only.
     const double weight_bytes = ly.fp8_param_gather && !lora ? 1.0 : 2.0;
     const double gather =
-        ly.zero == 0
-            ? 0.0
-            : collective_time_s(Collective::all_gather, trainable * weight_bytes, shard_g, links);
+        ly.zero == 0 ? 0.0
+                     : collective_time_s(Collective::all_gather, trainable_dense * weight_bytes,
+                                         shard_g, links) +
+                           collective_time_s(Collective::all_gather,
+                                             trainable_experts * weight_bytes, expert_g, links);
     const double backward_last =
         k.framework.dp_overlap && ly.dp_overlap ? slowest.compute * 2.0 / 3.0 : 0.0;
     br.dp_comm += std::max(0.0, reduce - backward_last) + gather;
@@ -691,12 +737,16 @@ StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstant
     br.dp_comm += std::max(0.0, all_reduce - backward_last);
   }
 
-  // Optimizer: a memory-bound pass over the local (sharded) optimizer state.
+  // Optimizer: a memory-bound pass over the local (sharded) optimizer state,
+  // the routed experts' sharded over the expert-data-parallel replicas (as in
+  // the memory model).
   // (DualPipe's two copies of a stage share one optimizer shard group.)
-  const double shard = ly.zero >= 1 ? static_cast<double>(ly.zero_shard_dp()) * ly.cp *
-                                          schedule_parameter_copies(ly.schedule, p)
-                                    : 1.0;
-  br.optimizer = trainable / shard * optimizer_bytes_per_param(w.optimizer) /
+  const double copies = schedule_parameter_copies(ly.schedule, p);
+  const double shard =
+      ly.zero >= 1 ? static_cast<double>(ly.zero_shard_dp()) * ly.cp * copies : 1.0;
+  const double expert_shard = ly.zero >= 1 ? static_cast<double>(ly.expert_dp()) * copies : 1.0;
+  const double local_params = trainable_dense / shard + trainable_experts / expert_shard;
+  br.optimizer = local_params * optimizer_bytes_per_param(w.optimizer) /
                  (gpu.hbm_bw_Bps * k.compute.hbm_efficiency);
   if (ly.offload_optimizer && w.optimizer == Optimizer::adam8bit) {
     // bitsandbytes' 8-bit AdamW has no CPU step: "offloaded" 8-bit state is
@@ -708,8 +758,8 @@ StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstant
     br.optimizer += 2.0 * overflow / std::max(1.0, gpu.host_link_Bps);
   } else if (ly.offload_optimizer) {
     // Gradients down and weights up over PCIe, then Adam on the host CPU.
-    br.optimizer = trainable / shard * (4.0 + 2.0) / std::max(1.0, gpu.host_link_Bps) +
-                   trainable / shard / kHostAdamParamsPerSecPerGpu;
+    br.optimizer = local_params * (4.0 + 2.0) / std::max(1.0, gpu.host_link_Bps) +
+                   local_params / kHostAdamParamsPerSecPerGpu;
   }
   br.other = mb * host_offload_exposed_s(w, mem, slowest.compute, gpu);
 

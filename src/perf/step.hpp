@@ -143,6 +143,11 @@ struct LayoutTimes {
   // The replicas of a hybrid shard group (layout shard_group), across which
   // each rank's gradient shard is all-reduced; size 1 without.
   GroupSpan replica_group;
+  // The expert-data-parallel group (MoE parallel folding): the ranks of a
+  // stage that hold the same routed experts, Layout::expert_dp of them, over
+  // which the experts' gradients are reduced and their ZeRO state sharded
+  // (equal to shard_group when ep x etp = tp).
+  GroupSpan expert_shard_group;
   double tp_one = 0;  // one TP all-reduce of a layer's activation
   Layer dense, moe;
   OpTimes embedding, logits;  // forward and backward

@@ -130,6 +130,15 @@ struct Dimensions {
 // domain's bandwidth, docs/model.md "Scale-up domains"). A design choice,
 // not a measured optimum; the file can fix any tp.
 constexpr int kMaxCrossTrayTp = 8;
+
+// Hybrid sharding: the shard groups searched, in nodes' worth of
+// data-parallel ranks (one node's, then 2 and 4 nodes'). One node keeps the
+// ZeRO-3 gathers on NVLink; wider groups shard the state further and halve
+// or quarter the gathers' inter-node share against sharding over all of dp,
+// which wins where a node has no NVLink (PCIe servers) or its group does not
+// fit (DeepSpeed MiCS groups span nodes too, arXiv:2205.00119 section 4.2).
+// A search bound, not a model constant; the file can fix any shard_group.
+constexpr std::array<int, 3> kHybridShardNodes = {1, 2, 4};
 int tp_limit(const Server& s) {
   return std::max(s.gpus_per_node, std::min(domain_gpus(s), kMaxCrossTrayTp));
 }
@@ -576,16 +585,21 @@ CellResult search_cell(const PlanRequest& r, const Dimensions& dims, int hw_inde
                   ly.embedding_in_split = false;
                   ly.loss_in_split = false;
                 }
-                // Hybrid sharding within a node (the base split): the
-                // node's data-parallel ranks hold the state, replicated
-                // across nodes; the ZeRO-3 gathers stay on NVLink and each
-                // rank's gradient shard is all-reduced across nodes once a
-                // step. Timed apart (its groups differ); kept where faster.
+                // Hybrid sharding (the base split): the data-parallel ranks
+                // of one node (kHybridShardNodes: or of 2 or 4) hold the
+                // state, replicated across the groups; the ZeRO-3 gathers
+                // stay inside the group (on NVLink for one node) and each
+                // rank's gradient shard is all-reduced across the replicas
+                // once a step. Timed apart (its groups differ); kept where faster.
                 const long long node_ranks = static_cast<long long>(hw.server.gpus_per_node);
-                if (search_hybrid && node_ranks % (static_cast<long long>(tp) * cp) == 0) {
-                  const int g = static_cast<int>(node_ranks / (static_cast<long long>(tp) * cp));
-                  const int top_zero = zeros[n_zeros - 1];
-                  if (g > 1 && g < dp && dp % g == 0 && top_zero >= hybrid_zero) {
+                const int top_zero = zeros[n_zeros - 1];
+                if (search_hybrid && node_ranks % (static_cast<long long>(tp) * cp) == 0 &&
+                    top_zero >= hybrid_zero) {
+                  const int per_node =
+                      static_cast<int>(node_ranks / (static_cast<long long>(tp) * cp));
+                  for (const int group_nodes : kHybridShardNodes) {
+                    const int g = per_node * group_nodes;
+                    if (g <= 1 || g >= dp || dp % g != 0) continue;
                     std::optional<LayoutTimes> base_times = std::move(times);
                     times.reset();
                     ly.shard_group = g;

@@ -632,5 +632,105 @@ TEST(GradReduceInBf16, ValidationColumnAndItsErrors) {
   EXPECT_FALSE(error_of("bf16", "nemo", "yes").empty());
 }
 
+// Expert data parallelism (MoE parallel folding): the routed experts'
+// gradients, weights and optimizer state go over the expert-data-parallel
+// group, tp x cp x dp / (ep x etp) ranks (Megatron-Core's expert buffers on
+// its expt_dp group; NeMo Automodel's ep_shard mesh), not the whole DP group.
+// Qwen3-30B-A3B, EP 8 x DP 8 on one DGX-H100: one rank per expert group, so
+// the experts are neither reduced nor sharded.
+Workload qwen3_ep8(Framework framework, int zero) {
+  Workload w = moe_workload("qwen3-30b-a3b", 8);
+  w.framework = framework;
+  w.layout.zero = zero;
+  w.layout.dp_overlap = false;
+  w.layout.recompute = Recompute::none;
+  w.global_batch = 64;
+  return w;
+}
+
+TEST(ExpertDataParallel, GroupIsTheRanksHoldingTheSameExperts) {
+  const Server& server = *io::builtin_catalog().find_server("dgx-h100");
+  const Gpu& g = gpu("h100-sxm");
+  const PerfConstants k = perf_constants(g, Framework::megatron);
+  Workload w = qwen3_ep8(Framework::megatron, 1);
+  EXPECT_EQ(layout_times(w, server, g, nullptr, k, describe_layers(w)).expert_shard_group.size, 1);
+  // DP 16 on 2 nodes: tp x cp x dp / (ep x etp) = 16 / 8 = 2 ranks, 8 apart:
+  // one on each node.
+  w.layout.dp = 16;
+  w.cluster.nodes = 2;
+  const GroupSpan e = layout_times(w, server, g, nullptr, k, describe_layers(w)).expert_shard_group;
+  EXPECT_EQ(e.size, 2);
+  EXPECT_EQ(e.per_node, 1);
+  EXPECT_EQ(e.nodes, 2);
+  // EP 1 with etp = tp: the expert group is the dense shard group.
+  w.layout.ep = 1;
+  const LayoutTimes lt = layout_times(w, server, g, nullptr, k, describe_layers(w));
+  EXPECT_EQ(lt.expert_shard_group.size, lt.shard_group.size);
+  EXPECT_EQ(lt.expert_shard_group.per_node, lt.shard_group.per_node);
+}
+
+TEST(ExpertDataParallel, OptimizerStepShardsExpertsOverTheExpertGroup) {
+  const Server& server = *io::builtin_catalog().find_server("dgx-h100");
+  const Gpu& g = gpu("h100-sxm");
+  const PerfConstants k = perf_constants(g, Framework::megatron);
+  const Workload w = qwen3_ep8(Framework::megatron, 1);
+  const MemoryEstimate mem = estimate_memory(w, g);
+  // 48 layers x 128/8 local experts x 3 x 2048 x 768 = 3,623,878,656.
+  const double experts = 48.0 * 16 * 3 * 2048 * 768;
+  EXPECT_DOUBLE_EQ(mem.peak.trainable_expert_params, experts);
+  const double dense = mem.peak.trainable_params - experts;
+  EXPECT_GT(dense, 0.0);
+  Workload unsharded = w;
+  unsharded.layout.zero = 0;
+  const double opt1 = estimate_step(w, server, g, nullptr, k).breakdown.optimizer;
+  const double opt0 = estimate_step(unsharded, server, g, nullptr, k).breakdown.optimizer;
+  // ZeRO-1 shards the dense state 8 ways and the experts' not at all (one
+  // expert-data-parallel rank), against all of it held at ZeRO-0.
+  EXPECT_NEAR(opt1 / opt0, (dense / 8.0 + experts) / (dense + experts), 1e-12);
+}
+
+TEST(ExpertDataParallel, GradientReduceAndGatherSkipUnreplicatedExperts) {
+  const Server& server = *io::builtin_catalog().find_server("dgx-h100");
+  const Gpu& g = gpu("h100-sxm");
+  const PerfConstants k = perf_constants(g, Framework::megatron);
+  const Workload w = qwen3_ep8(Framework::megatron, 1);
+  const MemoryEstimate mem = estimate_memory(w, g);
+  const LayoutTimes lt = layout_times(w, server, g, nullptr, k, describe_layers(w));
+  const double dense = mem.peak.trainable_params - mem.peak.trainable_expert_params;
+  // ZeRO-1, no overlap: the dense gradients' reduce-scatter and the 16-bit
+  // weights' all-gather over the 8 DP ranks; nothing for the experts.
+  const double expected =
+      collective_time_s(Collective::reduce_scatter, dense * state_policy(w).grad_bytes,
+                        lt.shard_group, lt.links) +
+      collective_time_s(Collective::all_gather, dense * 2.0, lt.shard_group, lt.links);
+  EXPECT_NEAR(estimate_step(w, server, g, nullptr, k).breakdown.dp_comm, expected,
+              1e-12 * expected);
+}
+
+TEST(ExpertDataParallel, Zero3GathersOnlyTheLayersDenseWeightsOverDp) {
+  const Server& server = *io::builtin_catalog().find_server("dgx-h100");
+  const Gpu& g = gpu("h100-sxm");
+  PerfConstants k = perf_constants(g, Framework::automodel);
+  k.framework.zero3_hidden_share = 0.0;  // every FSDP collective exposed
+  const Workload w = qwen3_ep8(Framework::automodel, 3);
+  const DescribedLayers layers = describe_layers(w);
+  const LayoutTimes lt = layout_times(w, server, g, nullptr, k, layers);
+  const double layer_dense =
+      local_layer_params(layers.moe) - block_local_params(layers.moe, OpBlock::experts);
+  EXPECT_GT(block_local_params(layers.moe, OpBlock::experts), layer_dense);
+  const double gather =
+      collective_time_s(Collective::all_gather, layer_dense * 2.0, lt.shard_group, lt.links);
+  const double reduce =
+      collective_time_s(Collective::reduce_scatter, layer_dense * state_policy(w).grad_bytes,
+                        lt.shard_group, lt.links);
+  // 64 / 8 = 8 micro-batches, 48 MoE layers, each gathered forward and
+  // backward and reduce-scattered once; the experts stay whole on their rank
+  // (Automodel leaves them out of FSDP when the ep_shard mesh has one rank).
+  ASSERT_FALSE(framework_traits(w.framework).no_sync_unsharded_grads);
+  const double expected = 8.0 * 48.0 * (2.0 * gather + reduce);
+  EXPECT_NEAR(estimate_step(w, server, g, nullptr, k).breakdown.dp_comm, expected,
+              1e-12 * expected);
+}
+
 }  // namespace
 }  // namespace scaleout

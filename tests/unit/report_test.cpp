@@ -125,6 +125,26 @@ TEST(PlanCsv, OneRecordPerFrontierPointWithQuotedIds) {
   EXPECT_EQ(recommended, 1);
   // Not hybrid-sharded: the shard group is empty, as plan.json leaves it out.
   EXPECT_EQ(rows[1][column(rows[0], "shard_group")], "");
+  // No pipeline layout string: the column is there, empty.
+  EXPECT_EQ(rows[1][column(rows[0], "pipeline_layout")], "");
+}
+
+// A plan that keeps a pipeline layout string (layout pipeline_layout) writes
+// it whole, quoted where it holds a comma (Megatron-Core ignores them).
+TEST(PlanCsv, PipelineLayoutColumnCarriesTheLayoutString) {
+  report::PlanReport r = hostile_plan();
+  ASSERT_EQ(r.result.frontier.size(), 3u);
+  r.result.frontier[0].layout.pipeline_layout = "Et*4|(t*4|)*14tmL";
+  r.result.frontier[1].layout.pipeline_layout = "Et,t|t,tL";
+  const std::string csv = report::plan_csv(r);
+  const auto rows = parse_csv(csv);
+  for (const auto& row : rows) EXPECT_EQ(row.size(), rows[0].size());
+  const std::size_t at = column(rows[0], "pipeline_layout");
+  EXPECT_EQ(rows[0][at - 1], "shard_group");
+  EXPECT_EQ(rows[1][at], "Et*4|(t*4|)*14tmL");
+  EXPECT_EQ(rows[2][at], "Et,t|t,tL");
+  EXPECT_NE(csv.find(",\"Et,t|t,tL\","), std::string::npos);
+  EXPECT_EQ(rows[3][at], "");
 }
 
 // The layout columns carry the expert tensor-parallel degree in effect (tp
@@ -143,11 +163,17 @@ TEST(EstimateCsv, LayoutCarriesExpertTpAndShardGroup) {
   EXPECT_EQ(rows[1][column(rows[0], "etp")], "2");
   EXPECT_EQ(rows[1][column(rows[0], "interleave")], "3");
   EXPECT_EQ(rows[1][column(rows[0], "shard_group")], "8");
+  EXPECT_EQ(rows[1][column(rows[0], "pipeline_layout")], "");
   l.etp = 1;
   l.shard_group = 16;  // all of dp: not hybrid
   rows = parse_csv(report::estimate_csv(r));
   EXPECT_EQ(rows[1][column(rows[0], "etp")], "1");
   EXPECT_EQ(rows[1][column(rows[0], "shard_group")], "");
+  l.pp = 2;
+  l.interleave = 2;
+  l.pipeline_layout = "Et|t|t|tL";
+  rows = parse_csv(report::estimate_csv(r));
+  EXPECT_EQ(rows[1][column(rows[0], "pipeline_layout")], "Et|t|t|tL");
 }
 
 TEST(ValidateCsv, OneRecordPerRowAndAConstantColumnCount) {
