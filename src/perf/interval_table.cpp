@@ -1,5 +1,5 @@
 // Written by scripts/fit_intervals.py; do not edit by hand (rerun the script).
-// fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (weighted split-conformal order statistics, a row weighing 1/sqrt(rows of its source); regimes under 19 rows fitted with their parent's rows as 8 prior rows); commit b668aa0
+// fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (weighted split-conformal order statistics, a row weighing 1/sqrt(rows of its source); regimes under 19 rows fitted with their parent's rows as 8 prior rows); commit e83bedd
 #include "perf/intervals.hpp"
 
 namespace scaleout {
@@ -31,7 +31,7 @@ const std::vector<IntervalEntry>& interval_table() {
       {"memory", "hopper", "torchtitan", "pretrain", "*", "*", 12, -0.05473, 0.040898},
       {"memory", "hopper", "torchtitan", "pretrain", "dense", "*", 12, -0.05473, 0.040898},
       {"memory", "hopper", "torchtitan", "training", "*", "*", 12, -0.05473, 0.153202},
-      {"run", "*", "*", "training", "*", "*", 20, -0.258868, 0.608072},
+      {"run", "*", "*", "training", "*", "*", 20, -0.259269, 0.608072},
       {"run", "ampere", "*", "pretrain", "*", "*", 13, -0.161587, 0.282126},
       {"run", "ampere", "*", "pretrain", "dense", "*", 13, -0.161587, 0.282126},
       {"run", "ampere", "*", "pretrain", "dense", "gt64", 13, -0.120125, 0.282126},
@@ -89,8 +89,8 @@ const std::vector<IntervalEntry>& interval_table() {
       {"time", "blackwell", "*", "pretrain", "dense", "*", 77, -0.243318, 0.106544},
       {"time", "blackwell", "*", "pretrain", "dense", "1-domain", 40, -0.415935, 0.106544},
       {"time", "blackwell", "*", "pretrain", "dense", "gt64", 35, -0.228087, 0.083626},
-      {"time", "blackwell", "*", "pretrain", "moe", "*", 16, -0.17537, 0.424717},
-      {"time", "blackwell", "*", "pretrain", "moe", "gt64", 9, -0.100736, 0.424717},
+      {"time", "blackwell", "*", "pretrain", "moe", "*", 16, -0.17537, 0.418857},
+      {"time", "blackwell", "*", "pretrain", "moe", "gt64", 9, -0.100882, 0.418857},
       {"time", "blackwell", "*", "training", "*", "*", 101, -0.251433, 0.114198},
       {"time", "blackwell", "nemo", "finetune", "*", "*", 8, -0.293952, -0.006992},
       {"time", "blackwell", "nemo", "finetune", "dense", "*", 8, -0.293952, -0.006992},
@@ -98,8 +98,8 @@ const std::vector<IntervalEntry>& interval_table() {
       {"time", "blackwell", "nemo", "pretrain", "dense", "*", 77, -0.243318, 0.106544},
       {"time", "blackwell", "nemo", "pretrain", "dense", "1-domain", 40, -0.415935, 0.106544},
       {"time", "blackwell", "nemo", "pretrain", "dense", "gt64", 35, -0.228087, 0.083626},
-      {"time", "blackwell", "nemo", "pretrain", "moe", "*", 16, -0.100736, 0.424717},
-      {"time", "blackwell", "nemo", "pretrain", "moe", "gt64", 9, -0.100736, 0.424717},
+      {"time", "blackwell", "nemo", "pretrain", "moe", "*", 16, -0.100882, 0.418857},
+      {"time", "blackwell", "nemo", "pretrain", "moe", "gt64", 9, -0.100882, 0.418857},
       {"time", "blackwell", "nemo", "training", "*", "*", 101, -0.251433, 0.114198},
       {"time", "hopper", "*", "finetune", "*", "*", 20, -0.188902, 0.166655},
       {"time", "hopper", "*", "finetune", "dense", "*", 20, -0.188902, 0.166655},
@@ -109,48 +109,48 @@ const std::vector<IntervalEntry>& interval_table() {
       {"time", "hopper", "*", "pretrain", "dense", "1-domain", 22, -0.200467, 0.130014},
       {"time", "hopper", "*", "pretrain", "dense", "gt64", 21, -0.169577, 0.110528},
       {"time", "hopper", "*", "pretrain", "dense", "le64", 18, -0.335028, 0.208722},
-      {"time", "hopper", "*", "pretrain", "moe", "*", 30, -0.223358, 0.35209},
-      {"time", "hopper", "*", "pretrain", "moe", "gt64", 18, -0.258706, 0.143326},
-      {"time", "hopper", "*", "pretrain", "moe", "le64", 10, -0.173118, 0.35209},
+      {"time", "hopper", "*", "pretrain", "moe", "*", 30, -0.224661, 0.351509},
+      {"time", "hopper", "*", "pretrain", "moe", "gt64", 18, -0.258712, 0.143108},
+      {"time", "hopper", "*", "pretrain", "moe", "le64", 10, -0.173546, 0.351509},
       {"time", "hopper", "*", "serving", "*", "*", 99, -0.189234, 0.222629},
       {"time", "hopper", "*", "serving", "dense", "*", 82, -0.140026, 0.222629},
       {"time", "hopper", "*", "serving", "dense", "1-domain", 82, -0.140026, 0.222629},
       {"time", "hopper", "*", "serving", "moe", "*", 17, -0.313793, 0.268316},
       {"time", "hopper", "*", "serving", "moe", "1-domain", 17, -0.313793, 0.268316},
-      {"time", "hopper", "*", "training", "*", "*", 111, -0.173118, 0.130014},
+      {"time", "hopper", "*", "training", "*", "*", 111, -0.173546, 0.130014},
       {"time", "hopper", "automodel", "finetune", "*", "*", 14, 0.044598, 0.166894},
       {"time", "hopper", "automodel", "finetune", "dense", "*", 14, 0.044598, 0.166894},
       {"time", "hopper", "automodel", "finetune", "dense", "1-domain", 10, 0.044598, 0.166655},
-      {"time", "hopper", "automodel", "training", "*", "*", 20, -0.285443, 0.166655},
+      {"time", "hopper", "automodel", "training", "*", "*", 20, -0.288115, 0.166655},
       {"time", "hopper", "engine", "serving", "*", "*", 99, -0.189234, 0.222629},
       {"time", "hopper", "engine", "serving", "dense", "*", 82, -0.140026, 0.222629},
       {"time", "hopper", "engine", "serving", "dense", "1-domain", 82, -0.140026, 0.222629},
       {"time", "hopper", "engine", "serving", "moe", "*", 17, -0.313793, 0.268316},
       {"time", "hopper", "engine", "serving", "moe", "1-domain", 17, -0.313793, 0.268316},
-      {"time", "hopper", "megatron", "pretrain", "*", "*", 29, -0.097056, 0.119078},
-      {"time", "hopper", "megatron", "pretrain", "dense", "*", 14, -0.097056, 0.146899},
+      {"time", "hopper", "megatron", "pretrain", "*", "*", 29, -0.10576, 0.110528},
+      {"time", "hopper", "megatron", "pretrain", "dense", "*", 14, -0.10576, 0.146899},
       {"time", "hopper", "megatron", "pretrain", "dense", "gt64", 11, -0.310844, 0.146899},
-      {"time", "hopper", "megatron", "pretrain", "moe", "*", 15, -0.223358, 0.119078},
-      {"time", "hopper", "megatron", "pretrain", "moe", "gt64", 11, -0.258706, 0.119078},
-      {"time", "hopper", "megatron", "training", "*", "*", 29, -0.097056, 0.119078},
+      {"time", "hopper", "megatron", "pretrain", "moe", "*", 15, -0.224661, 0.101319},
+      {"time", "hopper", "megatron", "pretrain", "moe", "gt64", 11, -0.258712, 0.093341},
+      {"time", "hopper", "megatron", "training", "*", "*", 29, -0.10576, 0.110528},
       {"time", "hopper", "mosaic", "pretrain", "*", "*", 13, -0.19837, 0.119887},
       {"time", "hopper", "mosaic", "pretrain", "dense", "*", 13, -0.19837, 0.119887},
       {"time", "hopper", "mosaic", "pretrain", "dense", "1-domain", 9, -0.129663, 0.119887},
       {"time", "hopper", "mosaic", "training", "*", "*", 13, -0.19837, 0.119887},
-      {"time", "hopper", "nemo", "pretrain", "*", "*", 27, -0.200467, 0.35209},
+      {"time", "hopper", "nemo", "pretrain", "*", "*", 27, -0.200467, 0.351509},
       {"time", "hopper", "nemo", "pretrain", "dense", "*", 19, -0.335028, 0.130014},
       {"time", "hopper", "nemo", "pretrain", "dense", "le64", 10, -0.335028, 0.073582},
-      {"time", "hopper", "nemo", "pretrain", "moe", "*", 8, -0.173118, 0.893656},
-      {"time", "hopper", "nemo", "training", "*", "*", 32, -0.188902, 0.314345},
+      {"time", "hopper", "nemo", "pretrain", "moe", "*", 8, -0.173546, 0.892344},
+      {"time", "hopper", "nemo", "training", "*", "*", 32, -0.188902, 0.306957},
       {"time", "hopper", "torchtitan", "pretrain", "*", "*", 12, -0.243069, 0.059599},
       {"time", "hopper", "torchtitan", "pretrain", "dense", "*", 12, -0.243069, 0.059599},
-      {"time", "hopper", "torchtitan", "training", "*", "*", 12, -0.19837, 0.102308},
+      {"time", "hopper", "torchtitan", "training", "*", "*", 12, -0.19837, 0.09793},
   };
   return table;
 }
 
 const char* interval_table_source() {
-  return "fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (weighted split-conformal order statistics, a row weighing 1/sqrt(rows of its source); regimes under 19 rows fitted with their parent's rows as 8 prior rows); commit b668aa0";
+  return "fitted by scripts/fit_intervals.py on every row of data/validation/training.csv, external.csv, moe-training.csv, blackwell-training.csv, finetune.csv, whole-runs.csv, vtrain-single.csv, vtrain-multi.csv, inference.csv (coverage estimated by 5-fold cross-validation), 10th and 90th percentiles of ln(measured/predicted), regimes of at least 8 rows (weighted split-conformal order statistics, a row weighing 1/sqrt(rows of its source); regimes under 19 rows fitted with their parent's rows as 8 prior rows); commit e83bedd";
 }
 
 }  // namespace scaleout

@@ -3,7 +3,7 @@
 # Framework megatron, launcher megatron, task pretrain, precision bf16, optimizer adam.
 # Layout: tp 4 pp 2 dp 128 cp 1 ep 1, interleave 4, zero 1, recompute none.
 # Batch: micro-batch 1, gradient accumulation 8, global batch 1024 sequences of 8192 tokens.
-# Predicted: step 7.20 s, time to train 20.1 days (+/- 13 %), memory 103.0 GiB per GPU of 141.0 GiB.
+# Predicted: step 7.20 s, time to train 20.1 days (+/- 16 %), memory 103.0 GiB per GPU of 141.0 GiB.
 # Runs once per node (srun from slurm.sbatch, or by hand on each node) and
 # meets the other nodes at the c10d rendezvous on $MASTER_ADDR:$MASTER_PORT.
 set -euo pipefail
