@@ -56,6 +56,7 @@ FrameworkConstants framework_constants(Framework framework, const Gpu& gpu) {
   f.dp_overlap = t.dp_overlap;
   f.tp_backward_overlap = t.tp_backward_overlap;
   f.pp_grad_partitioned = t.pp_grad_partitioned;
+  f.pp_serial_exchanges = t.pp_serial_exchanges;
   return f;
 }
 
@@ -350,9 +351,11 @@ LayoutTimes layout_times(const Workload& w, const Server& server, const Gpu& gpu
     // sends the T x h gradient it holds (1/t of it under SP) and the stage
     // before all-gathers its partitioned output once, before the backward
     // (runtime/pipe/engine.py @ v0.5.3 `_exec_send_grads`, `_exec_recv_grads`).
-    out.pp_grad_hop = k.framework.pp_grad_partitioned || ly.sp
-                          ? out.pp_hop
-                          : collective_time_s(Collective::send_recv, act, pp_g, links) + regather;
+    const double grad_send = k.framework.pp_grad_partitioned || ly.sp
+                                 ? hop
+                                 : collective_time_s(Collective::send_recv, act, pp_g, links);
+    out.pp_grad_hop = grad_send + regather;
+    out.pp_p2p = hop + grad_send;
   }
   out.model_flops_per_token = model_flops_per_token(w, layers);
   out.model_flops_per_token_6n =
@@ -689,7 +692,11 @@ StepEstimate estimate_step(const Workload& w, const Gpu& gpu, const PerfConstant
     const double w_share = fb > 0 ? kind.times.forward.gemm_s / fb : 1.0 / 3.0;
     br.bubble =
         (stage_sum - slowest_total) / v * schedule_bubble_ratio(ly.schedule, p, b_share, w_share);
-    br.pp_comm = hides_comm ? 0.0 : v * mb * (lt.pp_hop + lt.pp_grad_hop);
+    // Under serial blocking exchanges (DeepSpeed's PipelineEngine,
+    // FrameworkTraits::pp_serial_exchanges) a stage with two neighbours waits
+    // for both boundaries' transfers in turn: the point-to-point part twice.
+    const double serial = k.framework.pp_serial_exchanges && p >= 3 ? lt.pp_p2p : 0.0;
+    br.pp_comm = hides_comm ? 0.0 : v * mb * (lt.pp_hop + lt.pp_grad_hop + serial);
   }
 
   // Data-parallel gradient reduction of the stage's parameters, overlapped with

@@ -71,6 +71,9 @@ struct FrameworkConstants {
   // The pipeline sends each TP rank's 1/t of the activation gradient
   // backward; false: the whole gradient (DeepSpeed <= 0.5.3's pipeline engine).
   bool pp_grad_partitioned = true;
+  // Sends and receives between stages one at a time, blocking: a middle
+  // stage waits for both boundaries' transfers (DeepSpeed's PipelineEngine).
+  bool pp_serial_exchanges = false;
 };
 
 // The compute efficiency of an eager-PyTorch framework (its row's `eager`) on
@@ -156,6 +159,7 @@ struct LayoutTimes {
   OpTimes mtp;
   double pp_hop = 0;       // one activation across a stage boundary
   double pp_grad_hop = 0;  // its gradient back across it
+  double pp_p2p = 0;       // the point-to-point transfers of the two (no all-gathers)
   double model_flops_per_token = 0;
   double model_flops_per_token_6n = 0;  // 6 N-based (LoRA: mfu_6n_equivalent)
   double peak_flops = 0;

@@ -202,6 +202,25 @@ struct FrameworkTraits {
   // (`_exec_recv_grads`, lines 971-979); v0.5.4 (bc7778e, 2021-10-06) sets it
   // to `is_model_parallel` (line 116).
   bool pp_grad_partitioned;
+  // The pipeline's sends and receives run one at a time, each blocking the
+  // stage's compute stream until its partner has it, one neighbour per step:
+  // DeepSpeed's PipelineEngine executes TrainSchedule's steps in order
+  // (runtime/pipe/schedule.py @ v0.5.3 30537e7, lines 205-219: a forward
+  // step receives the activation from the stage before, then sends it the
+  // previous micro-batch's gradient; a backward step sends the activation to
+  // the stage after, then receives its gradient), each tensor as its own
+  // blocking p2p call (runtime/pipe/p2p.py @ v0.5.3, lines 31-55: a
+  // broadcast in the two stages' group with async_op forced False;
+  // dist.send/recv from torch 1.8 on, still blocking, at v0.8.2 and later;
+  // engine.py `_exec_send_activations`, `_exec_recv_grads`, a loop of
+  // p2p.send/recv per tensor). A stage between two others therefore waits,
+  // every micro-batch, for the activation and the gradient of both of its
+  // boundaries in turn: 2 (tau_act + tau_grad), where Megatron-LM's
+  // send_forward_recv_backward moves a boundary's two directions at once
+  // (tau_act + tau_grad in all). An event simulation of that op order
+  // (scripts/deepspeed_pipe_sim.py) gives exactly 2 (tau_act + tau_grad)
+  // per micro-batch from p = 3 on and tau_act + tau_grad at p = 2.
+  bool pp_serial_exchanges;
   // DeepSpeed's own engine runs the job (Megatron-DeepSpeed): its ZeRO-3
   // gather and bucket caps (memory.cpp), its fitted ZeRO-3 hidden share
   // (validation.cpp calibration), no --recompute-modules (checks.cpp), and
@@ -323,6 +342,7 @@ constexpr FrameworkTraits megatron_core_row(Framework framework, std::string_vie
           .dp_overlap = true,
           .tp_backward_overlap = true,
           .pp_grad_partitioned = true,
+          .pp_serial_exchanges = false,
           .deepspeed_engine = false,
           .ep_overlap = false,
           .dedup_dispatch = false,
@@ -413,6 +433,7 @@ constexpr FrameworkTraits deepspeed_row(Framework framework, std::string_view na
   r.zero3_per_tensor = true;
   r.dp_overlap = false;
   r.tp_backward_overlap = false;  // synchronous under --deepspeed (tp_backward_overlap)
+  r.pp_serial_exchanges = true;   // TrainSchedule's blocking p2p, one tensor at a time
   r.interleaved_pp = false;
   r.cuda_graph_modes = cuda_graph_bit(CudaGraphs::none);
   r.hybrid_shard_zero = 3;  // MiCS (mics_shard_size): ZeRO-3 only

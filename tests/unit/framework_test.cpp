@@ -141,6 +141,7 @@ TEST(FrameworkTable, StepConstantsAreTheRows) {
       EXPECT_EQ(k.dp_overlap, t.dp_overlap);
       EXPECT_EQ(k.tp_backward_overlap, t.tp_backward_overlap);
       EXPECT_EQ(k.pp_grad_partitioned, t.pp_grad_partitioned);
+      EXPECT_EQ(k.pp_serial_exchanges, t.pp_serial_exchanges);
     }
   }
   // PEFT's FSDP units under the rate limiter: only the Hugging Face row.
@@ -162,6 +163,9 @@ TEST(FrameworkTable, MegatronDeepSpeed2021IsDeepSpeedWithWholeStageGradients) {
               f == Framework::deepspeed || f == Framework::megatron_deepspeed_2021)
         << to_string(f);
     EXPECT_EQ(framework_traits(f).pp_grad_partitioned, f != Framework::megatron_deepspeed_2021)
+        << to_string(f);
+    // TrainSchedule's serial blocking exchanges: every version of the engine.
+    EXPECT_EQ(framework_traits(f).pp_serial_exchanges, framework_traits(f).deepspeed_engine)
         << to_string(f);
   }
   EXPECT_FALSE(ds.tp_backward_overlap);

@@ -227,22 +227,56 @@ TEST(Frameworks, MegatronDeepSpeed2021SendsWholeGradients) {
   EXPECT_DOUBLE_EQ(b.breakdown.tp_comm, a.breakdown.tp_comm);
   // The forward hop is the same 1/t send and TP regather; the gradient goes
   // back whole (DeepSpeed <= 0.5.3): one send of T x h instead of T x h / 8
-  // per micro-batch, the regather the same.
+  // per micro-batch, the regather the same. Both rows wait for each send
+  // twice (serial exchanges, p = 8 >= 3), so the difference counts twice.
   const ClusterLinks l = resolve_links(ds.server, ds.gpu, ds.fabric, ds.w.cluster.nodes, {});
   const double act = 2048.0 * 12288 * 2;  // 50.3 MB
   const GroupSpan pp = span_of(8, 32, 8);
   const double whole = collective_time_s(Collective::send_recv, act, pp, l);
   const double share = collective_time_s(Collective::send_recv, act / 8, pp, l);
-  EXPECT_NEAR(b.breakdown.pp_comm - a.breakdown.pp_comm, 128 * (whole - share), 1e-12);
+  EXPECT_NEAR(b.breakdown.pp_comm - a.breakdown.pp_comm, 2 * 128 * (whole - share), 1e-12);
   // By hand: each GPU's rail is one 200 Gb/s HDR NIC at InfiniBand's 0.92
   // (23 GB/s); the latencies of the two sends cancel, so the gradient adds
-  // 128 x (50.3 MB x 7/8) / 23 GB/s = 128 x 1.91 ms = 0.245 s.
-  EXPECT_NEAR(b.breakdown.pp_comm - a.breakdown.pp_comm, 128 * (act * 7 / 8) / (0.92 * 25e9), 1e-3);
-  EXPECT_GT(b.step_s, a.step_s + 128 * (whole - share) - 1e-9);
+  // 2 x 128 x (50.3 MB x 7/8) / 23 GB/s = 2 x 128 x 1.91 ms = 0.49 s.
+  EXPECT_NEAR(b.breakdown.pp_comm - a.breakdown.pp_comm, 2 * 128 * (act * 7 / 8) / (0.92 * 25e9),
+              2e-3);
+  EXPECT_GT(b.step_s, a.step_s + 2 * 128 * (whole - share) - 1e-9);
   // With SP the gradient each rank holds already is its 1/t share: the same hop.
   Case sp_ds = ds, sp_old = old;
   sp_ds.w.layout.sp = sp_old.w.layout.sp = true;
   EXPECT_DOUBLE_EQ(run(sp_old).breakdown.pp_comm, run(sp_ds).breakdown.pp_comm);
+}
+
+TEST(Pipeline, DeepSpeedWaitsForBothBoundariesInTurn) {
+  // DeepSpeed's PipelineEngine runs each send and receive alone and blocking,
+  // one neighbour per step (TrainSchedule): a stage between two others waits
+  // for the activation and the gradient of both its boundaries every
+  // micro-batch. Megatron-LM moves a boundary's two directions at once. GPT-3
+  // 175B, TP 8 x PP 8 x DP 4, no SP, m = 128: each hop is a 1/8 send over the
+  // rail plus the TP regather (both rows send 1/t gradients), so
+  //   megatron:  128 x 2 x (send + AG)
+  //   deepspeed: 128 x (2 x (send + AG) + 2 x send)
+  const Case mlm = gpt3_no_sp(Framework::megatron);
+  const Case ds = gpt3_no_sp(Framework::deepspeed);
+  EXPECT_FALSE(perf_constants(mlm.gpu, Framework::megatron).framework.pp_serial_exchanges);
+  EXPECT_TRUE(perf_constants(ds.gpu, Framework::deepspeed).framework.pp_serial_exchanges);
+  const ClusterLinks l = resolve_links(ds.server, ds.gpu, ds.fabric, ds.w.cluster.nodes, {});
+  const double act = 2048.0 * 12288 * 2;
+  const double send = collective_time_s(Collective::send_recv, act / 8, span_of(8, 32, 8), l);
+  const double ag = collective_time_s(Collective::all_gather, act, span_of(8, 1, 8), l);
+  EXPECT_NEAR(run(mlm).breakdown.pp_comm, 128 * 2 * (send + ag), 1e-12);
+  EXPECT_NEAR(run(ds).breakdown.pp_comm, 128 * (2 * (send + ag) + 2 * send), 1e-12);
+  // By hand: send = 6.3 MB / 23 GB/s = 0.27 ms plus latency, so the serial
+  // exchanges add 128 x 2 x 0.27 ms = 0.07 s or more.
+  EXPECT_GT(run(ds).breakdown.pp_comm - run(mlm).breakdown.pp_comm, 0.06);
+  // With two stages each has one neighbour, one exchange per step: nothing
+  // more than Megatron-LM's charge (pp 2, dp 16, m = 32).
+  Case mlm2 = mlm, ds2 = ds;
+  for (Case* c : {&mlm2, &ds2}) {
+    c->w.layout.pp = 2;
+    c->w.layout.dp = 16;
+  }
+  EXPECT_DOUBLE_EQ(run(ds2).breakdown.pp_comm, run(mlm2).breakdown.pp_comm);
 }
 
 TEST(Tp, DeepSpeedExposesTheBackwardAllReduces) {
