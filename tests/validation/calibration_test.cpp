@@ -116,13 +116,16 @@ TEST(Calibration, AmpereSustainedFactorJointlyOnVtrainMultiAndMegatronA100) {
   auto joint = [&](double scale) {
     return 0.5 * (mape_at_scale(multi_fit, scale) + mape_at_scale(megatron_fit, scale));
   };
-  // The built-in value (scale 1) is no worse than 3 % either side (fit: 6.1 %).
+  // The built-in value (scale 1) is no worse than 3 % either side (fit: 6.3 %;
+  // 6.1 % before session 21 charged DeepSpeed's serial pipeline exchanges,
+  // docs/model.md "Frameworks").
   const double at = joint(1.0);
   EXPECT_LE(at, joint(0.97));
   EXPECT_LE(at, joint(1.03));
-  EXPECT_LE(at, 0.062);
-  // Held out: vtrain-multi's odd rows 8.0 %, the odd Megatron-LM A100 rows 6.6 %.
-  EXPECT_LE(mape_at_scale(rows_in_half(multi, RowHalf::odd), 1.0), 0.082);
+  EXPECT_LE(at, 0.064);
+  // Held out: vtrain-multi's odd rows 8.3 % (8.0 % before the serial
+  // exchanges), the odd Megatron-LM A100 rows 6.6 %.
+  EXPECT_LE(mape_at_scale(rows_in_half(multi, RowHalf::odd), 1.0), 0.085);
   EXPECT_LE(mape_at_scale(rows_in_half(megatron, RowHalf::odd), 1.0), 0.068);
 }
 
