@@ -457,7 +457,7 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
     ly.interleave = 1;  // the zero-bubble and DualPipe schedules place their own chunks
   } else {
     Unknown u{"interleave", {}, {}};
-    for (int v : {1, 2, 3, 4, 6, 8}) {
+    for (int v : {1, 2, 3, 4, 5, 6, 7, 8}) {
       u.options.push_back([v](Workload& x) { x.layout.interleave = x.layout.pp > 1 ? v : 1; });
       u.labels.push_back(fmt::format("interleave={}", v));
     }
@@ -613,11 +613,11 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
     filled.push_back(unknowns[i].labels[chosen_idx[i]] + " (planner's choice)");
   }
   if (r.layout_chunk_layers.empty() && !chosen->layout.chunk_layers.empty()) {
-    filled.push_back(fmt::format(
-        "stages=near-even chunks as a pipeline layout ({} layers on pp {} x interleave {}: "
-        "Megatron-Core's even split needs equal chunks; the run's own layout or split flags "
-        "are not given)",
-        chosen->model.layers, chosen->layout.pp, chosen->layout.interleave));
+    // Megatron-Core's even split needs equal chunks; the run's own layout
+    // or split flags are not given (docs/model.md, "Pipeline stages").
+    filled.push_back(fmt::format("stages=near-even chunks as a layout ({} layers on pp {} x {})",
+                                 chosen->model.layers, chosen->layout.pp,
+                                 chosen->layout.interleave));
   }
   for (size_t i = 0; i < filled.size(); ++i) out.filled += (i ? "; " : "") + filled[i];
 
