@@ -13,6 +13,7 @@
 #include "core/enum_names.hpp"
 #include "cost/run.hpp"
 #include "workload/checks.hpp"
+#include "workload/pipeline.hpp"
 
 namespace scaleout {
 
@@ -456,7 +457,7 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
     ly.interleave = 1;  // the zero-bubble and DualPipe schedules place their own chunks
   } else {
     Unknown u{"interleave", {}, {}};
-    for (int v : {1, 2, 3, 4, 6, 8}) {
+    for (int v : {1, 2, 3, 4, 5, 6, 7, 8}) {
       u.options.push_back([v](Workload& x) { x.layout.interleave = x.layout.pp > 1 ? v : 1; });
       u.labels.push_back(fmt::format("interleave={}", v));
     }
@@ -573,6 +574,13 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
     }
     Workload cand = w;
     for (size_t i = 0; i < unknowns.size(); ++i) unknowns[i].options[idx[i]](cand);
+    if (r.interleave && uneven_virtual_stages(cand.model, cand.layout, cand.framework)) {
+      // A run that happened with a given interleave whose even split
+      // Megatron-Core refuses ran its own layout (or split flags) that the
+      // row does not give: the near-even chunks as a layout.
+      cand.layout.chunk_layers = near_even_chunk_layers(cand.model.layers, cand.layout);
+      cand.layout.layout_mtp_layers = trained_mtp_layers(cand);
+    }
     if (!check_layout(cand, 0).empty()) continue;
     const MemoryEstimate est = estimate_memory(cand, *gpu, tuning.overhead);
     if (!any || est.total() < best_total) {
@@ -603,6 +611,13 @@ RowResult predict_row(const ValidationRow& r, const Catalog& catalog, const Mode
   }
   for (size_t i = 0; i < unknowns.size(); ++i) {
     filled.push_back(unknowns[i].labels[chosen_idx[i]] + " (planner's choice)");
+  }
+  if (r.layout_chunk_layers.empty() && !chosen->layout.chunk_layers.empty()) {
+    // Megatron-Core's even split needs equal chunks; the run's own layout
+    // or split flags are not given (docs/model.md, "Pipeline stages").
+    filled.push_back(fmt::format("stages=near-even chunks as a layout ({} layers on pp {} x {})",
+                                 chosen->model.layers, chosen->layout.pp,
+                                 chosen->layout.interleave));
   }
   for (size_t i = 0; i < filled.size(); ++i) out.filled += (i ? "; " : "") + filled[i];
 

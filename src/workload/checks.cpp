@@ -51,6 +51,20 @@ Problem interleave_chunks(const ModelShape& m, int pp, int interleave) {
           "lower interleave or pp so that every chunk holds at least one layer"};
 }
 
+Problem virtual_stages_uneven(const ModelShape& m, const Layout& ly, Framework f) {
+  const int v = pipeline_chunks(ly);
+  const std::string per_rank =
+      m.layers % ly.pp == 0 ? fmt::format("{} layers per stage", m.layers / ly.pp)
+                            : fmt::format("{} layers do not divide over pp {}", m.layers, ly.pp);
+  return {"layout.interleave",
+          fmt::format("{}: {} layers do not split into pp {} x interleave {} equal chunks ({}); "
+                      "its even split builds layers / (pp x interleave) per chunk and refuses "
+                      "the rest",
+                      framework_traits(f).display, m.layers, ly.pp, v, per_rank),
+          "choose an interleave that divides the layers per stage, or give first_stage_layers "
+          "and last_stage_layers in multiples of it"};
+}
+
 // Megatron-Core's rules for the embedding and loss counted in the pipeline
 // split (transformer_config.py __post_init__; training/arguments.py): a
 // Megatron-Core framework, pp > 1, no first/last stage sizes beside them,
@@ -423,6 +437,15 @@ bool counts_embedding_in_split(Framework f) {
   return f == Framework::megatron || f == Framework::nemo || f == Framework::other;
 }
 
+bool uneven_virtual_stages(const ModelShape& m, const Layout& ly, Framework f) {
+  const int v = pipeline_chunks(ly);
+  if (v <= 1 || !framework_traits(f).even_virtual_stages || !ly.chunk_layers.empty() ||
+      ly.first_stage_layers > 0 || ly.last_stage_layers > 0 || split_places(ly) > 0) {
+    return false;
+  }
+  return m.layers % (static_cast<long long>(ly.pp) * v) != 0;
+}
+
 namespace {
 
 // Chunk places the embedding and the loss may take in the split: the fixed
@@ -576,10 +599,12 @@ void each_layout_problem(const Workload& w, long long gpus_in_cluster, Broken&& 
     } else if (!framework_traits(w.framework).interleaved_pp) {
       if (broken([&] { return interleave_unsupported(w.framework); })) return;
     } else if (m.layers + split_places(ly) < ly.pp * ly.interleave) {
-      // Uneven chunks are allowed (Megatron-Core places the remainder on the
-      // first and last stages); every chunk needs at least one layer, or
-      // the place of the embedding or loss.
+      // Every chunk needs at least one layer, or the place of the embedding
+      // or loss.
       if (broken([&] { return interleave_chunks(m, ly.pp, ly.interleave); })) return;
+    } else if (uneven_virtual_stages(m, ly, w.framework)) {
+      // Megatron-Core: equal chunks; elsewhere they may differ by a layer.
+      if (broken([&] { return virtual_stages_uneven(m, ly, w.framework); })) return;
     }
   }
   if (const AccountedRule rule = accounted_split_rule(m, ly, w.framework);

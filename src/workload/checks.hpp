@@ -67,6 +67,13 @@ bool ep_overlap_allowed(const Workload& w);
 // (Megatron-Core's --account-for-*-in-pipeline-split) and other.
 bool counts_embedding_in_split(Framework f);
 
+// Whether `ly` needs equal chunks it does not have: a framework whose
+// interleaved split is even (FrameworkTraits::even_virtual_stages,
+// Megatron-Core), interleave > 1, the stages not sized otherwise (no
+// pipeline layout, first/last sizes, or embedding and loss places: each has
+// its own rule), and L not divisible by pp x interleave.
+bool uneven_virtual_stages(const ModelShape& m, const Layout& ly, Framework f);
+
 // Whether framework `f` ships pipeline schedule `s` (FrameworkTraits::
 // pipeline_schedules).
 bool schedule_allowed(Framework f, PipeSchedule s);

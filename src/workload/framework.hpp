@@ -141,6 +141,20 @@ struct FrameworkTraits {
   // DeepSpeed's PipelineEngine runs one schedule, TrainSchedule: 1F1B over one
   // model chunk per stage (deepspeed/runtime/pipe/schedule.py).
   bool interleaved_pp;
+  // With interleave v > 1 and neither a pipeline layout nor first/last stage
+  // sizes, the split must be even: every rank the same layers and every
+  // chunk the same, L (plus the embedding and loss places) divisible by
+  // pp x v. Megatron-Core builds L/pp layers per rank and L/(pp v) per chunk
+  // and refuses the rest: at core_r0.8.0 (baf94af, 2024-08) arguments.py
+  // L264-268 asserts num_layers % pp == 0 and (num_layers / pp) %
+  // --num-layers-per-virtual-pipeline-stage == 0; at core_v0.11.0, which
+  // added --num-virtual-stages-per-pipeline-rank, and at d98e8a6 (2026)
+  // transformer_block.py get_num_layers_to_build still asserts both
+  // (d98e8a6 L155-158, L175-178). Uneven stages came only as explicit
+  // sizes in multiples of v (--decoder-first/last-pipeline-num-layers,
+  // core_v0.9.0) and layout strings (core_v0.13.0). False: the chunks may
+  // differ by a layer (torch.distributed.pipelining, in-house engines).
+  bool even_virtual_stages;
   // Highest ZeRO stage the planner tries, without and with pipeline
   // parallelism: Megatron-LM's distributed optimizer is ZeRO-1; DeepSpeed's
   // pipeline engine runs ZeRO-1 at most.
@@ -329,6 +343,7 @@ constexpr FrameworkTraits megatron_core_row(Framework framework, std::string_vie
           .pp = true,
           .cp = true,
           .interleaved_pp = true,
+          .even_virtual_stages = true,
           .max_zero = 1,
           .max_zero_with_pp = 1,
           .state = StateKind::megatron_mixed,
@@ -365,6 +380,7 @@ constexpr FrameworkTraits pytorch_fsdp_row(Framework framework, std::string_view
   r.transformer_engine_fp8 = false;
   r.mcore_grouped_mlp = false;
   r.tp = r.pp = r.cp = false;
+  r.even_virtual_stages = false;
   r.max_zero = r.max_zero_with_pp = 3;
   r.state = StateKind::fsdp_fp32;
   r.logit_bytes = logit_bytes;

@@ -25,6 +25,20 @@ int chunk_layer_count(int layers, const Layout& ly, int s, int c) {
   return n / chunks + (c < n % chunks ? 1 : 0);
 }
 
+std::vector<int> near_even_chunk_layers(int layers, const Layout& ly) {
+  Layout even = ly;
+  even.chunk_layers.clear();
+  even.first_stage_layers = even.last_stage_layers = 0;
+  even.embedding_in_split = even.loss_in_split = false;
+  const int p = std::max(1, ly.pp), v = pipeline_chunks(ly);
+  std::vector<int> out(static_cast<size_t>(p) * static_cast<size_t>(v));
+  for (int c = 0; c < v; ++c) {
+    for (int s = 0; s < p; ++s)
+      out[static_cast<size_t>(c * p + s)] = chunk_layer_count(layers, even, s, c);
+  }
+  return out;
+}
+
 int interleave_group_size(int pp, long long microbatches) {
   const long long p = std::max(1, pp);
   if (microbatches <= p || microbatches % p == 0) return static_cast<int>(p);

@@ -149,6 +149,12 @@ std::optional<ParsedPipelineLayout> parse_pipeline_layout(std::string_view text,
 // the first rank's first (the last rank's last) chunk one layer fewer.
 int chunk_layer_count(int layers, const Layout& ly, int s, int c);
 
+// The near-even split (layers mod pp ranks one layer more, and on each rank
+// its layers mod chunks chunks one more) written as a pipeline layout's
+// chunk sizes, chunk c of rank s at c x pp + s (Layout::chunk_layers): the
+// split a framework with even virtual stages runs only through a layout.
+std::vector<int> near_even_chunk_layers(int layers, const Layout& ly);
+
 // Micro-batches per group N of the interleaved schedule
 // (microbatch_group_size_per_vp_stage; NVIDIA/Megatron-LM @ d98e8a6,
 // megatron/core/model_parallel_config.py:431, default pp at :567): each group

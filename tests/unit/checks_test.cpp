@@ -65,6 +65,52 @@ TEST(Checks, TensorParallelBeyondKvHeadsReplicatesThem) {
   EXPECT_TRUE(check_layout(w, 0).empty());
 }
 
+TEST(Checks, MegatronCoreInterleaveNeedsEqualChunks) {
+  // Megatron-LM README H100 462B row: 112 layers, pp 16 -> 7 layers per
+  // stage; Megatron-Core builds 7 / v layers per chunk and asserts v | 7
+  // (core_r0.8.0 arguments.py L267; d98e8a6 transformer_block.py L175-178).
+  Workload w = llama70();
+  w.model.layers = 112;
+  w.layout.tp = 8;
+  w.layout.pp = 16;
+  w.layout.dp = 1;
+  w.global_batch = 64;
+  for (Framework f : {Framework::megatron, Framework::nemo}) {
+    w.framework = f;
+    w.layout.interleave = 7;  // 1 layer per chunk: legal
+    EXPECT_TRUE(check_layout(w, 0).empty()) << to_string(f);
+    w.layout.interleave = 6;  // 7 / 6: illegal, though 96 chunks <= 112 layers
+    const auto problems = check_layout(w, 0);
+    ASSERT_FALSE(problems.empty()) << to_string(f);
+    EXPECT_EQ(problems[0].key, "layout.interleave");
+    EXPECT_NE(problems[0].message.find("7 layers per stage"), std::string::npos)
+        << problems[0].message;
+  }
+  // 92 layers on pp 4 (the README's 119B): 23 per stage, even interleave 2 refused ...
+  w.framework = Framework::megatron;
+  w.model.layers = 92;
+  w.layout.pp = 4;
+  w.layout.interleave = 2;
+  ASSERT_FALSE(check_layout(w, 0).empty());
+  // ... but legal with first/last sizes in multiples of 2 (22 + 2 x 24 + 22 = 92).
+  w.layout.first_stage_layers = 22;
+  w.layout.last_stage_layers = 22;
+  EXPECT_TRUE(check_layout(w, 0).empty());
+  // Layers that do not divide over pp at all (90 on pp 4) with interleave.
+  w.layout.first_stage_layers = w.layout.last_stage_layers = 0;
+  w.model.layers = 90;
+  const auto uneven = check_layout(w, 0);
+  ASSERT_FALSE(uneven.empty());
+  EXPECT_NE(uneven[0].message.find("do not divide over pp 4"), std::string::npos);
+  // torchtitan (torch.distributed.pipelining) and in-house engines may
+  // differ by a layer per chunk: still legal there.
+  for (Framework f : {Framework::torchtitan, Framework::other}) {
+    w.framework = f;
+    w.layout.tp = 1;
+    EXPECT_TRUE(check_layout(w, 0).empty()) << to_string(f);
+  }
+}
+
 TEST(Checks, ExpertParallelNeedsDividingExperts) {
   Workload w;
   w.model = *io::builtin_catalog().find_model("mixtral-8x7b");

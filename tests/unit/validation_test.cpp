@@ -73,6 +73,39 @@ TEST(PredictRow, UnknownParallelSplitIsThePlannersFastestFit) {
   EXPECT_LE(res.step_s, given.step_s * (1 + 1e-9));
 }
 
+// Issue 20: an unknown interleave is filled only with values the framework
+// can run. The Megatron-LM README's 462B row (Megatron-Core r0.8.0): 112
+// layers on pp 16, 7 per stage, so of the candidates 1-8 only 1 and 7 split
+// into equal chunks; 7, the faster, is taken (6 was chosen before).
+TEST(PredictRow, UnknownInterleaveIsFilledOnlyWithEqualMegatronChunks) {
+  ValidationRow r = gpt_row();
+  r.model = "GPT 462B";
+  r.layers = 112;
+  r.hidden = 18432;
+  r.heads = r.kv_heads = 144;
+  r.ffn_hidden = 73728;
+  r.vocab = 131072;
+  r.seq_len = 4096;
+  r.global_batch = 3072;
+  r.tp = 8;
+  r.pp = 16;
+  r.dp = 48;
+  r.sp = "y";
+  r.interleave.reset();
+  r.recompute.clear();
+  r.zero = 1;
+  r.gpu = "h100-sxm";
+  r.num_gpus = 6144;
+  r.nics_per_node.reset();
+  r.nic_gbps.reset();
+  r.fabric.clear();
+  r.metric = "mfu";
+  r.value = 0.47;
+  const RowResult res = predict_row(r, io::builtin_catalog());
+  ASSERT_TRUE(res.predicted.has_value()) << res.skipped;
+  EXPECT_NE(res.filled.find("interleave=7 (planner's choice)"), std::string::npos) << res.filled;
+}
+
 // Issue 19: a row's host_link_gbyte_s is the measured machine's PCIe link.
 // Two RTX 3090 (no peer-to-peer) under FSDP gather every layer through host
 // memory, so a board that gives each card half its x16 link slows the step;
