@@ -141,10 +141,10 @@ struct FrameworkTraits {
   // DeepSpeed's PipelineEngine runs one schedule, TrainSchedule: 1F1B over one
   // model chunk per stage (deepspeed/runtime/pipe/schedule.py).
   bool interleaved_pp;
-  // With interleave v > 1 and neither a pipeline layout nor first/last stage
-  // sizes, the split must be even: every rank the same layers and every
-  // chunk the same, L (plus the embedding and loss places) divisible by
-  // pp x v. Megatron-Core builds L/pp layers per rank and L/(pp v) per chunk
+  // With interleave v > 1 and neither a pipeline layout, first/last stage
+  // sizes nor the embedding/loss places (each has its own rule), the split
+  // must be even: every rank the same layers and every chunk the same, L
+  // divisible by pp x v. Megatron-Core builds L/pp layers per rank and L/(pp v) per chunk
   // and refuses the rest: at core_r0.8.0 (baf94af, 2024-08) arguments.py
   // L264-268 asserts num_layers % pp == 0 and (num_layers / pp) %
   // --num-layers-per-virtual-pipeline-stage == 0; at core_v0.11.0, which
